@@ -1,0 +1,71 @@
+/* memcgctl.h: what the command files share: the command table entry, global options, helpers. */
+#ifndef MEMCGCTL_H
+#define MEMCGCTL_H
+
+#include <argp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "memcg.h"
+
+#define EXIT_USAGE 64
+
+/* Global options; every command also accepts them after its name. */
+struct cli {
+	const char *root;   /* --root: a hierarchy root instead of discovery */
+	const char *procfs; /* --proc: a procfs root (fixtures) */
+	const char *rundir; /* --run-dir */
+	int cgroup_version; /* --cgroup-version with --root */
+	bool json, raw;
+	int verbose;
+	struct mcg_ctx *ctx; /* made on first use by cli_ctx() */
+};
+
+struct mcg_cmd {
+	const char *name;
+	const char *summary; /* one line for the command list */
+	const struct argp *argp;
+	/* argv[0] is the command name; returns the exit status. */
+	int (*run)(struct cli *cli, int argc, char **argv);
+	bool hidden;
+	/* Fixed words the first argument may be (sub-commands), NULL-terminated. */
+	const char *const *words;
+};
+
+extern struct cli cli_state;
+extern const struct argp cli_common_argp;
+/* argp children list with the global options, for a command's struct argp. */
+extern const struct argp_child cli_common_children[];
+
+/* The memory cgroup context for this run; prints the error and returns NULL. */
+struct mcg_ctx *cli_ctx(struct cli *cli);
+/* Open SPEC; on failure prints "cannot open cgroup 'SPEC': reason" and returns the error. */
+int cli_open_group(struct cli *cli, const char *spec, struct mcg_group **ret);
+/* "memcgctl: " + message to stderr. */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Parse a size argument or print "invalid size for OPT: 'S': why" and return -EINVAL. */
+int cli_parse_size(const char *what, const char *s, unsigned flags, uint64_t ref, uint64_t base,
+		   uint64_t *ret);
+int cli_parse_duration(const char *what, const char *s, uint64_t *ret_ms);
+/* Parse the command's arguments with argp: stops with 64 on usage errors. */
+int cli_parse(const struct argp *argp, int argc, char **argv, void *input);
+/* Size for humans or raw bytes (--raw). */
+const char *cli_size(uint64_t v, char *buf, size_t len);
+/* Is stdout a terminal (for progress lines and colours)? */
+bool cli_isatty(void);
+/* Exit status for a library error: 1, or 64 when the user named something invalid. */
+int cli_status(int err);
+
+/* Interrupt handling for commands that change state: SIGINT/SIGTERM set a flag. */
+void cli_trap_signals(void);
+extern volatile sig_atomic_t cli_interrupted;
+
+const struct mcg_cmd *cli_find_command(const char *name);
+/* All commands, NULL-terminated (entries whose file is not linked are absent). */
+const struct mcg_cmd *const *cli_commands(void);
+
+#endif

@@ -1,0 +1,505 @@
+/* group.c: open a cgroup safely under the root and read/write its knobs with openat(). */
+#include "internal.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int mcg_parse_u64(const char *s, uint64_t *ret)
+{
+	unsigned long long v;
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!strncmp(s, "max", 3) && (s[3] == '\0' || isspace((unsigned char)s[3]))) {
+		*ret = MCG_MAX;
+		return 0;
+	}
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -errno;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end)
+		return -EINVAL;
+	*ret = v >= mcg__v1_unlimited() ? MCG_MAX : (uint64_t)v;
+	return 0;
+}
+
+static bool knob_name_ok(const char *knob)
+{
+	return knob && *knob && !strchr(knob, '/') && strcmp(knob, ".") && strcmp(knob, "..");
+}
+
+int mcg__read_file_at(int dirfd, const char *name, char **ret, size_t *ret_len)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	int fd;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = -errno;
+
+		free(buf);
+		return e;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 2) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			int e = -errno;
+
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			close(fd);
+			return e;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	*ret = buf;
+	if (ret_len)
+		*ret_len = len;
+	return 0;
+}
+
+/* Is DIRFD a memory cgroup of the context's version? */
+static int check_cgroup_dir(const struct mcg_ctx *ctx, int dirfd, bool is_root)
+{
+	if (ctx->version == 2) {
+		if (faccessat(dirfd, "cgroup.controllers", F_OK, 0) < 0)
+			return -MCG_E_NOTCGROUP;
+		/* The root has no memory.current but always has memory.stat. */
+		if (faccessat(dirfd, is_root ? "memory.stat" : "memory.max", F_OK, 0) < 0)
+			return -MCG_E_NOTCGROUP;
+		return 0;
+	}
+	if (faccessat(dirfd, "memory.usage_in_bytes", F_OK, 0) < 0)
+		return -MCG_E_NOTCGROUP;
+	return 0;
+}
+
+int mcg_pid_cgroup(struct mcg_ctx *ctx, pid_t pid, char *buf, size_t len)
+{
+	char rel[64], *text = NULL, *line, *save = NULL;
+	int procfd, r = -ENOENT;
+
+	if (pid <= 0)
+		return -EINVAL;
+	procfd = open(ctx->procfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (procfd < 0)
+		return -errno;
+	snprintf(rel, sizeof(rel), "%d/cgroup", (int)pid);
+	r = mcg__read_file_at(procfd, rel, &text, NULL);
+	close(procfd);
+	if (r < 0)
+		return r == -ENOENT ? -ESRCH : r;
+	r = -ENOENT;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		bool match = false;
+
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		if (ctx->version == 2) {
+			match = !strcmp(line, "0") && c1[1] == '\0';
+		} else {
+			char *tok, *s2 = NULL;
+
+			for (tok = strtok_r(c1 + 1, ",", &s2); tok; tok = strtok_r(NULL, ",", &s2))
+				if (!strcmp(tok, "memory"))
+					match = true;
+		}
+		if (match) {
+			if (strlen(c2 + 1) + 1 > len) {
+				r = -ENAMETOOLONG;
+			} else {
+				strcpy(buf, c2 + 1);
+				r = 0;
+			}
+			break;
+		}
+	}
+	free(text);
+	return r;
+}
+
+int mcg_group_open(struct mcg_ctx *ctx, const char *spec, struct mcg_group **ret)
+{
+	char pidpath[4096], canon[4096] = "", *copy, *tok, *save = NULL;
+	const char *rel = spec;
+	size_t rootlen = strlen(ctx->root);
+	struct mcg_group *g;
+	int fd, r;
+
+	if (!spec || !*spec)
+		return -EINVAL;
+	if (!strncmp(spec, "pid:", 4)) {
+		char *end;
+		long pid;
+
+		errno = 0;
+		pid = strtol(spec + 4, &end, 10);
+		if (errno || end == spec + 4 || *end || pid <= 0 || pid > INT32_MAX)
+			return -EINVAL;
+		r = mcg_pid_cgroup(ctx, (pid_t)pid, pidpath, sizeof(pidpath));
+		if (r < 0)
+			return r;
+		rel = pidpath;
+	} else if (!strncmp(spec, ctx->root, rootlen) &&
+		   (spec[rootlen] == '/' || spec[rootlen] == '\0') && strcmp(ctx->root, "/")) {
+		rel = spec + rootlen;
+	}
+
+	copy = strdup(rel);
+	if (!copy)
+		return -ENOMEM;
+	fd = dup(ctx->rootfd);
+	if (fd < 0) {
+		free(copy);
+		return -errno;
+	}
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	for (tok = strtok_r(copy, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+		int nfd;
+
+		if (!strcmp(tok, "."))
+			continue;
+		if (!strcmp(tok, "..")) {
+			r = -MCG_E_ESCAPE;
+			goto fail;
+		}
+		/* O_NOFOLLOW on each component: a symlink cannot lead out of the root. */
+		nfd = openat(fd, tok, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0) {
+			r = errno == ELOOP ? -MCG_E_ESCAPE : errno == ENOTDIR ? -MCG_E_NOTCGROUP : -errno;
+			goto fail;
+		}
+		close(fd);
+		fd = nfd;
+		if (strlen(canon) + strlen(tok) + 2 > sizeof(canon)) {
+			r = -ENAMETOOLONG;
+			goto fail;
+		}
+		strcat(canon, "/");
+		strcat(canon, tok);
+	}
+	r = check_cgroup_dir(ctx, fd, canon[0] == '\0');
+	if (r < 0)
+		goto fail;
+	g = calloc(1, sizeof(*g));
+	if (!g) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	g->ctx = ctx;
+	g->dirfd = fd;
+	g->path = strdup(canon[0] ? canon : "/");
+	if (!g->path) {
+		free(g);
+		r = -ENOMEM;
+		goto fail;
+	}
+	free(copy);
+	*ret = g;
+	return 0;
+fail:
+	close(fd);
+	free(copy);
+	return r;
+}
+
+void mcg_group_close(struct mcg_group *g)
+{
+	if (!g)
+		return;
+	close(g->dirfd);
+	free(g->path);
+	free(g);
+}
+
+const char *mcg_group_path(const struct mcg_group *g)
+{
+	return g->path;
+}
+
+int mcg_group_dirfd(const struct mcg_group *g)
+{
+	return g->dirfd;
+}
+
+bool mcg_group_is_root(const struct mcg_group *g)
+{
+	return !strcmp(g->path, "/");
+}
+
+struct mcg_ctx *mcg_group_ctx(const struct mcg_group *g)
+{
+	return g->ctx;
+}
+
+bool mcg_knob_exists(const struct mcg_group *g, const char *knob)
+{
+	return knob_name_ok(knob) && faccessat(g->dirfd, knob, F_OK, 0) == 0;
+}
+
+ssize_t mcg_fd_pread(int fd, char *buf, size_t len)
+{
+	ssize_t n, total = 0;
+
+	if (!len)
+		return -EINVAL;
+	while ((size_t)total < len - 1) {
+		n = pread(fd, buf + total, len - 1 - (size_t)total, total);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		total += n;
+	}
+	buf[total] = '\0';
+	return total;
+}
+
+int mcg_knob_open(const struct mcg_group *g, const char *knob, int flags)
+{
+	int fd;
+
+	if (!knob_name_ok(knob))
+		return -EINVAL;
+	fd = openat(g->dirfd, knob, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+ssize_t mcg_knob_read(const struct mcg_group *g, const char *knob, char *buf, size_t len)
+{
+	int fd = mcg_knob_open(g, knob, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	n = mcg_fd_pread(fd, buf, len);
+	close(fd);
+	return n;
+}
+
+int mcg_knob_read_u64(const struct mcg_group *g, const char *knob, uint64_t *ret)
+{
+	char buf[64];
+	ssize_t n = mcg_knob_read(g, knob, buf, sizeof(buf));
+
+	if (n < 0)
+		return (int)n;
+	return mcg_parse_u64(buf, ret);
+}
+
+int mcg_knob_write(const struct mcg_group *g, const char *knob, const char *val)
+{
+	size_t len = strlen(val);
+	ssize_t n;
+	int fd = mcg_knob_open(g, knob, O_WRONLY);
+
+	if (fd < 0)
+		return fd;
+	n = write(fd, val, len);
+	if (n < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	close(fd);
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+int mcg_knob_write_u64(const struct mcg_group *g, const char *knob, uint64_t val,
+		       uint64_t *ret_readback)
+{
+	char buf[32];
+	uint64_t back;
+	int r;
+
+	if (val == MCG_MAX)
+		snprintf(buf, sizeof(buf), "%s", g->ctx->version == 2 ? "max" : "-1");
+	else
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)val);
+	r = mcg_knob_write(g, knob, buf);
+	if (r < 0)
+		return r;
+	r = mcg_knob_read_u64(g, knob, &back);
+	if (r < 0)
+		return r;
+	if (ret_readback)
+		*ret_readback = back;
+	return 0;
+}
+
+int mcg_group_nr_procs(const struct mcg_group *g, unsigned *ret)
+{
+	char *text, *p;
+	unsigned n = 0;
+	int r = mcg__read_file_at(g->dirfd, "cgroup.procs", &text, NULL);
+
+	if (r < 0)
+		return r;
+	for (p = text; *p; p++)
+		if (*p == '\n')
+			n++;
+	free(text);
+	*ret = n;
+	return 0;
+}
+
+static int list_children(int dirfd, char ***ret, size_t *ret_n)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			char **nn = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*nn));
+
+			if (!nn)
+				goto oom;
+			names = nn;
+		}
+		if (!(names[n] = strdup(de->d_name)))
+			goto oom;
+		n++;
+	}
+	closedir(d);
+	*ret = names;
+	*ret_n = n;
+	return 0;
+oom:
+	while (n)
+		free(names[--n]);
+	free(names);
+	closedir(d);
+	return -ENOMEM;
+}
+
+int mcg_group_nr_children(const struct mcg_group *g, unsigned *ret)
+{
+	char **names;
+	size_t n, i;
+	int r = list_children(g->dirfd, &names, &n);
+
+	if (r < 0)
+		return r;
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	*ret = (unsigned)n;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int walk_rec(int dirfd, const char *path, int depth, int max_depth, mcg_walk_fn cb,
+		    void *userdata)
+{
+	char **names;
+	size_t n, i;
+	int r = cb(path, depth, userdata);
+
+	if (r < 0)
+		return r;
+	if (r == 1 || (max_depth >= 0 && depth >= max_depth))
+		return 0;
+	r = list_children(dirfd, &names, &n);
+	if (r < 0)
+		return r == -ENOENT ? 0 : r; /* removed while we walked */
+	qsort(names, n, sizeof(*names), cmp_str);
+	r = 0;
+	for (i = 0; i < n; i++) {
+		char child[4096];
+		int cfd;
+
+		if (r < 0)
+			goto next;
+		snprintf(child, sizeof(child), "%s/%s", strcmp(path, "/") ? path : "", names[i]);
+		cfd = openat(dirfd, names[i], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0)
+			goto next; /* vanished */
+		r = walk_rec(cfd, child, depth + 1, max_depth, cb, userdata);
+		close(cfd);
+next:
+		free(names[i]);
+	}
+	free(names);
+	return r;
+}
+
+int mcg_walk(struct mcg_ctx *ctx, const char *path, int max_depth, mcg_walk_fn cb, void *userdata)
+{
+	struct mcg_group *g;
+	int r = mcg_group_open(ctx, path ? path : "/", &g);
+
+	if (r < 0)
+		return r;
+	r = walk_rec(g->dirfd, g->path, 0, max_depth, cb, userdata);
+	mcg_group_close(g);
+	return r;
+}
+
+void mcg__path_to_name(const char *path, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; *path && o + 4 < len; path++) {
+		if (*path == '/' || *path == '%') {
+			o += (size_t)snprintf(buf + o, len - o, "%%%02x", (unsigned char)*path);
+		} else {
+			buf[o++] = *path;
+		}
+	}
+	buf[o] = '\0';
+}

@@ -1,0 +1,339 @@
+/* memcg.h: libmemcg, one interface to Linux memory cgroups on cgroup v1 and v2. */
+#ifndef MEMCG_H
+#define MEMCG_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MCG_EXPORT __attribute__((visibility("default")))
+
+/*
+ * Conventions: every function returns 0 (or a count) on success and a negative
+ * errno on failure; out parameters named ret* are written only on success.
+ * The library never prints and never exits; it reports through the log callback.
+ */
+
+/* "max": no limit (v2 "max", v1 -1 / the page-rounded LONG_MAX sentinel). */
+#define MCG_MAX UINT64_MAX
+/* "leave this value as it is", where a setter takes several values. */
+#define MCG_KEEP (UINT64_MAX - 1)
+
+/* Library-specific error codes, returned negated; beyond the errno range. */
+enum {
+	MCG_E_BASE = 4096,
+	MCG_E_NOCONTROLLER, /* no memory controller mounted */
+	MCG_E_NOTCGROUP,    /* path is not a memory cgroup directory */
+	MCG_E_ESCAPE,       /* path escapes the hierarchy */
+	MCG_E_STALE_JOURNAL, /* a journal from an interrupted run exists */
+	MCG_E_LOCKED,       /* another memcgctl holds the cgroup */
+	MCG_E_LIBCGROUP,    /* libcgroup failed without an errno */
+	MCG_E__END,
+};
+MCG_EXPORT const char *mcg_strerror(int err);
+
+/* ---- context ---------------------------------------------------------- */
+
+enum mcg_mode {
+	MCG_MODE_NONE = 0,
+	MCG_MODE_V1 = 1,     /* legacy: memory on a v1 hierarchy, no cgroup2 mount */
+	MCG_MODE_V2 = 2,     /* unified: memory in cgroup2's cgroup.controllers */
+	MCG_MODE_HYBRID = 3, /* memory on v1, a cgroup2 mount without memory */
+	MCG_MODE_FIXTURE = 4 /* an explicit root directory (tests, --root) */
+};
+
+enum mcg_log_level { MCG_LOG_ERR = 3, MCG_LOG_WARNING = 4, MCG_LOG_INFO = 6, MCG_LOG_DEBUG = 7 };
+typedef void (*mcg_log_fn)(void *userdata, int level, const char *fmt, va_list ap);
+
+struct mcg_ctx;
+
+/* Discover the memory controller (libcgroup, then /proc/self/mountinfo). */
+MCG_EXPORT int mcg_ctx_new(mcg_log_fn log, void *userdata, struct mcg_ctx **ret);
+/*
+ * Use ROOT as the memory hierarchy root. VERSION is 1 or 2, or 0 to detect it
+ * from the files ROOT holds (cgroup.controllers: v2; memory.limit_in_bytes: v1).
+ */
+MCG_EXPORT int mcg_ctx_new_root(const char *root, int version, mcg_log_fn log, void *userdata,
+				struct mcg_ctx **ret);
+MCG_EXPORT void mcg_ctx_free(struct mcg_ctx *ctx);
+MCG_EXPORT int mcg_ctx_version(const struct mcg_ctx *ctx);
+MCG_EXPORT enum mcg_mode mcg_ctx_mode(const struct mcg_ctx *ctx);
+MCG_EXPORT const char *mcg_ctx_root(const struct mcg_ctx *ctx);
+MCG_EXPORT int mcg_ctx_rootfd(const struct mcg_ctx *ctx);
+/* Where /proc lives ("/proc" by default; a fixture's proc/ for tests). */
+MCG_EXPORT int mcg_ctx_set_procfs(struct mcg_ctx *ctx, const char *dir);
+MCG_EXPORT const char *mcg_ctx_procfs(const struct mcg_ctx *ctx);
+/* Runtime directory for journals and locks ("/run/memcgctl" by default). */
+MCG_EXPORT int mcg_ctx_set_rundir(struct mcg_ctx *ctx, const char *dir);
+MCG_EXPORT const char *mcg_ctx_rundir(const struct mcg_ctx *ctx);
+MCG_EXPORT void mcg_log(const struct mcg_ctx *ctx, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Read a file under the context's procfs, e.g. "vmstat" or "sys/vm/dirty_ratio". */
+MCG_EXPORT ssize_t mcg_proc_read(const struct mcg_ctx *ctx, const char *rel, char *buf, size_t len);
+MCG_EXPORT int mcg_proc_read_u64(const struct mcg_ctx *ctx, const char *rel, uint64_t *ret);
+MCG_EXPORT long mcg_page_size(void);
+
+/* ---- groups ----------------------------------------------------------- */
+
+struct mcg_group;
+
+/*
+ * SPEC: a path relative to the hierarchy root as /proc/PID/cgroup prints it
+ * ("/web", "web/a"), an absolute cgroupfs path under the root, or "pid:N".
+ * Refuses ".." components, symlinks and anything that is not a memory cgroup.
+ */
+MCG_EXPORT int mcg_group_open(struct mcg_ctx *ctx, const char *spec, struct mcg_group **ret);
+MCG_EXPORT void mcg_group_close(struct mcg_group *g);
+/* Canonical path relative to the root, "/" for the root itself. */
+MCG_EXPORT const char *mcg_group_path(const struct mcg_group *g);
+MCG_EXPORT int mcg_group_dirfd(const struct mcg_group *g);
+MCG_EXPORT bool mcg_group_is_root(const struct mcg_group *g);
+MCG_EXPORT struct mcg_ctx *mcg_group_ctx(const struct mcg_group *g);
+/* The cgroup of pid N in the memory hierarchy, as a path relative to the root. */
+MCG_EXPORT int mcg_pid_cgroup(struct mcg_ctx *ctx, pid_t pid, char *buf, size_t len);
+
+/* Does the knob exist in this group? */
+MCG_EXPORT bool mcg_knob_exists(const struct mcg_group *g, const char *knob);
+/* Read a knob; NUL-terminates; returns bytes read or -errno. Trailing newline kept. */
+MCG_EXPORT ssize_t mcg_knob_read(const struct mcg_group *g, const char *knob, char *buf, size_t len);
+/* Read a single-number knob; "max" and the v1 sentinel read as MCG_MAX. */
+MCG_EXPORT int mcg_knob_read_u64(const struct mcg_group *g, const char *knob, uint64_t *ret);
+/* One write() of VAL; the kernel's errno comes back exactly (-EBUSY, -EINVAL, ...). */
+MCG_EXPORT int mcg_knob_write(const struct mcg_group *g, const char *knob, const char *val);
+/* Write a byte value (MCG_MAX as "max" on v2, "-1" on v1), then read it back. */
+MCG_EXPORT int mcg_knob_write_u64(const struct mcg_group *g, const char *knob, uint64_t val,
+				  uint64_t *ret_readback);
+/* Open a knob under the group for repeated pread()/write() on hot paths. */
+MCG_EXPORT int mcg_knob_open(const struct mcg_group *g, const char *knob, int flags);
+MCG_EXPORT ssize_t mcg_fd_pread(int fd, char *buf, size_t len);
+/* Parse one number as the kernel prints it ("max", v1 sentinel -> MCG_MAX). */
+MCG_EXPORT int mcg_parse_u64(const char *s, uint64_t *ret);
+
+/* Number of processes in the group itself (not descendants). */
+MCG_EXPORT int mcg_group_nr_procs(const struct mcg_group *g, unsigned *ret);
+/* Number of child cgroups. */
+MCG_EXPORT int mcg_group_nr_children(const struct mcg_group *g, unsigned *ret);
+
+/* Walk the tree under G (G first, pre-order, children sorted by name).
+ * CB returns 0 to go on, 1 to skip this group's children, <0 to stop. */
+typedef int (*mcg_walk_fn)(const char *path, int depth, void *userdata);
+MCG_EXPORT int mcg_walk(struct mcg_ctx *ctx, const char *path, int max_depth, mcg_walk_fn cb,
+			void *userdata);
+
+/* ---- sizes ------------------------------------------------------------ */
+
+enum {
+	MCG_SIZE_MAX_OK = 1 << 0,     /* accept max, infinity, -1 */
+	MCG_SIZE_PERCENT_OK = 1 << 1, /* accept NN% of ref */
+	MCG_SIZE_RELATIVE_OK = 1 << 2 /* accept +N / -N relative to base */
+};
+/*
+ * Parse 4096, 512K, 512M, 1G, 1.5G (exact bytes), max, NN% (of ref), +N/-N
+ * (of base). The result is rounded down to whole pages. On error WHY (if not
+ * NULL) gets a short reason such as "unknown suffix 'X'".
+ */
+MCG_EXPORT int mcg_size_parse(const char *s, unsigned flags, uint64_t ref, uint64_t base,
+			      uint64_t *ret, char *why, size_t whylen);
+/* "1.5 GiB", "512 KiB", "4096 B", "max". */
+MCG_EXPORT char *mcg_size_format(uint64_t bytes, char *buf, size_t len);
+/* Parse a duration: 500ms, 10s, 2m, 1.5s, bare number = seconds. In ms. */
+MCG_EXPORT int mcg_duration_parse(const char *s, uint64_t *ret_ms, char *why, size_t whylen);
+/* Bytes of RAM (MemTotal of the context's procfs). */
+MCG_EXPORT int mcg_mem_total(const struct mcg_ctx *ctx, uint64_t *ret);
+
+/* ---- the model: one memory cgroup on either version ------------------- */
+
+enum mcg_field {
+	MCG_F_USAGE,       /* memory.current / memory.usage_in_bytes */
+	MCG_F_PEAK,        /* memory.peak / memory.max_usage_in_bytes */
+	MCG_F_LIMIT,       /* memory.max / memory.limit_in_bytes */
+	MCG_F_HIGH,        /* v2 memory.high */
+	MCG_F_LOW,         /* v2 memory.low */
+	MCG_F_MIN,         /* v2 memory.min */
+	MCG_F_SOFT,        /* v1 memory.soft_limit_in_bytes */
+	MCG_F_SWAP_USAGE,  /* v2 memory.swap.current; v1 memsw.usage - usage */
+	MCG_F_SWAP_LIMIT,  /* v2 memory.swap.max */
+	MCG_F_MEMSW_USAGE, /* v1 memory.memsw.usage_in_bytes */
+	MCG_F_MEMSW_LIMIT, /* v1 memory.memsw.limit_in_bytes */
+	MCG_F_KMEM_USAGE,  /* v1 memory.kmem.usage_in_bytes */
+	MCG_F_FAILCNT,     /* v1 memory.failcnt */
+	MCG_F_EV_LOW,      /* v2 memory.events low */
+	MCG_F_EV_HIGH,
+	MCG_F_EV_MAX,
+	MCG_F_EV_OOM,
+	MCG_F_EV_OOM_KILL, /* v2 events oom_kill; v1 oom_control oom_kill */
+	MCG_F_EV_OOM_GROUP_KILL,
+	MCG_F_UNDER_OOM,    /* v1 oom_control under_oom */
+	MCG_F_OOM_KILL_DISABLE, /* v1 oom_control */
+	MCG_F_SWAPPINESS,   /* v1 memory.swappiness */
+	MCG_F_EFFECTIVE_LIMIT, /* smallest limit on the path to the root */
+	MCG_F_NR_PROCS,
+	MCG_F_NR_CHILDREN,
+	MCG_F__COUNT
+};
+
+enum mcg_stat_id {
+	MCG_S_ANON,
+	MCG_S_FILE,
+	MCG_S_KERNEL,
+	MCG_S_SHMEM,
+	MCG_S_FILE_MAPPED,
+	MCG_S_FILE_DIRTY,
+	MCG_S_FILE_WRITEBACK,
+	MCG_S_ANON_THP,
+	MCG_S_INACTIVE_ANON,
+	MCG_S_ACTIVE_ANON,
+	MCG_S_INACTIVE_FILE,
+	MCG_S_ACTIVE_FILE,
+	MCG_S_UNEVICTABLE,
+	MCG_S_SLAB,
+	MCG_S_SLAB_RECLAIMABLE,
+	MCG_S_SWAP,
+	MCG_S_WORKINGSET_REFAULT_ANON, /* events (pages) */
+	MCG_S_WORKINGSET_REFAULT_FILE,
+	MCG_S_WORKINGSET_ACTIVATE_FILE,
+	MCG_S_PGFAULT,
+	MCG_S_PGMAJFAULT,
+	MCG_S_PGPGIN,  /* v1 only */
+	MCG_S_PGPGOUT, /* v1 only */
+	MCG_S_PGSCAN,  /* v2 only */
+	MCG_S_PGSTEAL,
+	MCG_S_PGSCAN_KSWAPD,
+	MCG_S_PGSCAN_DIRECT,
+	MCG_S_PGSTEAL_KSWAPD,
+	MCG_S_PGSTEAL_DIRECT,
+	MCG_S_PGREFILL,
+	MCG_S__COUNT
+};
+
+/* One memory.stat key as the kernel printed it. */
+struct mcg_kv {
+	char *key;
+	uint64_t value;
+};
+
+struct mcg_stat {
+	uint64_t v[MCG_S__COUNT];
+	uint64_t valid; /* bit i set: v[i] came from the kernel */
+	size_t n_raw;   /* every key, in file order, known or not */
+	struct mcg_kv *raw;
+};
+
+struct mcg_psi_line {
+	double avg10, avg60, avg300;
+	uint64_t total_us;
+};
+struct mcg_psi {
+	bool some_valid, full_valid;
+	struct mcg_psi_line some, full;
+};
+
+struct mcg_info {
+	int version;
+	char *path; /* relative to the root */
+	uint64_t f[MCG_F__COUNT];
+	uint64_t fvalid; /* bit i set: f[i] is known */
+	struct mcg_stat stat;
+	struct mcg_psi psi;
+};
+
+static inline bool mcg_info_has(const struct mcg_info *i, enum mcg_field f)
+{
+	return (i->fvalid >> f) & 1;
+}
+static inline bool mcg_stat_has(const struct mcg_stat *s, enum mcg_stat_id id)
+{
+	return (s->valid >> id) & 1;
+}
+
+/* Read everything about one group. Release with mcg_info_release(). */
+MCG_EXPORT int mcg_group_info(const struct mcg_group *g, struct mcg_info *ret);
+MCG_EXPORT void mcg_info_release(struct mcg_info *info);
+/* Names used in JSON and text ("usage", "limit", "file_dirty", ...). */
+MCG_EXPORT const char *mcg_field_name(enum mcg_field f);
+MCG_EXPORT const char *mcg_stat_name(enum mcg_stat_id id);
+/* Is the stat a byte amount (true) or an event count (false)? */
+MCG_EXPORT bool mcg_stat_is_bytes(enum mcg_stat_id id);
+MCG_EXPORT bool mcg_field_is_bytes(enum mcg_field f);
+
+/* Parse memory.stat text for VERSION into ST (normalised + raw). */
+MCG_EXPORT int mcg_stat_parse(const char *text, int version, struct mcg_stat *ret);
+MCG_EXPORT void mcg_stat_release(struct mcg_stat *st);
+MCG_EXPORT int mcg_psi_parse(const char *text, struct mcg_psi *ret);
+/* Find KEY in a "key value" per line text; 0 or -ENOENT. */
+MCG_EXPORT int mcg_keyed_get(const char *text, const char *key, uint64_t *ret);
+
+/* ---- transactions: journalled, locked, restorable knob changes -------- */
+
+struct mcg_txn;
+
+enum { MCG_TXN_WAIT = 1 << 0 /* wait for the lock instead of failing */ };
+
+/*
+ * Take the per-cgroup lock under the run directory. If a journal left by a
+ * killed run exists, fails with -MCG_E_STALE_JOURNAL (call mcg_recover()).
+ */
+MCG_EXPORT int mcg_txn_begin(struct mcg_group *g, unsigned flags, const char *op,
+			     struct mcg_txn **ret);
+/* Record KNOB's current value in the journal (fsynced) unless already saved. */
+MCG_EXPORT int mcg_txn_save(struct mcg_txn *t, const char *knob);
+/* Save (if needed) then write KNOB. */
+MCG_EXPORT int mcg_txn_write(struct mcg_txn *t, const char *knob, const char *val);
+/* Restore every saved knob (v1 limit/memsw in a valid order) and drop the journal. */
+MCG_EXPORT int mcg_txn_rollback(struct mcg_txn *t);
+/* Keep the changes; drop the journal. */
+MCG_EXPORT int mcg_txn_commit(struct mcg_txn *t);
+/* Release the lock; rolls back if neither commit nor rollback ran. */
+MCG_EXPORT void mcg_txn_free(struct mcg_txn *t);
+MCG_EXPORT const char *mcg_txn_journal_path(const struct mcg_txn *t);
+
+/* What a journal said and what recovery did, for the caller to report. */
+struct mcg_recovery {
+	char path[4096];
+	char op[32];
+	pid_t pid;
+	int restored; /* knobs restored */
+	int error;    /* 0 or -errno of the first failure */
+};
+typedef void (*mcg_recover_fn)(const struct mcg_recovery *r, void *userdata);
+/* Restore from every stale journal (PATH NULL) or the one for PATH. Returns count. */
+MCG_EXPORT int mcg_recover(struct mcg_ctx *ctx, const char *path, bool dry_run, mcg_recover_fn cb,
+			   void *userdata);
+/*
+ * Set v1 limit and memsw limit (either may be MCG_KEEP) in the order that
+ * keeps limit <= memsw at every step. -EBUSY etc. from the kernel as is.
+ */
+MCG_EXPORT int mcg_v1_set_limits(const struct mcg_group *g, uint64_t limit, uint64_t memsw);
+
+/* ---- the reclaim step shared by empty and async-reclaim --------------- */
+
+struct mcg_step {
+	uint64_t asked;        /* bytes asked for */
+	uint64_t usage_before; /* usage read before the step */
+	uint64_t usage_after;  /* usage read after it */
+	bool short_;           /* the kernel reclaimed less than asked (EAGAIN, EBUSY) */
+	int kernel_err;        /* the kernel's errno for a short step, 0 otherwise */
+};
+
+/*
+ * Reclaim about BYTES from the transaction's cgroup. v2: one write to
+ * memory.reclaim. v1: lower memory.limit_in_bytes to usage - BYTES (the kernel
+ * reclaims in our context before installing it), then write the journalled
+ * original limit back. A short step is a success with short_ set; -EINTR and
+ * other errors are returned after the v1 limit has been restored.
+ */
+MCG_EXPORT int mcg_reclaim_step(struct mcg_txn *t, uint64_t bytes, struct mcg_step *ret);
+MCG_EXPORT struct mcg_group *mcg_txn_group(const struct mcg_txn *t);
+/* Read the cgroup's usage (memory.current or memory.usage_in_bytes). */
+MCG_EXPORT int mcg_group_usage(const struct mcg_group *g, uint64_t *ret);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

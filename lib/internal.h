@@ -1,0 +1,43 @@
+/* internal.h: what the library's files share and do not export. */
+#ifndef MCG_INTERNAL_H
+#define MCG_INTERNAL_H
+
+#include "memcg.h"
+
+#include <errno.h>
+#include <limits.h>
+
+struct mcg_ctx {
+	char *root;   /* memory hierarchy root, no trailing slash */
+	int rootfd;   /* O_PATH|O_DIRECTORY of root */
+	int version;  /* 1 or 2 */
+	enum mcg_mode mode;
+	char *procfs; /* "/proc" or a fixture's */
+	char *rundir; /* journals and locks */
+	mcg_log_fn log;
+	void *log_data;
+};
+
+struct mcg_group {
+	struct mcg_ctx *ctx;
+	char *path; /* "/" or "/a/b" */
+	int dirfd;  /* O_PATH|O_DIRECTORY */
+};
+
+#define MCG_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The v1 "unlimited" value: LONG_MAX rounded down to the page size. */
+uint64_t mcg__v1_unlimited(void);
+/* Translate a libcgroup return code to -errno or -MCG_E_*, in one place. */
+int mcg__cgroup_err(int code);
+/* Read a whole file under DIRFD into a malloc'd NUL-terminated buffer. */
+int mcg__read_file_at(int dirfd, const char *name, char **ret, size_t *ret_len);
+/* mkdir -p with mode 0700 for the run directory. */
+int mcg__mkdir_p(const char *path, mode_t mode);
+/* Escape a cgroup path into one file name ("/a/b" -> "a%2fb", "/" -> "%2f"). */
+void mcg__path_to_name(const char *path, char *buf, size_t len);
+
+/* The value saved for KNOB in the transaction, or -ENOENT. */
+int mcg__txn_saved(struct mcg_txn *t, const char *knob, const char **ret);
+
+#endif
