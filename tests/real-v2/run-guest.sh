@@ -1,0 +1,287 @@
+#!/bin/sh
+# run-guest.sh: boot Debian's cloud kernel (pure cgroup v2) under QEMU/TCG once and run the
+# real-kernel scenarios tagged "# tiers: ... v2" inside it; report each one on the host.
+#
+# Usage: run-guest.sh [--build DIR] [--src DIR] [--results DIR] [--keep] [SCENARIO.sh ...]
+#   --build DIR    CMake build dir (memcgctl, tests/real/mcg-load, tests/real-v2/mcg-write)
+#   --src DIR      source tree (default: two levels above this script)
+#   --results DIR  keep the guest's results here (default: a temporary dir, removed)
+#   SCENARIO.sh    run these instead of every v2 scenario in tests/real/scenarios/
+# Env:
+#   MCG_V2_CACHE            kernel cache of setup.sh (default /var/cache/memcgctl-v2)
+#   MCG_V2_KERNEL_DIR       an unpacked linux-image .deb (default $MCG_V2_CACHE/current)
+#   MCG_V2_TIMEOUT          host-side limit for the whole boot in seconds (default 150)
+#   MCG_V2_SCENARIO_TIMEOUT per-scenario limit inside the guest (default 60)
+#   MCG_V2_MEM_MIB          guest RAM (default 768)
+#   MCG_V2_DISK_BPS_WRITE   QEMU write throttle on the data disk in bytes/s (default: none)
+#   MCG_V2_VERBOSE=1        print every scenario's stdout/stderr, not only on failure
+#   CI=true                 a missing QEMU, busybox-static or kernel is a failure, not a skip
+# Exit: 0 every scenario passed or skipped, 1 a scenario or the guest failed, 77 the tier
+# cannot run here (outside CI).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+build=${MCG_BUILDDIR:-$src/build}
+results=
+keep_results=0
+timeout_s=${MCG_V2_TIMEOUT:-150}
+scen_timeout=${MCG_V2_SCENARIO_TIMEOUT:-60}
+mem=${MCG_V2_MEM_MIB:-768}
+cache=${MCG_V2_CACHE:-/var/cache/memcgctl-v2}
+kdir=${MCG_V2_KERNEL_DIR:-$cache/current}
+bps=${MCG_V2_DISK_BPS_WRITE:-}
+verbose=${MCG_V2_VERBOSE:-0}
+
+say() { printf 'real-v2: %s\n' "$*"; }
+die() { say "error: $*" >&2; exit 1; }
+unavailable() {
+	if [ "${CI:-}" = true ]; then
+		say "FAIL: cannot run the real-v2 tier in CI: $*" >&2
+		exit 1
+	fi
+	say "SKIP: cannot run the real-v2 tier: $*" >&2
+	exit 77
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build) build=$2; shift 2 ;;
+	--src) src=$2; shift 2 ;;
+	--results) results=$2; keep_results=1; shift 2 ;;
+	--) shift; break ;;
+	-*) die "unknown option $1" ;;
+	*) break ;;
+	esac
+done
+
+# ---- what the tier needs ----------------------------------------------------
+qemu=$(command -v qemu-system-x86_64 || true)
+[ -n "$qemu" ] || unavailable "qemu-system-x86_64 not found (apt-get install qemu-system-x86)"
+busybox=$(command -v busybox || true)
+[ -n "$busybox" ] || unavailable "busybox not found (apt-get install busybox-static)"
+if ldd "$busybox" >/dev/null 2>&1; then
+	unavailable "$busybox is dynamically linked (apt-get install busybox-static)"
+fi
+for tool in mkfs.ext4 jq; do
+	command -v "$tool" >/dev/null 2>&1 || unavailable "$tool not found (apt-get install e2fsprogs jq)"
+done
+vmlinuz=$(ls "$kdir"/boot/vmlinuz-* 2>/dev/null | head -n 1 || true)
+[ -n "$vmlinuz" ] && [ -f "$vmlinuz" ] ||
+	unavailable "no kernel in $kdir (run tests/real-v2/setup.sh as root, or set MCG_V2_CACHE)"
+kver=${vmlinuz##*/vmlinuz-}
+moddir=$kdir/lib/modules/$kver
+[ -d "$moddir" ] || unavailable "no modules for $kver in $kdir/lib/modules"
+[ -r "$vmlinuz" ] || unavailable "$vmlinuz is not readable"
+
+memcgctl=$build/memcgctl
+mcgload=$build/tests/real/mcg-load
+mcgwrite=$build/tests/real-v2/mcg-write
+[ -x "$memcgctl" ] || die "$memcgctl not built (cmake --build $build)"
+
+# ---- scenarios --------------------------------------------------------------
+tiers_of() { sed -n 's/^# *tiers: *//p' "$1" | head -n 1; }
+scenarios=
+add_scenario() {
+	case ${1##*/} in
+	*[!A-Za-z0-9_.-]*) die "scenario file name must be [A-Za-z0-9_.-]: $1" ;;
+	esac
+	scenarios="$scenarios $1"
+}
+if [ $# -gt 0 ]; then
+	for f; do
+		[ -f "$f" ] || die "no scenario $f"
+		add_scenario "$(cd "$(dirname "$f")" && pwd)/${f##*/}"
+	done
+else
+	for f in "$src"/tests/real/scenarios/*.sh; do
+		[ -f "$f" ] || continue
+		case " $(tiers_of "$f") " in
+		*" v2 "*) add_scenario "$f" ;;
+		esac
+	done
+fi
+[ -n "$scenarios" ] || die "no scenario tagged '# tiers: v2' in $src/tests/real/scenarios"
+
+# ---- scratch space, removed on every exit path ------------------------------
+work=$(mktemp -d "${TMPDIR:-/tmp}/memcgctl-v2.XXXXXX")
+qpid=
+cleanup() {
+	if [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then
+		kill -KILL "$qpid" 2>/dev/null || true
+		wait "$qpid" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
+if [ -z "$results" ]; then
+	results=$work/results
+fi
+rm -rf "$results"
+mkdir -p "$results"
+
+# ---- initramfs --------------------------------------------------------------
+t_start=$(date +%s.%N)
+root=$work/root
+mkdir -p "$root/bin" "$root/sbin" "$root/usr/bin" "$root/usr/sbin" "$root/etc" \
+	"$root/proc" "$root/sys" "$root/dev" "$root/mcg/build/tests/real" \
+	"$root/mcg/build/tests/real-v2" "$root/mcg/src/tests"
+cp "$busybox" "$root/bin/busybox"
+for applet in $("$busybox" --list); do
+	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
+done
+
+libdirs=
+copy_with_libs() { # host binary, guest path
+	mkdir -p "$root${2%/*}"
+	cp -L "$1" "$root$2"
+	ldd "$1" | awk '/=> \// { print $3 } /^[ \t]*\// { print $1 }' | while read -r lib; do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root${lib%/*}"
+		cp -L "$lib" "$root$lib"
+	done
+}
+copy_with_libs "$memcgctl" /mcg/build/memcgctl
+[ -x "$mcgload" ] && copy_with_libs "$mcgload" /mcg/build/tests/real/mcg-load
+[ -x "$mcgwrite" ] && copy_with_libs "$mcgwrite" /mcg/build/tests/real-v2/mcg-write
+copy_with_libs "$(command -v jq)" /usr/bin/jq
+libdirs=$(cd "$root" && find . -name '*.so*' | sed 's|^\.||; s|/[^/]*$||' | sort -u | tr '\n' ':')
+
+cp -R "$src/tests/real" "$root/mcg/src/tests/real"
+cp -R "$src/tests/real-v2" "$root/mcg/src/tests/real-v2"
+guest_scenarios=
+for f in $scenarios; do
+	cp "$f" "$root/mcg/src/tests/real/scenarios/" 2>/dev/null || true
+	guest_scenarios="$guest_scenarios /mcg/src/tests/real/scenarios/${f##*/}"
+done
+
+modules="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk"
+mkdir -p "$root/lib/modules/$kver"
+cp "$moddir"/modules.builtin "$root/lib/modules/$kver/" 2>/dev/null || true
+for m in $modules; do
+	ko=$(find "$moddir" -name "$m.ko" -o -name "$m.ko.xz" -o -name "$m.ko.zst" | head -n 1)
+	[ -n "$ko" ] || continue # built in, or the guest reports it missing
+	case $ko in
+	*.xz) xz -dc "$ko" >"$root/lib/modules/$kver/$m.ko" ;;
+	*.zst) zstd -qdc "$ko" >"$root/lib/modules/$kver/$m.ko" ;;
+	*) cp "$ko" "$root/lib/modules/$kver/$m.ko" ;;
+	esac
+done
+
+asan_opts=${ASAN_OPTIONS:-}
+cat >"$root/etc/mcg-v2.env" <<ENV
+export MEMCGCTL=/mcg/build/memcgctl
+export MCG_LOAD=/mcg/build/tests/real/mcg-load
+export MCG_WRITE=/mcg/build/tests/real-v2/mcg-write
+export MCG_SRCDIR=/mcg/src
+export MCG_TESTLIB=/mcg/src/tests/real/lib.sh
+export MCG_CGROOT=/sys/fs/cgroup
+export MCG_CGVER=2
+export MCG_TIER=real-v2
+export MCG_DISK_BPS_WRITE='${bps}'
+export LD_LIBRARY_PATH='${libdirs%:}'
+export ASAN_OPTIONS='${asan_opts}'
+export UBSAN_OPTIONS='${UBSAN_OPTIONS:-print_stacktrace=1}'
+export HOME=/root
+MCG_V2_MODULES='${modules}'
+MCG_V2_SCENARIOS='${guest_scenarios# }'
+MCG_V2_SCENARIO_TIMEOUT=${scen_timeout}
+ENV
+mkdir -p "$root/root"
+cp "$here/guest-init.sh" "$root/init"
+chmod 755 "$root/init"
+(cd "$root" && find . | "$busybox" cpio -o -H newc 2>/dev/null) >"$work/initrd.cpio"
+
+# ---- disks ------------------------------------------------------------------
+truncate -s 1G "$work/data.img"
+mkfs.ext4 -q -F -E lazy_itable_init=1,lazy_journal_init=1 "$work/data.img"
+truncate -s 256M "$work/results.img"
+throttle=
+[ -n "$bps" ] && throttle=",throttling.bps-write=$bps"
+
+# ---- boot -------------------------------------------------------------------
+t_boot=$(date +%s.%N)
+console=$work/console.log
+timeout -k 5 "$timeout_s" "$qemu" \
+	-accel tcg,thread=multi -machine pc -cpu max -m "$mem" -smp 2 \
+	-nodefaults -no-user-config -display none -no-reboot -net none \
+	-kernel "$vmlinuz" -initrd "$work/initrd.cpio" \
+	-append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init" \
+	-serial "file:$console" \
+	-drive "file=$work/data.img,if=none,id=data,format=raw,cache=unsafe$throttle" \
+	-device virtio-blk-pci,drive=data,serial=mcgdata \
+	-drive "file=$work/results.img,if=none,id=results,format=raw" \
+	-device virtio-blk-pci,drive=results,serial=mcgresults \
+	</dev/null >"$work/qemu.out" 2>&1 &
+qpid=$!
+qrc=0
+wait "$qpid" || qrc=$?
+qpid=
+t_end=$(date +%s.%N)
+
+show_console() {
+	say "---- guest console (last 60 lines) ----"
+	tail -n 60 "$console" 2>/dev/null || true
+	say "---- qemu output ----"
+	cat "$work/qemu.out" 2>/dev/null || true
+}
+if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+	show_console
+	die "guest did not power off within ${timeout_s}s (MCG_V2_TIMEOUT)"
+fi
+[ "$qrc" -eq 0 ] || { show_console; die "qemu exited with status $qrc"; }
+
+tar -xf "$work/results.img" -C "$results" 2>"$work/tar.err" || true
+cp "$console" "$results/console.log"
+if [ ! -f "$results/guest.status" ]; then
+	show_console
+	cat "$work/tar.err"
+	die "the guest wrote no results"
+fi
+gstatus=$(cat "$results/guest.status")
+info() { sed -n "s/^$1=//p" "$results/guest.info"; }
+say "guest kernel $(info uname_r), $(info mem_total_kb) kB RAM, $(info cpus) vCPUs, qemu -accel tcg"
+say "cgroup2 mounted: $(info cgroup2_mount)"
+say "root cgroup.subtree_control: $(info root_subtree_control)"
+if [ "$gstatus" != ok ]; then
+	show_console
+	die "guest $gstatus"
+fi
+
+# ---- report -----------------------------------------------------------------
+npass=0 nfail=0 nskip=0
+for f in $scenarios; do
+	name=${f##*/}
+	name=${name%.sh}
+	d=$results/s/$name
+	rc=$(cat "$d/rc" 2>/dev/null || echo missing)
+	secs=$(cat "$d/secs" 2>/dev/null || echo "?")
+	case $rc in
+	0) verdict=PASS; npass=$((npass + 1)) ;;
+	77) verdict=SKIP; nskip=$((nskip + 1)) ;;
+	*) verdict=FAIL; nfail=$((nfail + 1)) ;;
+	esac
+	if [ "$verdict" = SKIP ]; then
+		reason=$(cat "$d/out" "$d/err" 2>/dev/null | grep . | tail -n 1 || true)
+		say "SKIP $name (${secs}s): $reason"
+	else
+		say "$verdict $name (exit $rc, ${secs}s)"
+	fi
+	if [ "$verdict" = FAIL ] || [ "$verbose" = 1 ]; then
+		for stream in out err; do
+			if [ -s "$d/$stream" ]; then
+				say "---- $name std$stream ----"
+				cat "$d/$stream"
+			fi
+		done
+		[ "$rc" = 137 ] && say "$name was killed after MCG_V2_SCENARIO_TIMEOUT=${scen_timeout}s"
+	fi
+done
+timing=$(awk -v a="$t_start" -v b="$t_boot" -v c="$t_end" \
+	'BEGIN { printf "initramfs+disks %.1fs, guest %.1fs, total %.1fs", b - a, c - b, c - a }')
+say "$npass passed, $nfail failed, $nskip skipped ($timing)"
+[ "$keep_results" = 1 ] && say "results in $results"
+[ "$nfail" -eq 0 ] || exit 1
+exit 0
