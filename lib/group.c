@@ -201,7 +201,12 @@ int mcg_group_open(struct mcg_ctx *ctx, const char *spec, struct mcg_group **ret
 		/* O_NOFOLLOW on each component: a symlink cannot lead out of the root. */
 		nfd = openat(fd, tok, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (nfd < 0) {
+			struct stat st;
+
 			r = errno == ELOOP ? -MCG_E_ESCAPE : errno == ENOTDIR ? -MCG_E_NOTCGROUP : -errno;
+			/* a symlink could lead anywhere: never follow one */
+			if (fstatat(fd, tok, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+				r = -MCG_E_ESCAPE;
 			goto fail;
 		}
 		close(fd);

@@ -8,7 +8,7 @@ if [ "${1:-}" = "--write" ]; then write=1; shift; fi
 src=$1
 so=${2:-}
 header_syms() {
-	grep -v '^#define' "$src/lib/include/memcg.h" | tr '\n' ' ' | grep -o 'MCG_EXPORT[^(;]*(' |
+	cat "$src/lib/include/memcg.h" "$src"/lib/include/memcg/*.h | grep -v '^#define' | tr '\n' ' ' | grep -o 'MCG_EXPORT[^(;]*(' |
 		sed -E 's/.*[ *]([a-z0-9_]+)[ ]*\($/\1/' | sort -u
 }
 map_syms() {

@@ -333,6 +333,13 @@ MCG_EXPORT struct mcg_group *mcg_txn_group(const struct mcg_txn *t);
 /* Read the cgroup's usage (memory.current or memory.usage_in_bytes). */
 MCG_EXPORT int mcg_group_usage(const struct mcg_group *g, uint64_t *ret);
 
+/* One header per command's library part. */
+#include <memcg/limit.h>
+#include <memcg/empty.h>
+#include <memcg/async.h>
+#include <memcg/dirty.h>
+#include <memcg/sample.h>
+
 #ifdef __cplusplus
 }
 #endif

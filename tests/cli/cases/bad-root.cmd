@@ -1,0 +1,1 @@
+--root @FIX@/nonexistent list

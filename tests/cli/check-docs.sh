@@ -1,0 +1,45 @@
+#!/bin/sh
+# check-docs.sh: every command has a man page naming each of its options; memcgctl.8 names
+# the global options and every command; the completions ask the binary (no option lists).
+# usage: check-docs.sh MEMCGCTL SRCDIR
+set -eu
+bin=$1 src=$2
+rc=0
+has() { # MANPAGE OPTION: roff writes --x as \-\-x
+	o=$(printf '%s' "$2" | sed 's/=$//; s/-/\\\\-/g')
+	grep -q -- "$o" "$1" || grep -q -- "${2%=}" "$1"
+}
+main="$src/man/memcgctl.8"
+[ -f "$main" ] || { echo "missing $main"; exit 1; }
+for o in $("$bin" __complete options); do
+	has "$main" "$o" || { echo "memcgctl.8 does not name global option $o"; rc=1; }
+done
+for c in $("$bin" __complete commands); do
+	grep -q "memcgctl\\\\-$c\|memcgctl-$c" "$main" || { echo "memcgctl.8 does not mention memcgctl-$c"; rc=1; }
+	[ "$c" = help ] && continue
+	page="$src/man/memcgctl-$c.8"
+	if [ ! -f "$page" ]; then
+		echo "command $c has no man page $page"
+		rc=1
+		continue
+	fi
+	for o in $("$bin" __complete own-options "$c"); do
+		has "$page" "$o" || { echo "$page does not name option $o"; rc=1; }
+	done
+	"$bin" help "$c" >/dev/null || { echo "memcgctl help $c failed"; rc=1; }
+	for w in $("$bin" __complete words "$c"); do
+		grep -q "$w" "$page" || { echo "$page does not name sub-command $w"; rc=1; }
+	done
+done
+for f in memcgctl.bash memcgctl.zsh memcgctl.fish; do
+	grep -q "__complete" "$src/completions/$f" || { echo "completions/$f does not ask the binary (__complete)"; rc=1; }
+done
+# bash completion really completes: command names and a command's options
+if command -v bash >/dev/null; then
+	out=$(bash -c '. "$1/completions/memcgctl.bash"; PATH="$(dirname "$2"):$PATH"; COMP_WORDS=(memcgctl sh); COMP_CWORD=1; _memcgctl; printf "%s\n" "${COMPREPLY[@]}"' _ "$src" "$bin")
+	echo "$out" | grep -qx show || { echo "bash completion of 'sh' did not offer show: $out"; rc=1; }
+	out=$(bash -c '. "$1/completions/memcgctl.bash"; PATH="$(dirname "$2"):$PATH"; COMP_WORDS=(memcgctl list --de); COMP_CWORD=2; _memcgctl; printf "%s\n" "${COMPREPLY[@]}"' _ "$src" "$bin")
+	echo "$out" | grep -q -- "--depth" || { echo "bash completion of 'list --de' did not offer --depth: $out"; rc=1; }
+fi
+[ $rc = 0 ] && echo "docs and completions agree with $bin"
+exit $rc

@@ -1,0 +1,171 @@
+# lib.sh: helpers for real-kernel scenarios (POSIX sh; runs under bash, dash and busybox ash).
+# Scratch cgroups, child processes inside them, reading knobs, asserts, cleanup on every exit.
+#
+# The runner sets: MEMCGCTL MCG_LOAD MCG_CGROOT MCG_CGVER MCG_DATADIR MCG_TIER MCG_SRCDIR
+# and optionally MCG_PREFIX. Scenario exit codes: 0 pass, 77 skip, anything else fail.
+
+: "${MCG_PREFIX:=memcgctl-test-$$}"
+: "${MCG_CGVER:=1}"
+MCG_TMP=$(mktemp -d "${TMPDIR:-/tmp}/mcg-scenario.XXXXXX")
+MCG_CLEAN_PIDS="$MCG_TMP/pids"
+MCG_CLEAN_CGS="$MCG_TMP/cgroups"
+: >"$MCG_CLEAN_PIDS"
+: >"$MCG_CLEAN_CGS"
+# memcgctl's journals and locks stay private to this scenario.
+MEMCGCTL_RUNDIR="$MCG_TMP/run"
+export MEMCGCTL_RUNDIR
+MCG_DATA="$MCG_DATADIR/$MCG_PREFIX"
+mkdir -p "$MCG_DATA"
+
+say() { printf '%s\n' "$*"; }
+fail() {
+	printf 'FAIL: %s\n' "$*" >&2
+	exit 1
+}
+skip() {
+	printf 'SKIP: %s\n' "$*"
+	exit 77
+}
+ok() { printf 'ok: %s\n' "$*"; }
+
+# Knob names per version.
+if [ "$MCG_CGVER" = 2 ]; then
+	K_USAGE=memory.current
+	K_LIMIT=memory.max
+else
+	K_USAGE=memory.usage_in_bytes
+	K_LIMIT=memory.limit_in_bytes
+fi
+
+mcg_cleanup() {
+	status=$?
+	set +e
+	# Our own children first: only PIDs this scenario started.
+	while read -r pid; do
+		[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+	done <"$MCG_CLEAN_PIDS"
+	while read -r pid; do
+		[ -n "$pid" ] && wait "$pid" 2>/dev/null
+	done <"$MCG_CLEAN_PIDS"
+	# Then the scratch cgroups, deepest first; any task left in them is ours.
+	sort -r "$MCG_CLEAN_CGS" | while read -r cg; do
+		[ -d "$cg" ] || continue
+		i=0
+		while [ -s "$cg/cgroup.procs" ] && [ $i -lt 100 ]; do
+			for p in $(cat "$cg/cgroup.procs"); do kill -KILL "$p" 2>/dev/null; done
+			sleep 0.05
+			i=$((i + 1))
+		done
+		# children created by the code under test, below our scratch cgroup
+		find "$cg" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
+		j=0
+		while ! rmdir "$cg" 2>/dev/null && [ $j -lt 100 ]; do
+			sleep 0.05
+			j=$((j + 1))
+		done
+		[ -d "$cg" ] && printf 'warning: could not remove %s\n' "$cg" >&2
+	done
+	rm -rf "$MCG_DATA" "$MCG_TMP"
+	exit $status
+}
+trap mcg_cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# require_root_cgroup: skip unless we can create memory cgroups here.
+require_cgroups() {
+	[ "$(id -u)" = 0 ] || skip "needs root to create memory cgroups"
+	[ -d "$MCG_CGROOT" ] || skip "no memory cgroup hierarchy at $MCG_CGROOT"
+	[ -w "$MCG_CGROOT" ] || skip "memory cgroup hierarchy $MCG_CGROOT is not writable"
+}
+
+# scratch_new NAME [PARENT_DIR]: create a scratch cgroup; sets CG (directory) and CGREL
+# (path relative to the hierarchy root, as memcgctl takes it).
+scratch_new() {
+	parent=${2:-$MCG_CGROOT}
+	if [ "$parent" = "$MCG_CGROOT" ]; then
+		CG="$MCG_CGROOT/$MCG_PREFIX-$1"
+	else
+		CG="$parent/$1"
+		if [ "$MCG_CGVER" = 2 ]; then
+			echo +memory >"$parent/cgroup.subtree_control" || fail "cannot enable memory in $parent"
+		fi
+	fi
+	mkdir "$CG" || fail "cannot create scratch cgroup $CG"
+	echo "$CG" >>"$MCG_CLEAN_CGS"
+	CGREL=${CG#"$MCG_CGROOT"}
+}
+
+# spawn_in CGDIR CMD...: start CMD inside CGDIR in the background; waits for it to print
+# "ready" (mcg-load does) unless SPAWN_NOWAIT=1. Sets SPAWN_PID and SPAWN_OUT.
+spawn_in() {
+	cgdir=$1
+	shift
+	SPAWN_OUT="$MCG_TMP/spawn.$$.$(date +%s%N)"
+	: >"$SPAWN_OUT"
+	sh -c 'echo $$ >"$1/cgroup.procs" || exit 99; shift; exec "$@"' sh "$cgdir" "$@" >"$SPAWN_OUT" 2>&1 &
+	SPAWN_PID=$!
+	echo "$SPAWN_PID" >>"$MCG_CLEAN_PIDS"
+	[ "${SPAWN_NOWAIT:-0}" = 1 ] && return 0
+	i=0
+	while ! grep -q '^ready' "$SPAWN_OUT"; do
+		kill -0 "$SPAWN_PID" 2>/dev/null || fail "child '$*' exited early: $(cat "$SPAWN_OUT")"
+		i=$((i + 1))
+		[ $i -gt 1200 ] && fail "child '$*' not ready after 120 s"
+		sleep 0.1
+	done
+}
+
+# run_in CGDIR CMD...: run CMD inside CGDIR in the foreground and wait for it.
+run_in() {
+	cgdir=$1
+	shift
+	sh -c 'echo $$ >"$1/cgroup.procs" || exit 99; shift; exec "$@"' sh "$cgdir" "$@"
+}
+
+# stop_pid PID: kill one of our children and reap it.
+stop_pid() {
+	kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	return 0
+}
+
+knob() { cat "$1/$2"; }
+# stat_key CGDIR KEY: a memory.stat value.
+stat_key() { awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print "absent" }' "$1/memory.stat"; }
+# The kernel's unlimited value on v1 (page-rounded LONG_MAX).
+V1_MAX=9223372036854771712
+
+# json FILTER: run jq on stdin, raw output.
+json() { jq -r "$1"; }
+
+assert_eq() {
+	[ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
+	ok "$1 = $3"
+}
+# assert_near WHAT EXPECTED ACTUAL PERCENT [SLACK_BYTES]
+assert_near() {
+	awk -v e="$2" -v a="$3" -v p="$4" -v s="${5:-0}" 'BEGIN {
+		d = e - a; if (d < 0) d = -d; lim = e * p / 100 + s; exit !(d <= lim) }' ||
+		fail "$1: expected $2 (within $4% + ${5:-0}), got $3"
+	ok "$1 = $3 (expected ~$2)"
+}
+# assert_le WHAT A B: A <= B
+assert_le() {
+	awk -v a="$2" -v b="$3" 'BEGIN { exit !(a + 0 <= b + 0) }' || fail "$1: expected $2 <= $3"
+	ok "$1: $2 <= $3"
+}
+# assert_cmd_fails WHAT EXPECTED_STATUS CMD...: CMD exits with EXPECTED_STATUS; stderr kept in LAST_ERR.
+assert_status() {
+	what=$1
+	want=$2
+	shift 2
+	set +e
+	"$@" >"$MCG_TMP/out" 2>"$MCG_TMP/err"
+	got=$?
+	set -e
+	LAST_OUT=$(cat "$MCG_TMP/out")
+	LAST_ERR=$(cat "$MCG_TMP/err")
+	[ "$got" = "$want" ] || fail "$what: exit $got, expected $want (stderr: $LAST_ERR)"
+	ok "$what: exit $got"
+}

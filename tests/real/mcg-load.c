@@ -1,0 +1,139 @@
+/* mcg-load.c: a test workload: page cache (clean or dirty), anon and mlocked memory, on demand. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: mcg-load write FILE MIB [--sync] [--bs KIB] [--hold]\n"
+			"       mcg-load read FILE [--hold]\n"
+			"       mcg-load anon MIB [--hold]\n"
+			"       mcg-load mlock MIB [--hold]\n"
+			"       mcg-load hold\n");
+	exit(2);
+}
+
+static long arg_mib(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*end || v < 0)
+		usage();
+	return v;
+}
+
+static int do_write(const char *file, long mib, int sync_it, long bs_kib)
+{
+	size_t bs = (size_t)bs_kib * 1024;
+	char *buf = malloc(bs);
+	long long total = (long long)mib << 20, done = 0;
+	int fd;
+
+	if (!buf)
+		return 1;
+	memset(buf, 'x', bs);
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0) {
+		perror(file);
+		return 1;
+	}
+	while (done < total) {
+		size_t n = (size_t)(total - done < (long long)bs ? total - done : (long long)bs);
+		ssize_t w = write(fd, buf, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("write");
+			return 1;
+		}
+		done += w;
+	}
+	if (sync_it && fsync(fd) < 0) {
+		perror("fsync");
+		return 1;
+	}
+	close(fd);
+	free(buf);
+	return 0;
+}
+
+static int do_read(const char *file)
+{
+	char buf[1 << 16];
+	int fd = open(file, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0) {
+		perror(file);
+		return 1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	close(fd);
+	return n < 0;
+}
+
+static int do_anon(long mib, int lock)
+{
+	size_t len = (size_t)mib << 20;
+	char *p;
+
+	if (!len)
+		return 0;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	if (lock && mlock(p, len) < 0) {
+		perror("mlock");
+		return 1;
+	}
+	for (size_t i = 0; i < len; i += 4096)
+		p[i] = 1;
+	return 0; /* kept mapped on purpose */
+}
+
+int main(int argc, char **argv)
+{
+	int hold = 0, sync_it = 0, r = 0, i;
+	long bs = 1024;
+
+	if (argc < 2)
+		usage();
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--hold"))
+			hold = 1;
+		else if (!strcmp(argv[i], "--sync"))
+			sync_it = 1;
+		else if (!strcmp(argv[i], "--bs") && i + 1 < argc)
+			bs = arg_mib(argv[++i]);
+	}
+	if (!strcmp(argv[1], "write") && argc >= 4)
+		r = do_write(argv[2], arg_mib(argv[3]), sync_it, bs > 0 ? bs : 1024);
+	else if (!strcmp(argv[1], "read") && argc >= 3)
+		r = do_read(argv[2]);
+	else if (!strcmp(argv[1], "anon") && argc >= 3)
+		r = do_anon(arg_mib(argv[2]), 0);
+	else if (!strcmp(argv[1], "mlock") && argc >= 3)
+		r = do_anon(arg_mib(argv[2]), 1);
+	else if (!strcmp(argv[1], "hold"))
+		hold = 1;
+	else
+		usage();
+	if (r)
+		return r;
+	printf("ready\n");
+	fflush(stdout);
+	if (hold)
+		for (;;)
+			pause();
+	return 0;
+}
