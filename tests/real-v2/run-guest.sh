@@ -205,7 +205,7 @@ throttle=
 t_boot=$(date +%s.%N)
 console=$work/console.log
 timeout -k 5 "$timeout_s" "$qemu" \
-	-accel tcg,thread=multi -machine pc -cpu max -m "$mem" -smp 2 \
+	-accel tcg,thread=multi -machine pc -cpu "${MCG_V2_CPU:-max}" -m "$mem" -smp 2 \
 	-nodefaults -no-user-config -display none -no-reboot -net none \
 	-kernel "$vmlinuz" -initrd "$work/initrd.cpio" \
 	-append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init" \
