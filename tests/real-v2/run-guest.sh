@@ -151,6 +151,10 @@ libdirs=$(cd "$root" && find . -name '*.so*' | sed 's|^\.||; s|/[^/]*$||' | sort
 
 cp -R "$src/tests/real" "$root/mcg/src/tests/real"
 cp -R "$src/tests/real-v2" "$root/mcg/src/tests/real-v2"
+mkdir -p "$root/mcg/src/tests/cli"
+for f in "$src"/tests/cli/*.sh; do
+	[ -f "$f" ] && cp "$f" "$root/mcg/src/tests/cli/"
+done
 guest_scenarios=
 for f in $scenarios; do
 	cp "$f" "$root/mcg/src/tests/real/scenarios/" 2>/dev/null || true
