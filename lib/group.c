@@ -464,7 +464,8 @@ static int walk_rec(int dirfd, const char *path, int depth, int max_depth, mcg_w
 	r = list_children(dirfd, &names, &n);
 	if (r < 0)
 		return r == -ENOENT ? 0 : r; /* removed while we walked */
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_str);
 	r = 0;
 	for (i = 0; i < n; i++) {
 		char child[4096];
