@@ -10,8 +10,8 @@
 # Env:
 #   MCG_V2_CACHE            kernel cache of setup.sh (default /var/cache/memcgctl-v2)
 #   MCG_V2_KERNEL_DIR       an unpacked linux-image .deb (default $MCG_V2_CACHE/current)
-#   MCG_V2_TIMEOUT          host-side limit for the whole boot in seconds (default 150)
-#   MCG_V2_SCENARIO_TIMEOUT per-scenario limit inside the guest (default 60)
+#   MCG_V2_TIMEOUT          host-side limit for the whole boot in seconds (default 170)
+#   MCG_V2_SCENARIO_TIMEOUT per-scenario limit inside the guest (default 90)
 #   MCG_V2_MEM_MIB          guest RAM (default 768)
 #   MCG_V2_DISK_BPS_WRITE   QEMU write throttle on the data disk in bytes/s (default: none)
 #   MCG_V2_VERBOSE=1        print every scenario's stdout/stderr, not only on failure
@@ -25,8 +25,8 @@ src=$(cd "$here/../.." && pwd)
 build=${MCG_BUILDDIR:-$src/build}
 results=
 keep_results=0
-timeout_s=${MCG_V2_TIMEOUT:-150}
-scen_timeout=${MCG_V2_SCENARIO_TIMEOUT:-60}
+timeout_s=${MCG_V2_TIMEOUT:-170}
+scen_timeout=${MCG_V2_SCENARIO_TIMEOUT:-90}
 mem=${MCG_V2_MEM_MIB:-768}
 cache=${MCG_V2_CACHE:-/var/cache/memcgctl-v2}
 kdir=${MCG_V2_KERNEL_DIR:-$cache/current}
@@ -107,10 +107,21 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/memcgctl-v2.XXXXXX")
 qpid=
 cleanup() {
-	if [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then
-		kill -KILL "$qpid" 2>/dev/null || true
-		wait "$qpid" 2>/dev/null || true
-	fi
+	trap - EXIT INT TERM HUP
+	# QEMU's own pid (from -pidfile) and timeout(1)'s: a signal to this script must not leave
+	# either behind.
+	pids="$(cat "$work/qemu.pid" 2>/dev/null || true) $qpid"
+	for pid in $pids; do
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+	i=0
+	for pid in $pids; do
+		while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		kill -KILL "$pid" 2>/dev/null || true
+	done
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -213,7 +224,7 @@ timeout -k 5 "$timeout_s" "$qemu" \
 	-nodefaults -no-user-config -display none -no-reboot -net none \
 	-kernel "$vmlinuz" -initrd "$work/initrd.cpio" \
 	-append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init" \
-	-serial "file:$console" \
+	-serial "file:$console" -pidfile "$work/qemu.pid" \
 	-drive "file=$work/data.img,if=none,id=data,format=raw,cache=unsafe$throttle" \
 	-device virtio-blk-pci,drive=data,serial=mcgdata \
 	-drive "file=$work/results.img,if=none,id=results,format=raw" \
@@ -222,7 +233,6 @@ timeout -k 5 "$timeout_s" "$qemu" \
 qpid=$!
 qrc=0
 wait "$qpid" || qrc=$?
-qpid=
 t_end=$(date +%s.%N)
 
 show_console() {
@@ -280,7 +290,7 @@ for f in $scenarios; do
 				cat "$d/$stream"
 			fi
 		done
-		[ "$rc" = 137 ] && say "$name was killed after MCG_V2_SCENARIO_TIMEOUT=${scen_timeout}s"
+		[ "$rc" = 137 ] && say "$name was killed by SIGKILL (the guest kills a scenario after MCG_V2_SCENARIO_TIMEOUT=${scen_timeout}s)"
 	fi
 done
 timing=$(awk -v a="$t_start" -v b="$t_boot" -v c="$t_end" \
