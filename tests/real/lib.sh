@@ -125,9 +125,8 @@ run_in() {
 
 # stop_pid PID: kill one of our children and reap it.
 stop_pid() {
-	kill -KILL "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
-	return 0
+	kill -KILL "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
 }
 
 knob() { cat "$1/$2"; }
