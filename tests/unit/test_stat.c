@@ -104,6 +104,23 @@ static void test_v2(void **state)
 	free(text);
 }
 
+/* memory.stat captured from Debian's 6.1 kernel in the real-v2 guest */
+static void test_v2_captured(void **state)
+{
+	char *text = slurp("v2-6.1.memory.stat");
+	struct mcg_stat st;
+
+	(void)state;
+	assert_int_equal(mcg_stat_parse(text, 2, &st), 0);
+	assert_true(mcg_stat_has(&st, MCG_S_KERNEL));
+	assert_int_equal(st.v[MCG_S_FILE], raw(&st, "file"));
+	assert_int_equal(st.v[MCG_S_FILE_DIRTY], raw(&st, "file_dirty"));
+	assert_int_equal(st.v[MCG_S_PGSTEAL_DIRECT], raw(&st, "pgsteal_direct"));
+	assert_true(st.v[MCG_S_FILE_DIRTY] >= 24ULL << 20); /* the capture wrote 24 MiB dirty */
+	mcg_stat_release(&st);
+	free(text);
+}
+
 static void test_v2_future_keys(void **state)
 {
 	struct mcg_stat st;
@@ -154,7 +171,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_v1),  cmocka_unit_test(test_v1_local_only),
-		cmocka_unit_test(test_v2),  cmocka_unit_test(test_v2_future_keys),
+		cmocka_unit_test(test_v2),  cmocka_unit_test(test_v2_captured),
+		cmocka_unit_test(test_v2_future_keys),
 		cmocka_unit_test(test_psi), cmocka_unit_test(test_keyed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

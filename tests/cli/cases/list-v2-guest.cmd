@@ -1,0 +1,1 @@
+--root @FIX@/v2-guest/cgroup --proc @FIX@/v2-guest/proc list

@@ -1,0 +1,1 @@
+--root @FIX@/v2-guest/cgroup --json show /fixture/idle
