@@ -608,11 +608,14 @@ static int watch(struct cli *cli, struct mcg_dirty_sampler *s, const struct dirt
 	return r < 0 ? EXIT_FAILURE : 0;
 }
 
-/* "--watch 2s" as two words: argp's optional arguments need "--watch=2s". */
-static char **join_watch(int argc, char **argv, int *ret_argc)
+/*
+ * "--watch 2s" as two words: argp's optional arguments need "--watch=2s". The
+ * joined words are allocated into JOINED (freed by the caller).
+ */
+static char **join_watch(int argc, char **argv, int *ret_argc, char **joined)
 {
 	char **v = calloc((size_t)argc + 1, sizeof(char *));
-	int i, n = 0;
+	int i, n = 0, nj = 0;
 
 	if (!v)
 		return NULL;
@@ -622,9 +625,12 @@ static char **join_watch(int argc, char **argv, int *ret_argc)
 			size_t len = strlen(argv[i + 1]) + 10;
 			char *j = malloc(len);
 
-			if (!j)
-				break;
+			if (!j) {
+				free(v);
+				return NULL;
+			}
 			snprintf(j, len, "--watch=%s", argv[i + 1]);
+			joined[nj++] = j;
 			v[n++] = j;
 			i++;
 			continue;
@@ -645,10 +651,11 @@ static int dirty_run(struct cli *cli, int argc, char **argv)
 	struct found f = {0};
 	uint64_t interval_ms = 1000;
 	size_t *eidx = NULL, nrows = 0, i;
-	char **v;
-	int vc, r, status = 0, version;
+	char **v, **joined;
+	int vc = 0, r, status = 0, version;
 
-	v = join_watch(argc, argv, &vc);
+	joined = calloc((size_t)argc + 1, sizeof(char *));
+	v = joined ? join_watch(argc, argv, &vc, joined) : NULL;
 	a.cgroups = calloc((size_t)argc + 1, sizeof(char *));
 	eidx = calloc((size_t)argc + 1, sizeof(size_t));
 	if (!v || !a.cgroups || !eidx) {
@@ -746,19 +753,10 @@ static int dirty_run(struct cli *cli, int argc, char **argv)
 			printf("no cgroup holds dirty or writeback pages\n");
 	}
 out:
-	if (v) {
-		for (i = 0; i < (size_t)vc; i++)
-			if (!strncmp(v[i], "--watch=", 8) && v[i] != argv[0]) {
-				int k;
-				bool orig = false;
-
-				for (k = 0; k < argc; k++)
-					orig |= v[i] == argv[k];
-				if (!orig)
-					free(v[i]);
-			}
-		free(v);
-	}
+	for (i = 0; joined && joined[i]; i++)
+		free(joined[i]);
+	free(joined);
+	free(v);
 	free(rows);
 	free(f.idx);
 	free(eidx);
