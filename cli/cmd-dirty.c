@@ -154,6 +154,10 @@ static void text_global(const struct mcg_dirty_global *g, int version)
 	printf("  dirty        %s, writeback %s\n", pages(g, g->nr_dirty, a, sizeof(a)),
 	       pages(g, g->nr_writeback, b, sizeof(b)));
 	printf("  state        %s\n", mcg_dirty_state_name(mcg_dirty_global_state(g)));
+	printf("  cgroup wb    %s\n",
+	       g->cgwb > 0	  ? "yes: memory and io are on cgroup v2 (on ext2/4, btrfs, f2fs, xfs)"
+	       : g->cgwb == 0 ? "no: memory or io is on a v1 hierarchy, only the global domain applies"
+			      : "unknown (/proc/cgroups unreadable)");
 }
 
 static void text_rows(const struct row *rows, size_t n, const struct mcg_dirty_global *g,
@@ -258,6 +262,10 @@ static void json_global(const struct mcg_dirty_global *g)
 		jw_null(stdout, "kernel");
 	}
 	jw_string(stdout, "state", mcg_dirty_state_name(mcg_dirty_global_state(g)));
+	if (g->cgwb < 0)
+		jw_null(stdout, "cgroup_writeback");
+	else
+		jw_bool(stdout, "cgroup_writeback", g->cgwb > 0);
 	jw_close_object(stdout);
 }
 

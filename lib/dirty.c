@@ -228,10 +228,44 @@ int mcg_dirty_global_read(const struct mcg_ctx *ctx, struct mcg_dirty_global *re
 	}
 	free(zbuf);
 
+	g.cgwb = -1;
+	n = mcg_proc_read(ctx, "cgroups", buf, sizeof(buf));
+	if (n >= 0) {
+		r = mcg_dirty_cgwb_parse(buf);
+		if (r >= 0)
+			g.cgwb = r;
+	}
+
 	mcg_dirty_domain_limits(&g.set, mcg_dirty_dirtyable(g.free, g.reserve, g.file), 0,
 				g.page_size, &g.lim);
 	*ret = g;
 	return 0;
+}
+
+int mcg_dirty_cgwb_parse(const char *text)
+{
+	const char *p = text;
+	int mem = -1, io = -1;
+
+	while (*p) {
+		char name[64];
+		unsigned hier, num, enabled;
+
+		if (sscanf(p, "%63s %u %u %u", name, &hier, &num, &enabled) == 4) {
+			/* hierarchy 0: the subsystem is on the default (v2) hierarchy */
+			if (!strcmp(name, "memory"))
+				mem = hier == 0 && enabled;
+			else if (!strcmp(name, "blkio") || !strcmp(name, "io"))
+				io = hier == 0 && enabled;
+		}
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	if (mem < 0 || io < 0)
+		return -ENOENT;
+	return mem && io;
 }
 
 enum mcg_dirty_state mcg_dirty_global_state(const struct mcg_dirty_global *g)
@@ -319,7 +353,8 @@ void mcg_dirty_cg_eval(struct mcg_dirty_cg *c, int version, const struct mcg_dir
 	c->dom.bg_thresh = bg.bg_thresh;
 	c->has_domain = true;
 	c->memcg_state = mcg_dirty_classify(&c->dom, dirty, wb);
-	if (c->memcg_state > c->state)
+	/* Without cgroup writeback the memcg domain is computed but not enforced. */
+	if (c->memcg_state > c->state && g->cgwb != 0)
 		c->state = c->memcg_state;
 }
 
@@ -671,7 +706,7 @@ enum mcg_dirty_level mcg_dirty_verdict(const struct mcg_dirty_cg *c, int version
 	uint64_t gthresh = g->kernel_valid ? g->kernel_thresh : g->lim.thresh;
 	uint64_t gbg = g->kernel_valid ? g->kernel_bg_thresh : g->lim.bg_thresh;
 	double expire = (double)g->set.expire_cs / 100, period = (double)g->set.writeback_cs / 100;
-	bool memcg = c->has_domain && c->memcg_state >= c->global_state;
+	bool memcg = c->has_domain && g->cgwb != 0 && c->memcg_state >= c->global_state;
 	char a[32], b[32];
 
 	mcg_size_format(held, a, sizeof(a));
@@ -714,6 +749,12 @@ enum mcg_dirty_level mcg_dirty_verdict(const struct mcg_dirty_cg *c, int version
 			 "no progress for %.0f s",
 			 expire, stale_s);
 		return MCG_DIRTY_WARN;
+	}
+	if (version == 2 && g->cgwb == 0 && held) {
+		snprintf(buf, len,
+			 "no cgroup writeback (the io controller is not on cgroup v2): this cgroup's "
+			 "memcg domain is not enforced, only the global thresholds apply");
+		return MCG_DIRTY_NOTE;
 	}
 	if (c->state == MCG_DIRTY_BACKGROUND) {
 		if (memcg)

@@ -250,6 +250,7 @@ static struct mcg_dirty_global global_host(void)
 	g.kernel_valid = true;
 	g.kernel_thresh = g.lim.thresh;
 	g.kernel_bg_thresh = g.lim.bg_thresh;
+	g.cgwb = 1;
 	return g;
 }
 
@@ -297,6 +298,44 @@ static void test_eval_v2_and_verdicts(void **state)
 	assert_int_equal(c.state, MCG_DIRTY_AT_LIMIT);
 	mcg_dirty_verdict(&c, 2, &g, -1, why, sizeof(why));
 	assert_non_null(strstr(why, "blocked"));
+}
+
+static void test_cgwb(void **state)
+{
+	struct mcg_dirty_global g = global_host();
+	struct mcg_dirty_cg c;
+	char why[512];
+
+	(void)state;
+	/* this host: memory and blkio on v1 hierarchies */
+	assert_int_equal(mcg_dirty_cgwb_parse("#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
+					      "cpuset\t3\t1\t1\nblkio\t7\t1\t1\nmemory\t4\t56\t1\n"
+					      "net_cls\t0\t1\t1\n"),
+			 0);
+	/* pure v2: everything on hierarchy 0 */
+	assert_int_equal(mcg_dirty_cgwb_parse("#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
+					      "blkio\t0\t4\t1\nmemory\t0\t4\t1\n"),
+			 1);
+	/* memory on v2, blkio still mounted on v1 (hybrid): no cgroup writeback */
+	assert_int_equal(mcg_dirty_cgwb_parse("blkio 5 1 1\nmemory 0 9 1\n"), 0);
+	/* memory disabled (cgroup_disable=memory) */
+	assert_int_equal(mcg_dirty_cgwb_parse("blkio 0 1 1\nmemory 0 1 0\n"), 0);
+	assert_int_equal(mcg_dirty_cgwb_parse("cpu 0 1 1\n"), -ENOENT);
+
+	/* v2 without cgroup writeback: the memcg domain is shown, not enforced */
+	g.cgwb = 0;
+	memset(&c, 0, sizeof(c));
+	c.file = 20 << 20;
+	c.dirty = 12 << 20;
+	c.writeback = 4 << 20;
+	c.headroom = 10240;
+	c.limit = 100 << 20;
+	mcg_dirty_cg_eval(&c, 2, &g);
+	assert_true(c.has_domain);
+	assert_int_equal(c.memcg_state, MCG_DIRTY_AT_LIMIT);
+	assert_int_equal(c.state, MCG_DIRTY_BELOW_BG);
+	assert_int_equal(mcg_dirty_verdict(&c, 2, &g, -1, why, sizeof(why)), MCG_DIRTY_NOTE);
+	assert_non_null(strstr(why, "no cgroup writeback"));
 }
 
 static void test_verdict_v1(void **state)
@@ -361,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_stat_parse),
 		cmocka_unit_test(test_eval_v2_and_verdicts),
+		cmocka_unit_test(test_cgwb),
 		cmocka_unit_test(test_verdict_v1),
 	};
 

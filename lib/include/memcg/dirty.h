@@ -72,7 +72,16 @@ struct mcg_dirty_global {
 	bool reserve_valid;    /* /proc/zoneinfo was readable */
 	uint64_t reserve;      /* totalreserve_pages, from /proc/zoneinfo */
 	struct mcg_dirty_limits lim; /* computed from the above */
+	/*
+	 * Cgroup writeback (inode_cgwb_enabled()): both memory and io on the v2
+	 * hierarchy, from /proc/cgroups (hierarchy 0). 1 yes, 0 no, -1 unknown.
+	 * Without it, dirty pages are written back by the root's wb and only
+	 * the global domain applies, whatever the memcg domain says.
+	 */
+	int cgwb;
 };
+/* Parse /proc/cgroups into 1 (memory and blkio on the v2 hierarchy), 0, or -ENOENT. */
+MCG_EXPORT int mcg_dirty_cgwb_parse(const char *proc_cgroups);
 /* Read /proc/vmstat, meminfo, zoneinfo and sys/vm/dirty_* through the ctx's procfs. */
 MCG_EXPORT int mcg_dirty_global_read(const struct mcg_ctx *ctx, struct mcg_dirty_global *ret);
 /* Global state: dirty against bg, dirty + writeback against freerun and thresh. */
