@@ -1,5 +1,5 @@
 #!/bin/sh
-# tiers: v1 v2
+# tiers: v2
 # cgroup v2 only (the memcg writeback domain): with a slow (throttled) disk, a writer in a
 # 64 MiB cgroup pushes it from "below background" to "background writeback" (or further),
 # and writeback pages are seen, in memcgctl's samples and in the kernel's memory.stat.
