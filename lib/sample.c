@@ -29,6 +29,7 @@ static const char *const v2_files[F__COUNT] = {
 #define FD_ABSENT (-1) /* the kernel has no such file here */
 #define FD_REOPEN (-2) /* out of descriptors: open/read/close each time */
 #define FD_UNSET (-3)  /* not tried yet (cgroup.procs until taskstats is asked for) */
+#define CACHE_REFRESH 16
 
 struct tgid_ent {
 	pid_t tgid;
@@ -45,6 +46,22 @@ struct node {
 	int fd[F__COUNT];
 	bool rescan;
 	bool gone;
+	/*
+	 * Limits change only by write(2), which inotify reports (IN_MODIFY on the
+	 * directory watch): they are read again only then, and every CACHE_REFRESH samples.
+	 */
+	unsigned cached; /* bit F_LIMIT / F_HIGH: cache[] holds the value (or its absence) */
+	bool cache_has[F__COUNT];
+	uint64_t cache[F__COUNT];
+	/*
+	 * An empty cgroup (usage 0 now and at the last read) has nothing memory.stat
+	 * could report moving: its last parse is reused instead of formatting the file.
+	 */
+	bool stat_cached;
+	uint64_t stat_v[MCG_C__COUNT];
+	uint64_t stat_valid;
+	uint64_t last_usage;
+	bool last_usage_ok;
 	struct node *parent;
 	struct node **kids;
 	size_t nkids, capkids;
@@ -336,7 +353,7 @@ static struct node *node_new(struct mcg_sampler *s, struct node *parent, const c
 		snprintf(full, sizeof(full), "%s%s", mcg_ctx_root(s->ctx), strcmp(path, "/") ? path : "");
 		n->wd = inotify_add_watch(s->ifd, full,
 					  IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
-						  IN_ONLYDIR | IN_DONT_FOLLOW);
+						  IN_MODIFY | IN_ONLYDIR | IN_DONT_FOLLOW);
 		if (n->wd < 0)
 			s->rescan_all = true; /* out of watches: fall back to rescanning */
 	}
@@ -513,8 +530,15 @@ static void drain_inotify(struct mcg_sampler *s)
 			} else if (ev->wd >= 0) {
 				struct node *n = find_wd(s->top, ev->wd);
 
-				if (n)
+				if (n && (ev->mask & IN_MODIFY)) {
+					unsigned f;
+
+					for (f = 0; f < F__COUNT; f++)
+						if (ev->len && s->files[f] && !strcmp(ev->name, s->files[f]))
+							n->cached &= ~(1u << f);
+				} else if (n && !(ev->mask & IN_MODIFY)) {
 					n->rescan = true;
+				}
 			}
 			p += sizeof(*ev) + ev->len;
 		}
@@ -635,6 +659,26 @@ size_t mcg_sampler_nfds(const struct mcg_sampler *s)
 	return count_fds(s->top) + (s->ifd >= 0);
 }
 
+/*
+ * One pread() per file: cgroup files are seq_files that fill the whole buffer in one call,
+ * so a short read is the whole file. (Reading on to EOF costs a second pread, and the
+ * kernel formats the file again for it: twice the CPU per refresh.)
+ */
+static ssize_t pread_once(struct mcg_sampler *s, int fd)
+{
+	ssize_t n;
+
+	do
+		n = pread(fd, s->buf, s->buflen - 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n == s->buflen - 1) /* did not fit: the slow path to EOF */
+		return mcg_fd_pread(fd, s->buf, s->buflen);
+	s->buf[n] = '\0';
+	return n;
+}
+
 /* Read file F of N into s->buf; -ENOENT when absent; -ENODEV etc. when the cgroup went away. */
 static ssize_t node_read(struct mcg_sampler *s, struct node *n, unsigned f)
 {
@@ -658,18 +702,23 @@ static ssize_t node_read(struct mcg_sampler *s, struct node *n, unsigned f)
 		close(dfd);
 		if (fd < 0)
 			return -errno;
-		r = mcg_fd_pread(fd, s->buf, s->buflen);
+		r = pread_once(s, fd);
 		close(fd);
 		return r;
 	}
-	return mcg_fd_pread(n->fd[f], s->buf, s->buflen);
+	return pread_once(s, n->fd[f]);
 }
 
 static bool read_u64(struct mcg_sampler *s, struct node *n, unsigned f, uint64_t *v, int *err)
 {
 	const char *p = s->buf;
-	ssize_t r = node_read(s, n, f);
+	ssize_t r;
 
+	if ((n->cached >> f) & 1) {
+		*v = n->cache[f];
+		return n->cache_has[f];
+	}
+	r = node_read(s, n, f);
 	if (r < 0) {
 		if (r != -ENOENT)
 			*err = (int)r;
@@ -697,6 +746,7 @@ static void set_v(struct mcg_sample_row *row, int c, uint64_t v)
 /* Fill ROW from N's files; false when the cgroup vanished under us. */
 static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample_row *row)
 {
+	bool full = s->ifd < 0 || n->wd < 0 || s->seq % CACHE_REFRESH == 0;
 	uint64_t v;
 	int err = 0;
 	ssize_t r;
@@ -705,23 +755,53 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 		return false;
 	if (read_u64(s, n, F_USAGE, &v, &err))
 		set_v(row, MCG_C_USAGE, v);
+	if (full)
+		n->cached = 0;
 	if (read_u64(s, n, F_LIMIT, &v, &err))
 		set_v(row, MCG_C_LIMIT, v);
 	else if (s->version == 2 && !strcmp(n->path, "/"))
 		set_v(row, MCG_C_LIMIT, MCG_MAX); /* the v2 root has no memory.max */
 	if (read_u64(s, n, F_HIGH, &v, &err))
 		set_v(row, MCG_C_HIGH, v);
+	if (!err) {
+		unsigned f;
+
+		for (f = F_LIMIT; f <= F_HIGH; f++) {
+			n->cache_has[f] = (row->valid >> (f == F_LIMIT ? MCG_C_LIMIT : MCG_C_HIGH)) & 1;
+			n->cache[f] = row->v[f == F_LIMIT ? MCG_C_LIMIT : MCG_C_HIGH];
+			n->cached |= 1u << f;
+		}
+	}
 	if (read_u64(s, n, F_FAILCNT, &v, &err))
 		set_v(row, MCG_C_FAILCNT, v);
-	r = node_read(s, n, F_STAT);
-	if (r >= 0) {
-		if (s->version == 2)
-			parse_keyed(s->buf, v2_keys, MCG_ARRAY_SIZE(v2_keys), false, row);
-		else
-			parse_keyed(s->buf, v1_keys, MCG_ARRAY_SIZE(v1_keys), true, row);
-	} else if (r != -ENOENT) {
-		err = (int)r;
+	if (!full && n->stat_cached && n->last_usage_ok && !n->last_usage &&
+	    ((row->valid >> MCG_C_USAGE) & 1) && !row->v[MCG_C_USAGE]) {
+		unsigned c;
+
+		for (c = 0; c < MCG_C__COUNT; c++)
+			if ((n->stat_valid >> c) & 1)
+				row->v[c] = n->stat_v[c];
+		row->valid |= n->stat_valid;
+	} else {
+		uint64_t before = row->valid;
+		unsigned c;
+
+		r = node_read(s, n, F_STAT);
+		if (r >= 0) {
+			if (s->version == 2)
+				parse_keyed(s->buf, v2_keys, MCG_ARRAY_SIZE(v2_keys), false, row);
+			else
+				parse_keyed(s->buf, v1_keys, MCG_ARRAY_SIZE(v1_keys), true, row);
+		} else if (r != -ENOENT) {
+			err = (int)r;
+		}
+		n->stat_valid = row->valid & ~before;
+		for (c = 0; c < MCG_C__COUNT; c++)
+			n->stat_v[c] = row->v[c];
+		n->stat_cached = r >= 0;
 	}
+	n->last_usage_ok = (row->valid >> MCG_C_USAGE) & 1;
+	n->last_usage = row->v[MCG_C_USAGE];
 	if (node_read(s, n, F_EVENTS) >= 0)
 		parse_keyed(s->buf, v2_events, MCG_ARRAY_SIZE(v2_events), false, row);
 	if (node_read(s, n, F_PRESSURE) > 0) {
