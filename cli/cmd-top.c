@@ -98,7 +98,7 @@ static void header_text(const struct mcg_snapshot *s, const struct top_opts *o)
 	char a[16], b[16], c[16];
 
 #define GV(id) ((g->valid >> (id)) & 1)
-	printf("memcgctl top: cgroup v%d, %zu cgroups, sample %llu, interval %.2fs\n", s->version,
+	printf("memcgctl top: cgroup v%d, %zu cgroups, sample %llu, interval %.1fs\n", s->version,
 	       s->n_rows, (unsigned long long)s->seq, s->interval);
 	if (GV(MCG_G_MEM_TOTAL)) {
 		top_fmt_size((double)g->v[MCG_G_MEM_TOTAL], a, sizeof(a));
@@ -254,6 +254,7 @@ static void print_json(const struct mcg_snapshot *s, const struct top_opts *o)
 		jw_u64(stdout, "depth", (uint64_t)r->depth);
 		json_counters(r, s->version);
 		/* the columns as shown (rates in bytes/s, events since start) */
+		jw_open_object(stdout, "columns");
 		for (k = TOP_USAGE; k < TOP_COL__COUNT; k++) {
 			double v;
 
@@ -272,6 +273,7 @@ static void print_json(const struct mcg_snapshot *s, const struct top_opts *o)
 				jw_null(stdout, top_cols[k].key);
 			}
 		}
+		jw_close_object(stdout);
 		jw_open_object(stdout, "per_second");
 		for (c = 0; c < MCG_C__COUNT; c++)
 			if (mcg_counter_is_event(c) && ((r->rate_valid >> c) & 1))
