@@ -416,7 +416,8 @@ static int node_rescan(struct mcg_sampler *s, struct node *n)
 			goto oom;
 		nn++;
 	}
-	qsort(names, nn, sizeof(*names), cmp_str);
+	if (nn)
+		qsort(names, nn, sizeof(*names), cmp_str);
 	/* the kids are kept sorted by name: merge the two lists */
 	kids = malloc((nn ? nn : 1) * sizeof(*kids));
 	if (!kids)
@@ -860,7 +861,7 @@ static void stall_node(struct mcg_sampler *s, struct node *n, struct tg_vec *now
 			{
 				struct tgid_ent key = {(pid_t)pid, 0}, *old;
 
-				old = bsearch(&key, s->tg, s->ntg, sizeof(*s->tg), cmp_tg);
+				old = s->ntg ? bsearch(&key, s->tg, s->ntg, sizeof(*s->tg), cmp_tg) : NULL;
 				if (old && delay >= old->delay_ns)
 					n->stall_acc += delay - old->delay_ns;
 			}
@@ -889,7 +890,8 @@ static void sample_taskstats(struct mcg_sampler *s)
 	struct tg_vec now = {0};
 
 	stall_node(s, s->top, &now);
-	qsort(now.v, now.n, sizeof(*now.v), cmp_tg);
+	if (now.n)
+		qsort(now.v, now.n, sizeof(*now.v), cmp_tg);
 	free(s->tg);
 	s->tg = now.v;
 	s->ntg = now.n;
