@@ -138,7 +138,7 @@ static int fit_columns(const struct view_frame *f, int *cols, int *namew)
 		if (!top_col_on(c, f->snap->version))
 			continue;
 		w = top_cols[c].width + 1 + (c == TOP_PCT ? 11 : 0);
-		if (used + w + 16 > COLS)
+		if (used + w + 22 > COLS)
 			break;
 		cols[n++] = c;
 		used += w;
@@ -146,8 +146,8 @@ static int fit_columns(const struct view_frame *f, int *cols, int *namew)
 	*namew = COLS - used - 1;
 	if (*namew > 40)
 		*namew = 40;
-	if (*namew < 8)
-		*namew = 8;
+	if (*namew < 22)
+		*namew = 22;
 	return n;
 }
 
@@ -210,7 +210,8 @@ static void draw_table(const struct view_frame *f, int y0)
 		const struct mcg_sample_row *r = &s->rows[f->rows[i]];
 		bool sel = i == f->sel;
 		int indent = f->model->flat ? 0 : r->depth * 2;
-		bool has_kids = i + 1 < s->n_rows && (size_t)f->rows[i] + 1 < s->n_rows &&
+		/* rows are in pre-order: a first child comes right after its parent */
+		bool has_kids = (size_t)f->rows[i] + 1 < s->n_rows &&
 				s->rows[f->rows[i] + 1].parent == f->rows[i];
 		char name[256];
 
