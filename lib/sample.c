@@ -618,9 +618,11 @@ void mcg_sampler_free(struct mcg_sampler *s)
 {
 	if (!s)
 		return;
-	node_free(s, s->top);
+	/* closing the inotify descriptor first drops every watch at once */
 	if (s->ifd >= 0)
 		close(s->ifd);
+	s->ifd = -1;
+	node_free(s, s->top);
 	mcg_snapshot_unref(s->prev);
 	mcg_taskstats_close(s->ts);
 	free(s->tg);
@@ -773,8 +775,22 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 			n->cached |= 1u << f;
 		}
 	}
-	if (read_u64(s, n, F_FAILCNT, &v, &err))
+	/*
+	 * failcnt counts charges that hit this cgroup's own limit (page_counter_try_charge,
+	 * mm/page_counter.c); without a limit it can only change by a write, which inotify
+	 * reports. So it is re-read only where there is a limit to hit.
+	 */
+	if (!((row->valid >> MCG_C_LIMIT) & 1) || row->v[MCG_C_LIMIT] != MCG_MAX)
+		n->cached &= ~(1u << F_FAILCNT);
+	if (read_u64(s, n, F_FAILCNT, &v, &err)) {
 		set_v(row, MCG_C_FAILCNT, v);
+		n->cache[F_FAILCNT] = v;
+		n->cache_has[F_FAILCNT] = true;
+	} else {
+		n->cache_has[F_FAILCNT] = false;
+	}
+	if (!err && s->files[F_FAILCNT])
+		n->cached |= 1u << F_FAILCNT;
 	if (!full && n->stat_cached && n->last_usage_ok && !n->last_usage &&
 	    ((row->valid >> MCG_C_USAGE) & 1) && !row->v[MCG_C_USAGE]) {
 		unsigned c;

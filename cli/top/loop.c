@@ -35,6 +35,8 @@ struct loop {
 	char **overlay;
 	size_t noverlay, overlay_top;
 	bool detail;
+	bool quit; /* SIGTERM or SIGHUP while a child command ran */
+	int sfd; /* signalfd: SIGINT typed at a child command is the child's, not ours */
 };
 
 struct key {
@@ -156,6 +158,7 @@ static void detail_fill(struct loop *l)
 static void run_self(struct loop *l, const char *const *args)
 {
 	const char *argv[24];
+	const char *cmd = args[0];
 	int n = 0, st;
 	pid_t pid;
 	char line[8];
@@ -198,13 +201,22 @@ static void run_self(struct loop *l, const char *const *args)
 	else
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
-	snprintf(l->status, sizeof(l->status), "%s %s: %s", args[-1] ? "" : "", argv[n - 2],
+	snprintf(l->status, sizeof(l->status), "memcgctl %s: %s", cmd,
 		 pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "done" : "failed (see its output)");
 	printf("[exit status %d] press Enter to return to top", WIFEXITED(st) ? WEXITSTATUS(st) : 128);
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
 		clearerr(stdin);
+	/* a Ctrl-C meant for the command (it went to the whole process group) */
+	if (l->sfd >= 0) {
+		struct signalfd_siginfo si;
+
+		while (read(l->sfd, &si, sizeof(si)) == sizeof(si))
+			if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGHUP)
+				l->quit = true;
+	}
 	view_resume();
+	view_resize(); /* the terminal may have changed size meanwhile */
 }
 
 /* ---- keys ---- */
@@ -651,6 +663,7 @@ int top_interactive(struct cli *cli, struct top_opts *o, struct mcg_sampler *s)
 	sigaddset(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	l.sfd = sfd;
 	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (sfd < 0 || tfd < 0) {
 		cli_err("cannot set up the event loop: %s", strerror(errno));
@@ -710,7 +723,7 @@ int top_interactive(struct cli *cli, struct top_opts *o, struct mcg_sampler *s)
 					break;
 			}
 		}
-		if (todo & R_QUIT)
+		if ((todo & R_QUIT) || l.quit)
 			break;
 		if (todo & R_RETIME)
 			arm(tfd, o->interval_ms);

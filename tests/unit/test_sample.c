@@ -148,7 +148,7 @@ static void test_sampler_fixture(void **state)
 	/* a: counters grow; b: its counters go back (reset); c vanishes; d appears */
 	usleep(20000);
 	cg_v1(a, 131072, "2097152", 110, 9, 17);
-	cg_v1(b, 65536, "9223372036854771712", 3, 0, 0);
+	cg_v1(b, 65536, "9223372036854771712", 3, 2, 0); /* failcnt written: seen through inotify */
 	rm_cg(c);
 	cg_v1(d, 8192, "9223372036854771712", 50, 0, 0);
 	assert_int_equal(mcg_sampler_sample(s, &s2), 0);
@@ -168,6 +168,7 @@ static void test_sampler_fixture(void **state)
 	assert_true(r->id == row(s1, "/a")->id);
 	/* reset: no rate for the interval, counting goes on from the new value */
 	r = row(s2, "/b");
+	assert_true(r->v[MCG_C_FAILCNT] == 2);
 	assert_false(has_rate(r, MCG_C_PGPGOUT));
 	assert_true(r->since[MCG_C_PGPGOUT] == 3);
 	/* new: values but no rates */

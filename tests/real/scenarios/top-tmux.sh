@@ -83,6 +83,26 @@ wait_for "keys:"
 wait_for "sort by the next / previous column"
 T send-keys -t top Escape
 wait_for "CGROUP"
+# an action asks first: L, a size, Enter, then n cancels
+T send-keys -t top L
+wait_for "new limit for $parentrel"
+T send-keys -t top 1 0 M Enter
+wait_for "set the limit of $parentrel to 10M? (y/N)"
+T send-keys -t top n
+wait_for "cancelled"
+assert_eq "limit after cancel" $((64 * 1024 * 1024)) "$(knob "$parent" "$K_LIMIT")"
+# confirmed with a bad size: the command runs outside curses, fails, its error stays on the
+# screen until Enter, and top carries on (before set-limit exists, its absence is the error)
+T send-keys -t top L b o g u s Enter
+wait_for "set the limit of $parentrel to bogus? (y/N)"
+T send-keys -t top y
+wait_for "press Enter to return to top"
+screen | grep -F "set-limit $parentrel bogus" >/dev/null || { screen >&2; fail "the command line is not shown"; }
+screen | grep -E '^\[exit status [1-9]' >/dev/null || { screen >&2; fail "no failing exit status shown"; }
+ok "the failed command and its status are shown"
+T send-keys -t top Enter
+wait_for "memcgctl set-limit: failed"
+assert_eq "limit after the failed action" $((64 * 1024 * 1024)) "$(knob "$parent" "$K_LIMIT")"
 # resize: the view redraws to the new width
 T resize-window -t top -x 80 -y 24
 i=0
