@@ -12,6 +12,7 @@ sock="memcgctl-test-$$"
 T() { tmux -L "$sock" "$@"; }
 top_cleanup() {
 	st=$?
+	set +e # a failing kill-server must not skip the cleanup
 	tmux -L "$sock" kill-server 2>/dev/null
 	(exit $st) # mcg_cleanup exits with the status it finds
 	mcg_cleanup
