@@ -168,6 +168,13 @@ static void run_self(struct loop *l, const char *const *args)
 		argv[n++] = "--root";
 		argv[n++] = l->cli->root;
 	}
+	if (l->cli->root && l->cli->cgroup_version) {
+		static char ver[16];
+
+		snprintf(ver, sizeof(ver), "%d", l->cli->cgroup_version);
+		argv[n++] = "--cgroup-version";
+		argv[n++] = ver;
+	}
 	if (l->cli->procfs) {
 		argv[n++] = "--proc";
 		argv[n++] = l->cli->procfs;
