@@ -272,11 +272,25 @@ static void test_taskstats(void **state)
 	mcg_taskstats_close(ts);
 }
 
+/* The fixture tree goes even when an assertion stopped the test half-way. */
+static int remove_tree(void **state)
+{
+	char cmd[256];
+
+	(void)state;
+	if (tmpl[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
+		if (system(cmd) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_taskstats),
-		cmocka_unit_test(test_sampler_fixture),
+		cmocka_unit_test_teardown(test_sampler_fixture, remove_tree),
 		cmocka_unit_test(test_rates_pure),
 	};
 

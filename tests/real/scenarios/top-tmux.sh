@@ -14,6 +14,7 @@ top_cleanup() {
 	st=$?
 	set +e # a failing kill-server must not skip the cleanup
 	tmux -L "$sock" kill-server 2>/dev/null
+	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"
 	(exit $st) # mcg_cleanup exits with the status it finds
 	mcg_cleanup
 }
