@@ -6,4 +6,144 @@
 #error "include <memcg.h>, not <memcg/sample.h>"
 #endif
 
+/*
+ * The sampler walks the memory hierarchy once, keeps a descriptor open on each
+ * control file it reads and rereads them with pread() on every sample. Children
+ * appearing and vanishing are seen through inotify on the directories (a full
+ * rescan when inotify is unavailable or overflows). Each sample returns an
+ * immutable, reference-counted snapshot: rows in tree pre-order with a parent
+ * index, raw counters with a validity bit each, and per-second rates against
+ * the previous snapshot (valid only when both values exist and did not go back).
+ */
+
+/* Counters of one row. Amounts are bytes; events are counts; *_US microseconds. */
+enum mcg_counter {
+	MCG_C_USAGE,
+	MCG_C_LIMIT,
+	MCG_C_HIGH, /* v2 */
+	MCG_C_ANON,
+	MCG_C_FILE,
+	MCG_C_DIRTY,
+	MCG_C_WRITEBACK,
+	MCG_C_PGSCAN,        /* v2 memory.stat, pages */
+	MCG_C_PGSTEAL,       /* v2 */
+	MCG_C_PGSCAN_KSWAPD, /* v2 */
+	MCG_C_PGSCAN_DIRECT,
+	MCG_C_PGSTEAL_KSWAPD,
+	MCG_C_PGSTEAL_DIRECT,
+	MCG_C_PGPGOUT, /* v1 (pages uncharged: reclaim and frees) */
+	MCG_C_REFAULT, /* workingset_refault_anon + _file (or v1 total_ forms) */
+	MCG_C_EV_HIGH, /* v2 memory.events */
+	MCG_C_EV_MAX,
+	MCG_C_EV_OOM,
+	MCG_C_EV_OOM_KILL,
+	MCG_C_FAILCNT,     /* v1 memory.failcnt */
+	MCG_C_PSI_SOME_US, /* memory.pressure totals */
+	MCG_C_PSI_FULL_US,
+	MCG_C_STALL_NS, /* taskstats freepages_delay_total summed over the tasks */
+	MCG_C__COUNT
+};
+
+/* Is the counter monotonic (an event count), so that a rate makes sense? */
+MCG_EXPORT bool mcg_counter_is_event(enum mcg_counter c);
+/* JSON / text name: "usage", "pgsteal", "events_oom_kill", ... */
+MCG_EXPORT const char *mcg_counter_name(enum mcg_counter c);
+
+struct mcg_sample_row {
+	const char *path; /* relative to the root: "/", "/a", "/a/b" */
+	const char *name; /* last component ("/" for the root) */
+	int depth;        /* 0 for the root of the walk */
+	int parent;       /* row index of the parent, -1 for the first row */
+	uint64_t id;      /* identity across snapshots (a cgroup recreated gets a new id) */
+	uint64_t v[MCG_C__COUNT];
+	uint64_t valid; /* bit c: v[c] read from the kernel */
+	/* Per second over the last interval; bit c of rate_valid says it was computed. */
+	double rate[MCG_C__COUNT];
+	uint64_t rate_valid;
+	/* Events counted since this row was first seen (resets absorbed). */
+	uint64_t since[MCG_C__COUNT];
+	double psi_some_avg10, psi_full_avg10;
+	bool psi_some_valid, psi_full_valid;
+	int async; /* async-reclaim: 1 on, 0 off, -1 unknown (no state directory) */
+};
+
+struct mcg_sample_global {
+	uint64_t valid; /* bit g: v[g] known */
+	uint64_t v[16];
+	double rate[16];
+	uint64_t rate_valid;
+	double psi_some_avg10, psi_full_avg10;
+	bool psi_some_valid, psi_full_valid;
+	int delayacct; /* /proc/sys/kernel/task_delayacct: 1, 0, -1 unknown */
+};
+/* Indexes into mcg_sample_global.v: bytes, or page counts for the vmstat events. */
+enum mcg_global_id {
+	MCG_G_MEM_TOTAL,
+	MCG_G_MEM_AVAILABLE,
+	MCG_G_MEM_FREE,
+	MCG_G_DIRTY, /* nr_dirty, bytes */
+	MCG_G_WRITEBACK,
+	MCG_G_DIRTY_THRESH, /* nr_dirty_threshold, bytes */
+	MCG_G_DIRTY_BG_THRESH,
+	MCG_G_PGSCAN_KSWAPD, /* /proc/vmstat, pages */
+	MCG_G_PGSCAN_DIRECT,
+	MCG_G_PGSTEAL_KSWAPD,
+	MCG_G_PGSTEAL_DIRECT,
+	MCG_G__COUNT
+};
+
+struct mcg_snapshot {
+	int version;
+	uint64_t seq;      /* 1 for the first snapshot of a sampler */
+	double interval;   /* seconds since the previous snapshot, 0 for the first */
+	uint64_t mono_ns;  /* CLOCK_MONOTONIC when taken */
+	uint64_t page_size;
+	size_t n_rows;
+	struct mcg_sample_row *rows;
+	struct mcg_sample_global global;
+	bool taskstats;     /* stall times were collected */
+	int taskstats_err;  /* 0, or why they were not (-EPERM, -ENOTSUP for delayacct off) */
+	/* private */
+	int refs;
+	char *strings;
+};
+
+struct mcg_sampler;
+
+enum {
+	MCG_SAMPLER_TASKSTATS = 1 << 0, /* collect per-cgroup direct-reclaim stall times */
+};
+
+/* Sample the tree under PATH ("/" for everything). */
+MCG_EXPORT int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned flags,
+			       struct mcg_sampler **ret);
+MCG_EXPORT void mcg_sampler_free(struct mcg_sampler *s);
+MCG_EXPORT int mcg_sampler_set_flags(struct mcg_sampler *s, unsigned flags);
+/* Take a snapshot (rates against the previous one). The caller owns one reference. */
+MCG_EXPORT int mcg_sampler_sample(struct mcg_sampler *s, struct mcg_snapshot **ret);
+/* Number of open descriptors the sampler keeps (for tests and the benchmark). */
+MCG_EXPORT size_t mcg_sampler_nfds(const struct mcg_sampler *s);
+
+MCG_EXPORT struct mcg_snapshot *mcg_snapshot_ref(struct mcg_snapshot *snap);
+MCG_EXPORT void mcg_snapshot_unref(struct mcg_snapshot *snap);
+
+/*
+ * Fill CUR's rates and since-start counts from PREV (NULL: first snapshot), matching
+ * rows by id. A counter that went back (reset, cgroup recreated) has no rate for
+ * that interval; its since-start count continues from the new value.
+ */
+MCG_EXPORT void mcg_snapshot_rates(const struct mcg_snapshot *prev, struct mcg_snapshot *cur);
+
+/* ---- taskstats (generic netlink): direct-reclaim delay per task ---- */
+struct mcg_taskstats;
+/* -EPERM without CAP_NET_ADMIN, -ENOENT when the TASKSTATS family is missing. */
+MCG_EXPORT int mcg_taskstats_open(struct mcg_taskstats **ret);
+MCG_EXPORT void mcg_taskstats_close(struct mcg_taskstats *ts);
+/* freepages_delay_total (ns) and freepages_count of TGID (all its threads). */
+MCG_EXPORT int mcg_taskstats_tgid(struct mcg_taskstats *ts, pid_t tgid, uint64_t *ret_delay_ns,
+				  uint64_t *ret_count);
+/* kernel.task_delayacct: 1, 0, or -errno. */
+MCG_EXPORT int mcg_delayacct_get(const struct mcg_ctx *ctx);
+MCG_EXPORT int mcg_delayacct_set(const struct mcg_ctx *ctx, bool on);
+
 #endif

@@ -1,0 +1,116 @@
+#!/bin/sh
+# bench/top.sh: CPU per refresh and peak RSS of 'memcgctl top -b' on 100 and 1000 scratch cgroups,
+# side by side with a raw open/read/close pass and a kept-fd pread pass over the same 4 files per
+# cgroup, in one run (configurations alternated, several rounds, medians). Also the taskstats cost.
+# usage: bench/top.sh [BUILD_DIR]   (root; creates memcgctl-bench-PID-* under the memory root)
+set -eu
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$src/build}
+bin=$build/memcgctl
+ROUNDS=${ROUNDS:-5}
+REFRESH=${REFRESH:-20}
+SIZES=${SIZES:-"100 1000"}
+
+if [ -d /sys/fs/cgroup/memory ] && [ -f /sys/fs/cgroup/memory/memory.stat ]; then
+	root=/sys/fs/cgroup/memory
+else
+	root=/sys/fs/cgroup
+fi
+[ "$(id -u)" = 0 ] || { echo "bench/top.sh: needs root" >&2; exit 1; }
+tmp=$(mktemp -d /tmp/memcgctl-bench-top.XXXXXX)
+parent="$root/memcgctl-bench-$$"
+pids=""
+cleanup() {
+	set +e
+	for p in $pids; do kill -KILL "$p" 2>/dev/null; done
+	for p in $pids; do wait "$p" 2>/dev/null; done
+	rm -rf "$tmp/data"
+	if [ -d "$parent" ]; then
+		find "$parent" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
+		rmdir "$parent"
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+cc -O2 -Wall -o "$tmp/top-raw" "$src/bench/top-raw.c" -I"$src/lib/include" "$build/libmemcg.a" \
+	$(pkg-config --cflags --libs libnl-genl-3.0 libcgroup) -lm
+
+median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+
+mkdir "$parent"
+[ -f "$root/cgroup.subtree_control" ] && echo +memory >"$parent/cgroup.subtree_control"
+made=0
+printf 'memcgctl top benchmark: %s, %s refreshes per run, %s rounds, CPU = user+sys\n' \
+	"$(uname -r)" "$REFRESH" "$ROUNDS"
+printf '%-6s %-9s %-28s %10s %10s\n' cgroups state pass ms/refresh peak_RSS
+measure() { # N STATE
+	n=$1
+	: >"$tmp/ocr" ; : >"$tmp/pread" ; : >"$tmp/top" ; : >"$tmp/json" ; : >"$tmp/rss"
+	r=0
+	while [ $r -lt "$ROUNDS" ]; do
+		# shellcheck disable=SC2086
+		"$tmp/top-raw" ocr "$REFRESH" $dirs | awk '{print $2}' >>"$tmp/ocr"
+		# shellcheck disable=SC2086
+		"$tmp/top-raw" pread "$REFRESH" $dirs | awk '{print $2}' >>"$tmp/pread"
+		# memcgctl: (N+1 samples - 1 sample) / N removes start-up and the first walk
+		a=$("$tmp/top-raw" run "$bin" top -b -n 1 -d 0.05 "$rel" | awk '{print $2}')
+		b=$("$tmp/top-raw" run "$bin" top -b -n $((REFRESH + 1)) -d 0.05 "$rel")
+		echo "$b" | awk '{print $4}' >>"$tmp/rss"
+		echo "$a $(echo "$b" | awk '{print $2}')" | awk -v n="$REFRESH" '{printf "%.4f\n", ($2-$1)/n}' >>"$tmp/top"
+		a=$("$tmp/top-raw" run "$bin" --json top -b -n 1 -d 0.05 "$rel" | awk '{print $2}')
+		b=$("$tmp/top-raw" run "$bin" --json top -b -n $((REFRESH + 1)) -d 0.05 "$rel" | awk '{print $2}')
+		echo "$a $b" | awk -v n="$REFRESH" '{printf "%.4f\n", ($2-$1)/n}' >>"$tmp/json"
+		r=$((r + 1))
+	done
+	ocr=$(median <"$tmp/ocr"); pr=$(median <"$tmp/pread"); top=$(median <"$tmp/top")
+	js=$(median <"$tmp/json"); rss=$(median <"$tmp/rss")
+	printf '%-6s %-9s %-28s %10.2f %10s\n' "$n" "$2" "open/read/close, 4 files" "$ocr" -
+	printf '%-6s %-9s %-28s %10.2f %10s\n' "$n" "$2" "kept-fd pread, 4 files" "$pr" -
+	printf '%-6s %-9s %-28s %10.2f %7.1fMiB\n' "$n" "$2" "memcgctl top -b (text)" "$top" "$(echo "$rss" | awk '{print $1/1024}')"
+	printf '%-6s %-9s %-28s %10.2f %10s\n' "$n" "$2" "memcgctl top -b --json" "$js" -
+	printf '%-6s %-9s ratios: top/pread %.2f  top/open-read-close %.2f\n' "$n" "$2" \
+		"$(echo "$top $pr" | awk '{print $1/$2}')" "$(echo "$top $ocr" | awk '{print $1/$2}')"
+}
+
+mkdir "$tmp/data"
+filled=0
+for n in $SIZES; do
+	while [ $made -lt "$n" ]; do
+		mkdir "$parent/c$made"
+		made=$((made + 1))
+	done
+	dirs=$(i=0; while [ $i -lt "$n" ]; do printf '%s ' "$parent/c$i"; i=$((i + 1)); done)
+	rel=/memcgctl-bench-$$
+	measure "$n" empty
+	# every cgroup charged with 64 KiB of page cache by a short-lived child of ours
+	while [ $filled -lt "$n" ]; do
+		sh -c 'echo $$ >"$1/cgroup.procs" && head -c 65536 /dev/zero >"$2"' sh \
+			"$parent/c$filled" "$tmp/data/f$filled"
+		filled=$((filled + 1))
+	done
+	measure "$n" cache
+done
+
+# taskstats: one generic-netlink query per process, measured on our own sleeping children
+np=${TASKSTATS_PROCS:-100}
+i=0
+while [ $i -lt "$np" ]; do
+	sleep 300 &
+	pids="$pids $!"
+	echo $! >"$parent/c$((i % made))/cgroup.procs"
+	i=$((i + 1))
+done
+: >"$tmp/ts"
+r=0
+while [ $r -lt "$ROUNDS" ]; do
+	# shellcheck disable=SC2086
+	"$tmp/top-raw" taskstats "$REFRESH" $pids | awk '{print $2}' >>"$tmp/ts"
+	r=$((r + 1))
+done
+ts=$(median <"$tmp/ts")
+printf 'taskstats: %s processes: %.3f ms per refresh (%.1f us per process), delay accounting %s\n' \
+	"$np" "$ts" "$(echo "$ts $np" | awk '{print $1*1000/$2}')" \
+	"$(cat /proc/sys/kernel/task_delayacct 2>/dev/null || echo unknown)"

@@ -1,0 +1,384 @@
+/* cmd-top.c: "memcgctl top": live memory and reclaim per cgroup; batch text/JSON without a terminal. */
+#include "memcgctl.h"
+#include "output.h"
+#include "top/top.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { OPT_TASKSTATS = 0x100, OPT_NO_TASKSTATS, OPT_FLAT };
+
+static const struct argp_option top_options[] = {
+	{"batch", 'b', NULL, 0, "Batch mode: print samples as text (or --json lines), no terminal", 0},
+	{"iterations", 'n', "COUNT", 0, "Stop after COUNT samples (default: until interrupted)", 0},
+	{"delay", 'd', "INTERVAL", 0, "Time between samples: 2s, 500ms (default 2s, at least 50ms)", 0},
+	{"sort", 's', "COLUMN", 0, "Sort by COLUMN (a key such as usage, reclaim, pct; see the man page)", 0},
+	{"reverse", 'r', NULL, 0, "Reverse the sort order", 0},
+	{"filter", 'f', "TEXT", 0, "Show cgroups whose path contains TEXT (and their parents)", 0},
+	{"flat", OPT_FLAT, NULL, 0, "A flat list of paths instead of the tree", 0},
+	{"taskstats", OPT_TASKSTATS, NULL, 0,
+	 "Collect direct-reclaim stall time per cgroup (taskstats; on by default in the live view)", 0},
+	{"no-taskstats", OPT_NO_TASKSTATS, NULL, 0, "Do not collect stall times", 0},
+	{0},
+};
+
+static error_t top_parse(int key, char *arg, struct argp_state *state)
+{
+	struct top_opts *o = state->input;
+	char why[128];
+	char *end;
+	long v;
+	int c;
+
+	switch (key) {
+	case 'b':
+		o->batch = true;
+		break;
+	case 'n':
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || *end || end == arg || v < 1 || v > 100000000)
+			argp_error(state, "invalid --iterations '%s': must be a whole number from 1", arg);
+		o->count = v;
+		break;
+	case 'd':
+		if (mcg_duration_parse(arg, &o->interval_ms, why, sizeof(why)) < 0)
+			argp_error(state, "invalid --delay '%s': %s", arg, why);
+		if (o->interval_ms < 50 || o->interval_ms > 3600 * 1000)
+			argp_error(state, "invalid --delay '%s': must be from 50ms to 1h", arg);
+		break;
+	case 's':
+		c = top_col_find(arg);
+		if (c < 0)
+			argp_error(state, "invalid --sort '%s': no such column", arg);
+		o->model.sort = c;
+		break;
+	case 'r':
+		o->model.reverse = true;
+		break;
+	case 'f':
+		snprintf(o->model.filter, sizeof(o->model.filter), "%s", arg);
+		break;
+	case OPT_FLAT:
+		o->model.flat = true;
+		break;
+	case OPT_TASKSTATS:
+		o->taskstats = true;
+		o->no_taskstats = false;
+		break;
+	case OPT_NO_TASKSTATS:
+		o->no_taskstats = true;
+		o->taskstats = false;
+		break;
+	case ARGP_KEY_ARG:
+		if (o->cgroup)
+			argp_error(state, "too many arguments: '%s'", arg);
+		o->cgroup = arg;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp top_argp = {
+	top_options, top_parse, "[CGROUP]",
+	"Show memory, limits and reclaim per cgroup under CGROUP (default: all), refreshed every "
+	"interval: a live view on a terminal, batch text or JSON lines otherwise (-b, or stdout "
+	"not a terminal). Press h in the live view for the keys.",
+	cli_common_children, NULL, NULL,
+};
+
+static void header_text(const struct mcg_snapshot *s, const struct top_opts *o)
+{
+	const struct mcg_sample_global *g = &s->global;
+	char a[16], b[16], c[16];
+
+#define GV(id) ((g->valid >> (id)) & 1)
+	printf("memcgctl top: cgroup v%d, %zu cgroups, sample %llu, interval %.1fs\n", s->version,
+	       s->n_rows, (unsigned long long)s->seq, s->interval);
+	if (GV(MCG_G_MEM_TOTAL)) {
+		top_fmt_size((double)g->v[MCG_G_MEM_TOTAL], a, sizeof(a));
+		top_fmt_size((double)g->v[MCG_G_MEM_AVAILABLE], b, sizeof(b));
+		top_fmt_size((double)g->v[MCG_G_MEM_FREE], c, sizeof(c));
+		printf("memory: total %s, available %s, free %s\n", a, GV(MCG_G_MEM_AVAILABLE) ? b : "-",
+		       GV(MCG_G_MEM_FREE) ? c : "-");
+	}
+	if (GV(MCG_G_DIRTY)) {
+		top_fmt_size((double)g->v[MCG_G_DIRTY], a, sizeof(a));
+		top_fmt_size((double)g->v[MCG_G_DIRTY_THRESH], b, sizeof(b));
+		top_fmt_size((double)g->v[MCG_G_DIRTY_BG_THRESH], c, sizeof(c));
+		printf("dirty: %s of threshold %s (background %s)", a, GV(MCG_G_DIRTY_THRESH) ? b : "-",
+		       GV(MCG_G_DIRTY_BG_THRESH) ? c : "-");
+		top_fmt_size((double)g->v[MCG_G_WRITEBACK], a, sizeof(a));
+		printf(", writeback %s\n", GV(MCG_G_WRITEBACK) ? a : "-");
+	}
+	printf("reclaim/s: kswapd ");
+	if ((g->rate_valid >> MCG_G_PGSTEAL_KSWAPD) & 1) {
+		top_fmt_size(g->rate[MCG_G_PGSTEAL_KSWAPD] * (double)s->page_size, a, sizeof(a));
+		top_fmt_size(g->rate[MCG_G_PGSTEAL_DIRECT] * (double)s->page_size, b, sizeof(b));
+		printf("%s, direct %s", a, b);
+	} else {
+		printf("-, direct -");
+	}
+	printf("; psi some %s", g->psi_some_valid ? "" : "-");
+	if (g->psi_some_valid)
+		printf("%.2f", g->psi_some_avg10);
+	printf(" full %s", g->psi_full_valid ? "" : "-");
+	if (g->psi_full_valid)
+		printf("%.2f", g->psi_full_avg10);
+	printf("\n");
+	if (g->delayacct == 0)
+		printf("stall: delay accounting is off (kernel.task_delayacct=0): not measured\n");
+	else if (o->taskstats && !s->taskstats)
+		printf("stall: not measured: %s\n", mcg_strerror(s->taskstats_err));
+#undef GV
+}
+
+static void print_text(const struct mcg_snapshot *s, const struct top_opts *o, bool raw)
+{
+	const char *hdr[TOP_COL__COUNT];
+	enum col_align al[TOP_COL__COUNT];
+	int cols[TOP_COL__COUNT];
+	unsigned nc = 0, k;
+	struct table *t;
+	int *rows = malloc((s->n_rows ? s->n_rows : 1) * sizeof(*rows));
+	size_t n, i;
+
+	if (!rows)
+		return;
+	for (k = 0; k < TOP_COL__COUNT; k++) {
+		if (!top_col_on(k, s->version))
+			continue;
+		cols[nc] = (int)k;
+		hdr[nc] = top_cols[k].header;
+		al[nc++] = top_cols[k].left ? COL_LEFT : COL_RIGHT;
+	}
+	t = table_new(nc, hdr, al);
+	n = top_model_rows(&o->model, s, rows);
+	for (i = 0; t && i < n; i++) {
+		char cells[TOP_COL__COUNT][64];
+		const char *cp[TOP_COL__COUNT];
+
+		for (k = 0; k < nc; k++) {
+			top_cell_format(s, &s->rows[rows[i]], cols[k], raw, cells[k], sizeof(cells[k]));
+			cp[k] = cells[k];
+		}
+		table_add(t, cp);
+	}
+	header_text(s, o);
+	if (t)
+		table_print(t, stdout);
+	table_free(t);
+	printf("\n");
+	free(rows);
+}
+
+static void json_counters(const struct mcg_sample_row *r, int version)
+{
+	unsigned c;
+
+	for (c = 0; c < MCG_C__COUNT; c++) {
+		/* keys the version does not have are left out, present-but-unread are null */
+		if (version == 1 && (c == MCG_C_HIGH || (c >= MCG_C_PGSCAN && c <= MCG_C_PGSTEAL_DIRECT) ||
+				     (c >= MCG_C_EV_HIGH && c <= MCG_C_EV_OOM_KILL)))
+			continue;
+		if (version == 2 && (c == MCG_C_PGPGOUT || c == MCG_C_FAILCNT))
+			continue;
+		if (!mcg_counter_is_event(c))
+			jw_size(stdout, mcg_counter_name(c), r->v[c], (r->valid >> c) & 1);
+		else if ((r->valid >> c) & 1)
+			jw_u64(stdout, mcg_counter_name(c), r->v[c]);
+		else
+			jw_null(stdout, mcg_counter_name(c));
+	}
+}
+
+static void print_json(const struct mcg_snapshot *s, const struct top_opts *o)
+{
+	const struct mcg_sample_global *g = &s->global;
+	static const char *const gnames[MCG_G__COUNT] = {
+		"mem_total", "mem_available", "mem_free", "dirty", "writeback", "dirty_threshold",
+		"dirty_background_threshold", "pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd",
+		"pgsteal_direct"};
+	int *rows = malloc((s->n_rows ? s->n_rows : 1) * sizeof(*rows));
+	size_t n, i;
+	unsigned c;
+
+	if (!rows)
+		return;
+	n = top_model_rows(&o->model, s, rows);
+	jw_open_object(stdout, NULL);
+	jw_u64(stdout, "sample", s->seq);
+	jw_u64(stdout, "version", (uint64_t)s->version);
+	jw_double(stdout, "interval", s->interval);
+	jw_open_object(stdout, "global");
+	for (c = 0; c < MCG_G__COUNT; c++) {
+		if ((g->valid >> c) & 1)
+			jw_u64(stdout, gnames[c], g->v[c]);
+		else
+			jw_null(stdout, gnames[c]);
+	}
+	jw_open_object(stdout, "rates");
+	for (c = MCG_G_PGSCAN_KSWAPD; c <= MCG_G_PGSTEAL_DIRECT; c++) {
+		if ((g->rate_valid >> c) & 1)
+			jw_double(stdout, gnames[c], g->rate[c]);
+		else
+			jw_null(stdout, gnames[c]);
+	}
+	jw_close_object(stdout);
+	if (g->psi_some_valid)
+		jw_double(stdout, "psi_some_avg10", g->psi_some_avg10);
+	else
+		jw_null(stdout, "psi_some_avg10");
+	if (g->psi_full_valid)
+		jw_double(stdout, "psi_full_avg10", g->psi_full_avg10);
+	else
+		jw_null(stdout, "psi_full_avg10");
+	if (g->delayacct < 0)
+		jw_null(stdout, "delayacct");
+	else
+		jw_bool(stdout, "delayacct", g->delayacct == 1);
+	jw_bool(stdout, "stall_measured", s->taskstats);
+	jw_close_object(stdout);
+	jw_open_array(stdout, "cgroups");
+	for (i = 0; i < n; i++) {
+		const struct mcg_sample_row *r = &s->rows[rows[i]];
+		unsigned k;
+
+		jw_open_object(stdout, NULL);
+		jw_string(stdout, "path", r->path);
+		jw_u64(stdout, "depth", (uint64_t)r->depth);
+		json_counters(r, s->version);
+		/* the columns as shown (rates in bytes/s, events since start) */
+		jw_open_object(stdout, "columns");
+		for (k = TOP_USAGE; k < TOP_COL__COUNT; k++) {
+			double v;
+
+			if (!top_col_on(k, s->version) || k == TOP_USAGE || k == TOP_LIMIT ||
+			    k == TOP_HIGH || k == TOP_ANON || k == TOP_FILE || k == TOP_DIRTY ||
+			    k == TOP_WB)
+				continue;
+			if (k == TOP_ASYNC) {
+				if (r->async < 0)
+					jw_null(stdout, "async");
+				else
+					jw_bool(stdout, "async", r->async == 1);
+			} else if (top_cell_value(s, r, k, &v)) {
+				jw_double(stdout, top_cols[k].key, v);
+			} else {
+				jw_null(stdout, top_cols[k].key);
+			}
+		}
+		jw_close_object(stdout);
+		jw_open_object(stdout, "per_second");
+		for (c = 0; c < MCG_C__COUNT; c++)
+			if (mcg_counter_is_event(c) && ((r->rate_valid >> c) & 1))
+				jw_double(stdout, mcg_counter_name(c), r->rate[c]);
+		jw_close_object(stdout);
+		jw_open_object(stdout, "since_start");
+		for (c = 0; c < MCG_C__COUNT; c++)
+			if (mcg_counter_is_event(c) && ((r->valid >> c) & 1))
+				jw_u64(stdout, mcg_counter_name(c), r->since[c]);
+		jw_close_object(stdout);
+		jw_close_object(stdout);
+	}
+	jw_close_array(stdout);
+	jw_close_object(stdout);
+	jw_end(stdout);
+	free(rows);
+}
+
+static int batch(struct cli *cli, struct top_opts *o, struct mcg_sampler *s)
+{
+	struct timespec next;
+	long done = 0;
+	int r;
+
+	cli_trap_signals();
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (;;) {
+		struct mcg_snapshot *snap;
+
+		r = mcg_sampler_sample(s, &snap);
+		if (r < 0) {
+			cli_err("cannot sample cgroup '%s': %s", o->cgroup ? o->cgroup : "/",
+				mcg_strerror(r));
+			return EXIT_FAILURE;
+		}
+		if (cli->json)
+			print_json(snap, o);
+		else
+			print_text(snap, o, cli->raw);
+		fflush(stdout);
+		mcg_snapshot_unref(snap);
+		if (o->count && ++done >= o->count)
+			break;
+		/* one sample per interval, on an absolute schedule: never spin */
+		next.tv_sec += (time_t)(o->interval_ms / 1000);
+		next.tv_nsec += (long)(o->interval_ms % 1000) * 1000000L;
+		if (next.tv_nsec >= 1000000000L) {
+			next.tv_sec++;
+			next.tv_nsec -= 1000000000L;
+		}
+		while (!cli_interrupted &&
+		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+			;
+		if (cli_interrupted)
+			break;
+	}
+	return 0;
+}
+
+static int top_run(struct cli *cli, int argc, char **argv)
+{
+	struct top_opts o;
+	struct mcg_sampler *s;
+	struct mcg_ctx *ctx;
+	struct rlimit rl;
+	unsigned flags = 0;
+	int r;
+
+	memset(&o, 0, sizeof(o));
+	top_model_init(&o.model);
+	o.interval_ms = 2000;
+	r = cli_parse(&top_argp, argc, argv, &o);
+	if (r)
+		return r;
+	if (!o.batch && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO) || cli->json))
+		o.batch = true;
+	ctx = cli_ctx(cli);
+	if (!ctx)
+		return EXIT_FAILURE;
+	/* one kept descriptor per control file: 4-6 per cgroup */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	/* stall times cost a netlink round trip per process: asked for in batch mode */
+	if (o.taskstats || (!o.batch && !o.no_taskstats))
+		flags |= MCG_SAMPLER_TASKSTATS;
+	if (!o.batch)
+		o.taskstats = !o.no_taskstats;
+	r = mcg_sampler_new(ctx, o.cgroup ? o.cgroup : "/", flags, &s);
+	if (r < 0) {
+		cli_err("cannot open cgroup '%s': %s", o.cgroup ? o.cgroup : "/", mcg_strerror(r));
+		return cli_status(r);
+	}
+	if (o.batch)
+		r = batch(cli, &o, s);
+	else
+		r = top_interactive(cli, &o, s);
+	mcg_sampler_free(s);
+	return r;
+}
+
+const struct mcg_cmd cmd_top = {
+	.name = "top",
+	.summary = "Live memory, limits and reclaim per cgroup (batch text or JSON without a terminal)",
+	.argp = &top_argp,
+	.run = top_run,
+};

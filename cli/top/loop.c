@@ -1,0 +1,755 @@
+/* loop.c: the live view's event loop (poll on the terminal, a timerfd and a signalfd) and its keys. */
+#include "top/top.h"
+#include "top/view.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { R_NONE = 0, R_REDRAW = 1, R_RESAMPLE = 2, R_QUIT = 4, R_RETIME = 8 };
+
+enum input_mode { IN_NONE, IN_FILTER, IN_LIMIT, IN_CONFIRM };
+enum confirm_what { CF_LIMIT, CF_EMPTY, CF_ASYNC, CF_DELAYACCT };
+
+struct loop {
+	struct cli *cli;
+	struct top_opts *o;
+	struct mcg_sampler *s;
+	struct mcg_snapshot *snap;
+	int *rows;
+	size_t nrows, rows_cap;
+	bool paused;
+	enum input_mode input;
+	enum confirm_what confirm;
+	char text[128];   /* what is being typed */
+	char pending[128]; /* the limit to confirm */
+	char target[4096]; /* the cgroup an action is about */
+	bool target_async;
+	char status[256];
+	/* overlays: help or detail */
+	const char *overlay_title;
+	char **overlay;
+	size_t noverlay, overlay_top;
+	bool detail;
+	bool quit; /* SIGTERM or SIGHUP while a child command ran */
+	int sfd; /* signalfd: SIGINT typed at a child command is the child's, not ours */
+};
+
+struct key {
+	int key;
+	const char *name;
+	const char *help;
+	int (*fn)(struct loop *l);
+};
+
+static void overlay_free(struct loop *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->noverlay; i++)
+		free(l->overlay[i]);
+	free(l->overlay);
+	l->overlay = NULL;
+	l->noverlay = l->overlay_top = 0;
+	l->overlay_title = NULL;
+	l->detail = false;
+}
+
+__attribute__((format(printf, 2, 3))) static void overlay_add(struct loop *l, const char *fmt, ...)
+{
+	char **n = realloc(l->overlay, (l->noverlay + 1) * sizeof(*n));
+	va_list ap;
+
+	if (!n)
+		return;
+	l->overlay = n;
+	va_start(ap, fmt);
+	if (vasprintf(&n[l->noverlay], fmt, ap) >= 0)
+		l->noverlay++;
+	va_end(ap);
+}
+
+static const struct mcg_sample_row *selected(struct loop *l)
+{
+	if (!l->snap || !l->nrows)
+		return NULL;
+	return &l->snap->rows[l->rows[top_model_selected_pos(&l->o->model, l->snap, l->rows, l->nrows)]];
+}
+
+static void rebuild(struct loop *l)
+{
+	if (!l->snap)
+		return;
+	if (l->rows_cap < l->snap->n_rows) {
+		int *n = realloc(l->rows, l->snap->n_rows * sizeof(*n));
+
+		if (!n)
+			return;
+		l->rows = n;
+		l->rows_cap = l->snap->n_rows;
+	}
+	l->nrows = top_model_rows(&l->o->model, l->snap, l->rows);
+	/* keep a valid selection when the selected cgroup vanished or was filtered out */
+	if (l->nrows)
+		l->o->model.selected =
+			l->snap->rows[l->rows[top_model_selected_pos(&l->o->model, l->snap, l->rows,
+								      l->nrows)]].id;
+}
+
+/* ---- detail: everything 'show' prints, for the selected cgroup ---- */
+
+static void detail_fill(struct loop *l)
+{
+	const struct mcg_sample_row *r = selected(l);
+	struct mcg_group *g;
+	struct mcg_info i;
+	char b[48];
+	unsigned f, c;
+	size_t k;
+
+	overlay_free(l);
+	l->detail = true;
+	l->overlay_title = " detail (Esc or d: back, arrows: scroll)";
+	if (!r)
+		return;
+	if (mcg_group_open(cli_ctx(l->cli), r->path, &g) < 0 || mcg_group_info(g, &i) < 0) {
+		overlay_add(l, "cgroup %s: cannot be read (removed?)", r->path);
+		return;
+	}
+	mcg_group_close(g);
+	overlay_add(l, "cgroup %s (cgroup v%d)", i.path, i.version);
+	for (f = 0; f < MCG_F__COUNT; f++) {
+		if (!mcg_info_has(&i, f))
+			continue;
+		if (mcg_field_is_bytes(f))
+			overlay_add(l, "  %-26s %s", mcg_field_name(f), cli_size(i.f[f], b, sizeof(b)));
+		else
+			overlay_add(l, "  %-26s %llu", mcg_field_name(f), (unsigned long long)i.f[f]);
+	}
+	overlay_add(l, "per second over the last %.2fs / since top started:", l->snap->interval);
+	for (c = 0; c < MCG_C__COUNT; c++) {
+		if (!mcg_counter_is_event(c) || !((r->valid >> c) & 1))
+			continue;
+		if ((r->rate_valid >> c) & 1)
+			overlay_add(l, "  %-26s %12.1f/s %14llu", mcg_counter_name(c), r->rate[c],
+				    (unsigned long long)r->since[c]);
+		else
+			overlay_add(l, "  %-26s %14s %14llu", mcg_counter_name(c), "-",
+				    (unsigned long long)r->since[c]);
+	}
+	if (i.psi.some_valid)
+		overlay_add(l, "  pressure some avg10=%.2f avg60=%.2f avg300=%.2f", i.psi.some.avg10,
+			    i.psi.some.avg60, i.psi.some.avg300);
+	if (i.psi.full_valid)
+		overlay_add(l, "  pressure full avg10=%.2f avg60=%.2f avg300=%.2f", i.psi.full.avg10,
+			    i.psi.full.avg60, i.psi.full.avg300);
+	overlay_add(l, "memory.stat:");
+	for (k = 0; k < i.stat.n_raw; k++)
+		overlay_add(l, "  %-26s %llu", i.stat.raw[k].key, (unsigned long long)i.stat.raw[k].value);
+	mcg_info_release(&i);
+}
+
+/* ---- running this binary's other commands ---- */
+
+static void run_self(struct loop *l, const char *const *args)
+{
+	const char *argv[24];
+	const char *cmd = args[0];
+	int n = 0, st;
+	pid_t pid;
+	char line[8];
+
+	argv[n++] = "memcgctl";
+	if (l->cli->root) {
+		argv[n++] = "--root";
+		argv[n++] = l->cli->root;
+	}
+	if (l->cli->root && l->cli->cgroup_version) {
+		static char ver[16];
+
+		snprintf(ver, sizeof(ver), "%d", l->cli->cgroup_version);
+		argv[n++] = "--cgroup-version";
+		argv[n++] = ver;
+	}
+	if (l->cli->procfs) {
+		argv[n++] = "--proc";
+		argv[n++] = l->cli->procfs;
+	}
+	if (l->cli->rundir) {
+		argv[n++] = "--run-dir";
+		argv[n++] = l->cli->rundir;
+	}
+	while (*args && n < 23)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	view_suspend();
+	printf("\n$");
+	for (st = 0; argv[st]; st++)
+		printf(" %s", argv[st]);
+	printf("\n");
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		sigset_t all;
+
+		sigemptyset(&all);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+		execv("/proc/self/exe", (char *const *)argv);
+		fprintf(stderr, "memcgctl: cannot run memcgctl: %s\n", strerror(errno));
+		_exit(127);
+	}
+	st = 0;
+	if (pid < 0)
+		printf("memcgctl: cannot start a process: %s\n", strerror(errno));
+	else
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+	snprintf(l->status, sizeof(l->status), "memcgctl %s: %s", cmd,
+		 pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "done" : "failed (see its output)");
+	printf("[exit status %d] press Enter to return to top", WIFEXITED(st) ? WEXITSTATUS(st) : 128);
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		clearerr(stdin);
+	/* a Ctrl-C meant for the command (it went to the whole process group) */
+	if (l->sfd >= 0) {
+		struct signalfd_siginfo si;
+
+		while (read(l->sfd, &si, sizeof(si)) == sizeof(si))
+			if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGHUP)
+				l->quit = true;
+	}
+	view_resume();
+	view_resize(); /* the terminal may have changed size meanwhile */
+}
+
+/* ---- keys ---- */
+
+static int k_quit(struct loop *l)
+{
+	(void)l;
+	return R_QUIT;
+}
+
+static int k_help(struct loop *l);
+
+static int k_pause(struct loop *l)
+{
+	l->paused = !l->paused;
+	snprintf(l->status, sizeof(l->status), "%s", l->paused ? "paused" : "running");
+	return R_REDRAW;
+}
+
+static int k_sort_next(struct loop *l)
+{
+	top_model_sort_next(&l->o->model, l->snap ? l->snap->version : 1, 1);
+	return R_REDRAW;
+}
+
+static int k_sort_prev(struct loop *l)
+{
+	top_model_sort_next(&l->o->model, l->snap ? l->snap->version : 1, -1);
+	return R_REDRAW;
+}
+
+static int k_reverse(struct loop *l)
+{
+	l->o->model.reverse = !l->o->model.reverse;
+	return R_REDRAW;
+}
+
+static int k_tree(struct loop *l)
+{
+	l->o->model.flat = !l->o->model.flat;
+	return R_REDRAW;
+}
+
+static int k_collapse(struct loop *l)
+{
+	const struct mcg_sample_row *r = selected(l);
+
+	if (r)
+		top_model_toggle_collapse(&l->o->model, r->id);
+	return R_REDRAW;
+}
+
+static int k_filter(struct loop *l)
+{
+	l->input = IN_FILTER;
+	snprintf(l->text, sizeof(l->text), "%s", l->o->model.filter);
+	return R_REDRAW;
+}
+
+static int k_faster(struct loop *l)
+{
+	l->o->interval_ms = l->o->interval_ms > 200 ? l->o->interval_ms / 2 : 100;
+	snprintf(l->status, sizeof(l->status), "interval %.2fs", (double)l->o->interval_ms / 1000);
+	return R_RETIME | R_REDRAW;
+}
+
+static int k_slower(struct loop *l)
+{
+	l->o->interval_ms = l->o->interval_ms < 1800000 ? l->o->interval_ms * 2 : 3600000;
+	snprintf(l->status, sizeof(l->status), "interval %.2fs", (double)l->o->interval_ms / 1000);
+	return R_RETIME | R_REDRAW;
+}
+
+static int k_detail(struct loop *l)
+{
+	if (l->detail) {
+		overlay_free(l);
+		return R_REDRAW;
+	}
+	detail_fill(l);
+	return R_REDRAW;
+}
+
+static int set_target(struct loop *l)
+{
+	const struct mcg_sample_row *r = selected(l);
+
+	if (!r)
+		return -1;
+	snprintf(l->target, sizeof(l->target), "%s", r->path);
+	l->target_async = r->async == 1;
+	return 0;
+}
+
+static int k_limit(struct loop *l)
+{
+	if (set_target(l) < 0)
+		return R_NONE;
+	l->input = IN_LIMIT;
+	l->text[0] = '\0';
+	return R_REDRAW;
+}
+
+static int k_empty(struct loop *l)
+{
+	if (set_target(l) < 0)
+		return R_NONE;
+	l->input = IN_CONFIRM;
+	l->confirm = CF_EMPTY;
+	return R_REDRAW;
+}
+
+static int k_async(struct loop *l)
+{
+	if (set_target(l) < 0)
+		return R_NONE;
+	l->input = IN_CONFIRM;
+	l->confirm = CF_ASYNC;
+	return R_REDRAW;
+}
+
+static int k_delayacct(struct loop *l)
+{
+	l->input = IN_CONFIRM;
+	l->confirm = CF_DELAYACCT;
+	return R_REDRAW;
+}
+
+static int k_refresh(struct loop *l)
+{
+	(void)l;
+	return R_RESAMPLE;
+}
+
+static const struct key keys[] = {
+	{'q', "q", "quit", k_quit},
+	{'h', "h ?", "this help", k_help},
+	{'?', NULL, NULL, k_help},
+	{'p', "p", "pause / resume sampling", k_pause},
+	{' ', "space", "sample now", k_refresh},
+	{'>', "> <", "sort by the next / previous column", k_sort_next},
+	{'<', NULL, NULL, k_sort_prev},
+	{'r', "r", "reverse the sort order", k_reverse},
+	{'t', "t", "tree / flat list", k_tree},
+	{'c', "c", "collapse / expand the selected cgroup", k_collapse},
+	{'/', "/", "filter by name (empty: all)", k_filter},
+	{'+', "+ -", "sample faster / slower (halve / double the interval)", k_faster},
+	{'-', NULL, NULL, k_slower},
+	{'d', "d Enter", "detail pane of the selected cgroup (everything 'show' prints)", k_detail},
+	{VK_ENTER, NULL, NULL, k_detail},
+	{'L', "L", "set the selected cgroup's limit (memcgctl set-limit, asks first)", k_limit},
+	{'E', "E", "empty the selected cgroup (memcgctl empty, asks first)", k_empty},
+	{'A', "A", "toggle async-reclaim (memcgctl async-reclaim enable|disable, asks first)",
+	 k_async},
+	{'S', "S", "switch delay accounting on for stall times (kernel.task_delayacct, asks first)",
+	 k_delayacct},
+};
+
+static int k_help(struct loop *l)
+{
+	size_t i;
+	int c;
+
+	overlay_free(l);
+	l->overlay_title = " help (Esc, q or h: back)";
+	overlay_add(l, "keys:");
+	overlay_add(l, "  %-10s %s", "Up Down", "select; PgUp PgDn Home End");
+	for (i = 0; i < (sizeof(keys) / sizeof(keys[0])); i++)
+		if (keys[i].name)
+			overlay_add(l, "  %-10s %s", keys[i].name, keys[i].help);
+	overlay_add(l, "%s", "");
+	overlay_add(l, "columns (- means the kernel does not provide the value; rates are per second):");
+	for (c = 0; c < TOP_COL__COUNT; c++)
+		if (!l->snap || top_col_on(c, l->snap->version))
+			overlay_add(l, "  %-10s %s", top_cols[c].header, top_cols[c].help);
+	return R_REDRAW;
+}
+
+/* ---- input lines ---- */
+
+static int confirm_yes(struct loop *l)
+{
+	const char *args[8] = {0};
+	int r;
+
+	l->input = IN_NONE;
+	switch (l->confirm) {
+	case CF_LIMIT:
+		args[0] = "set-limit";
+		args[1] = l->target;
+		args[2] = l->pending;
+		run_self(l, args);
+		return R_RESAMPLE;
+	case CF_EMPTY:
+		args[0] = "empty";
+		args[1] = l->target;
+		run_self(l, args);
+		return R_RESAMPLE;
+	case CF_ASYNC:
+		args[0] = "async-reclaim";
+		args[1] = l->target_async ? "disable" : "enable";
+		args[2] = l->target;
+		run_self(l, args);
+		return R_RESAMPLE;
+	case CF_DELAYACCT:
+		r = mcg_delayacct_set(cli_ctx(l->cli), true);
+		if (r < 0) {
+			snprintf(l->status, sizeof(l->status),
+				 "cannot set kernel.task_delayacct: %s", mcg_strerror(r));
+		} else {
+			snprintf(l->status, sizeof(l->status),
+				 "delay accounting on: processes started from now on are measured");
+			mcg_sampler_set_flags(l->s, MCG_SAMPLER_TASKSTATS);
+			l->o->taskstats = true;
+		}
+		return R_RESAMPLE;
+	}
+	return R_REDRAW;
+}
+
+static int input_key(struct loop *l, int k)
+{
+	size_t len = strlen(l->text);
+
+	if (l->input == IN_CONFIRM) {
+		l->input = IN_NONE;
+		if (k == 'y' || k == 'Y')
+			return confirm_yes(l);
+		snprintf(l->status, sizeof(l->status), "cancelled");
+		return R_REDRAW;
+	}
+	if (k == VK_ESC) {
+		l->input = IN_NONE;
+		return R_REDRAW;
+	}
+	if (k == VK_BACKSPACE) {
+		if (len)
+			l->text[len - 1] = '\0';
+	} else if (k == VK_ENTER) {
+		if (l->input == IN_FILTER) {
+			snprintf(l->o->model.filter, sizeof(l->o->model.filter), "%s", l->text);
+			l->input = IN_NONE;
+		} else if (l->input == IN_LIMIT) {
+			if (!l->text[0]) {
+				l->input = IN_NONE;
+				return R_REDRAW;
+			}
+			snprintf(l->pending, sizeof(l->pending), "%s", l->text);
+			l->input = IN_CONFIRM;
+			l->confirm = CF_LIMIT;
+		}
+	} else if (k >= 32 && k < 127 && len + 1 < sizeof(l->text)) {
+		l->text[len] = (char)k;
+		l->text[len + 1] = '\0';
+	}
+	if (l->input == IN_FILTER) /* filter as you type */
+		snprintf(l->o->model.filter, sizeof(l->o->model.filter), "%s", l->text);
+	return R_REDRAW;
+}
+
+static int handle_key(struct loop *l, int k)
+{
+	size_t i, page = view_lines() > 10 ? (size_t)view_lines() - 10 : 1;
+
+	if (l->input != IN_NONE)
+		return input_key(l, k);
+	if (l->overlay_title) {
+		if (k == VK_UP && l->overlay_top)
+			l->overlay_top--;
+		else if (k == VK_DOWN && l->overlay_top + 1 < l->noverlay)
+			l->overlay_top++;
+		else if (k == VK_PGDN)
+			l->overlay_top = l->overlay_top + page < l->noverlay ? l->overlay_top + page
+									    : l->overlay_top;
+		else if (k == VK_PGUP)
+			l->overlay_top = l->overlay_top > page ? l->overlay_top - page : 0;
+		else if (k == VK_ESC || k == 'q' || k == 'h' || k == '?' || k == 'd' || k == VK_ENTER)
+			overlay_free(l);
+		return R_REDRAW;
+	}
+	switch (k) {
+	case VK_UP:
+	case VK_DOWN:
+	case VK_PGUP:
+	case VK_PGDN:
+	case VK_HOME:
+	case VK_END:
+		if (l->snap)
+			top_model_move(&l->o->model, l->snap, l->rows, l->nrows,
+				       k == VK_UP     ? -1
+				       : k == VK_DOWN ? 1
+				       : k == VK_PGUP ? -(long)page
+				       : k == VK_PGDN ? (long)page
+				       : k == VK_HOME ? -(long)l->nrows
+						      : (long)l->nrows);
+		return R_REDRAW;
+	case VK_ESC:
+		l->status[0] = '\0';
+		return R_REDRAW;
+	}
+	for (i = 0; i < (sizeof(keys) / sizeof(keys[0])); i++)
+		if (keys[i].key == k)
+			return keys[i].fn(l);
+	snprintf(l->status, sizeof(l->status), "unknown key: press h for help");
+	return R_REDRAW;
+}
+
+/* ---- drawing ---- */
+
+static void draw(struct loop *l)
+{
+	struct view_frame f = {0};
+	const struct mcg_sample_global *g;
+	char h0[512], h1[256], h2[256], h3[256], h4[256], prompt[8400], a[16], b[16], c[16];
+	int n = 0;
+
+	if (!l->snap)
+		return;
+	g = &l->snap->global;
+	snprintf(h0, sizeof(h0), "memcgctl top - cgroup v%d - %zu cgroups - every %.2fs%s%s%s",
+		 l->snap->version, l->snap->n_rows, (double)l->o->interval_ms / 1000,
+		 l->paused ? " - PAUSED" : "", l->o->model.filter[0] ? " - filter: " : "",
+		 l->o->model.filter);
+	f.header[n++] = h0;
+	top_fmt_size((double)g->v[MCG_G_MEM_TOTAL], a, sizeof(a));
+	top_fmt_size((double)g->v[MCG_G_MEM_AVAILABLE], b, sizeof(b));
+	top_fmt_size((double)g->v[MCG_G_MEM_FREE], c, sizeof(c));
+	snprintf(h1, sizeof(h1), "memory: total %s  available %s  free %s", a, b, c);
+	f.header[n++] = h1;
+	top_fmt_size((double)g->v[MCG_G_DIRTY], a, sizeof(a));
+	top_fmt_size((double)g->v[MCG_G_DIRTY_THRESH], b, sizeof(b));
+	top_fmt_size((double)g->v[MCG_G_DIRTY_BG_THRESH], c, sizeof(c));
+	snprintf(h2, sizeof(h2), "dirty: %s of threshold %s (background %s)", a, b, c);
+	f.header[n++] = h2;
+	if ((g->rate_valid >> MCG_G_PGSTEAL_KSWAPD) & 1) {
+		top_fmt_size(g->rate[MCG_G_PGSTEAL_KSWAPD] * (double)l->snap->page_size, a, sizeof(a));
+		top_fmt_size(g->rate[MCG_G_PGSTEAL_DIRECT] * (double)l->snap->page_size, b, sizeof(b));
+	} else {
+		snprintf(a, sizeof(a), "-");
+		snprintf(b, sizeof(b), "-");
+	}
+	snprintf(h3, sizeof(h3), "reclaim/s: kswapd %s  direct %s   psi some %.2f full %.2f", a, b,
+		 g->psi_some_valid ? g->psi_some_avg10 : 0.0, g->psi_full_valid ? g->psi_full_avg10 : 0.0);
+	if (!g->psi_some_valid)
+		snprintf(h3 + strlen(h3) - strlen("psi some 0.00 full 0.00"), 32, "psi -");
+	f.header[n++] = h3;
+	if (g->delayacct == 0) {
+		snprintf(h4, sizeof(h4),
+			 "stall: delay accounting is off, stall times not measured (S: switch it on)");
+		f.header[n++] = h4;
+	} else if (l->o->taskstats && !l->snap->taskstats) {
+		snprintf(h4, sizeof(h4), "stall: not measured: %s", mcg_strerror(l->snap->taskstats_err));
+		f.header[n++] = h4;
+	}
+	f.snap = l->snap;
+	f.model = &l->o->model;
+	f.rows = l->rows;
+	f.nrows = l->nrows;
+	f.sel = top_model_selected_pos(&l->o->model, l->snap, l->rows, l->nrows);
+	f.status = l->status[0] ? l->status
+				: "h help  q quit  < > sort  r reverse  / filter  t tree  d detail  L limit  E empty  A async";
+	if (l->input == IN_FILTER) {
+		snprintf(prompt, sizeof(prompt), "filter: %s", l->text);
+		f.prompt = prompt;
+	} else if (l->input == IN_LIMIT) {
+		snprintf(prompt, sizeof(prompt), "new limit for %s (512M, 80%%, max; Esc cancels): %s",
+			 l->target, l->text);
+		f.prompt = prompt;
+	} else if (l->input == IN_CONFIRM) {
+		switch (l->confirm) {
+		case CF_LIMIT:
+			snprintf(prompt, sizeof(prompt), "set the limit of %s to %s? (y/N)", l->target,
+				 l->pending);
+			break;
+		case CF_EMPTY:
+			snprintf(prompt, sizeof(prompt), "empty %s (reclaim all its memory)? (y/N)",
+				 l->target);
+			break;
+		case CF_ASYNC:
+			snprintf(prompt, sizeof(prompt), "%s async-reclaim on %s? (y/N)",
+				 l->target_async ? "disable" : "enable", l->target);
+			break;
+		case CF_DELAYACCT:
+			snprintf(prompt, sizeof(prompt),
+				 "switch delay accounting on (sysctl kernel.task_delayacct=1, system-wide)? (y/N)");
+			break;
+		}
+		f.prompt = prompt;
+	}
+	if (l->overlay_title) {
+		f.overlay_title = l->overlay_title;
+		f.overlay = (const char *const *)l->overlay;
+		f.noverlay = l->noverlay;
+		f.overlay_top = l->overlay_top;
+	}
+	view_draw(&f);
+}
+
+static int sample(struct loop *l)
+{
+	struct mcg_snapshot *snap;
+	int r = mcg_sampler_sample(l->s, &snap);
+
+	if (r < 0) {
+		snprintf(l->status, sizeof(l->status), "cannot sample: %s", mcg_strerror(r));
+		return r;
+	}
+	mcg_snapshot_unref(l->snap);
+	l->snap = snap;
+	rebuild(l);
+	if (l->detail) {
+		size_t top = l->overlay_top;
+
+		detail_fill(l);
+		l->overlay_top = top < l->noverlay ? top : 0;
+	}
+	return 0;
+}
+
+static void arm(int tfd, uint64_t ms)
+{
+	struct itimerspec it = {0};
+
+	it.it_interval.tv_sec = (time_t)(ms / 1000);
+	it.it_interval.tv_nsec = (long)(ms % 1000) * 1000000L;
+	it.it_value = it.it_interval;
+	timerfd_settime(tfd, 0, &it, NULL);
+}
+
+int top_interactive(struct cli *cli, struct top_opts *o, struct mcg_sampler *s)
+{
+	struct loop l = {0};
+	sigset_t mask, old;
+	int tfd, sfd, r, status = 0;
+	bool quit = false;
+
+	l.cli = cli;
+	l.o = o;
+	l.s = s;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGWINCH);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	l.sfd = sfd;
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (sfd < 0 || tfd < 0) {
+		cli_err("cannot set up the event loop: %s", strerror(errno));
+		status = EXIT_FAILURE;
+		goto out;
+	}
+	if (sample(&l) < 0) {
+		cli_err("cannot sample: %s", l.status);
+		status = EXIT_FAILURE;
+		goto out;
+	}
+	r = view_open();
+	if (r < 0) {
+		cli_err("cannot start the terminal view: %s (use -b for batch mode)", strerror(-r));
+		status = EXIT_FAILURE;
+		goto out;
+	}
+	arm(tfd, o->interval_ms);
+	draw(&l);
+	while (!quit) {
+		struct pollfd p[3] = {{STDIN_FILENO, POLLIN, 0}, {tfd, POLLIN, 0}, {sfd, POLLIN, 0}};
+		int todo = 0, k;
+
+		if (poll(p, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[2].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGWINCH) {
+					view_resize();
+					todo |= R_REDRAW;
+				} else {
+					quit = true;
+				}
+			}
+		}
+		if (p[1].revents & POLLIN) {
+			uint64_t ticks;
+
+			if (read(tfd, &ticks, sizeof(ticks)) > 0 && !l.paused)
+				todo |= R_RESAMPLE;
+		}
+		if (p[0].revents & (POLLHUP | POLLERR))
+			quit = true;
+		if (p[0].revents & POLLIN) {
+			while ((k = view_getkey()) >= 0) {
+				if (k == VK_RESIZE) {
+					todo |= R_REDRAW;
+					continue;
+				}
+				todo |= handle_key(&l, k);
+				if (todo & R_QUIT)
+					break;
+			}
+		}
+		if ((todo & R_QUIT) || l.quit)
+			break;
+		if (todo & R_RETIME)
+			arm(tfd, o->interval_ms);
+		if (todo & R_RESAMPLE)
+			sample(&l);
+		else if (todo & R_REDRAW)
+			rebuild(&l);
+		if (todo)
+			draw(&l);
+	}
+	view_close();
+out:
+	overlay_free(&l);
+	mcg_snapshot_unref(l.snap);
+	free(l.rows);
+	if (sfd >= 0)
+		close(sfd);
+	if (tfd >= 0)
+		close(tfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return status;
+}

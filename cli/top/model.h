@@ -1,0 +1,94 @@
+/* model.h: the pure part of 'top': columns, cell values, sort, filter, tree, selection. */
+#ifndef MEMCGCTL_TOP_MODEL_H
+#define MEMCGCTL_TOP_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memcg.h"
+
+enum top_col {
+	TOP_NAME,
+	TOP_USAGE,
+	TOP_LIMIT,
+	TOP_HIGH,
+	TOP_PCT,
+	TOP_ANON,
+	TOP_FILE,
+	TOP_DIRTY,
+	TOP_WB,
+	TOP_RECL,  /* bytes/s: pgsteal (v2), pgpgout (v1) */
+	TOP_DRECL, /* bytes/s: pgsteal_direct (v2) */
+	TOP_SCAN,  /* bytes/s: pgscan (v2) */
+	TOP_EFF,   /* % steal/scan over the interval (v2) */
+	TOP_FALL,  /* bytes/s the usage fell (v1) */
+	TOP_RFLT,  /* refaults/s */
+	TOP_EVHIGH, /* v2 events since start */
+	TOP_EVMAX,
+	TOP_EVOOM,
+	TOP_EVKILL,
+	TOP_FAIL, /* v1 failcnt/s */
+	TOP_SOME, /* PSI some avg10 */
+	TOP_FULL,
+	TOP_STALL, /* taskstats: ms of direct-reclaim stall per second */
+	TOP_ASYNC,
+	TOP_COL__COUNT
+};
+
+enum { TOP_V1 = 1 << 0, TOP_V2 = 1 << 1 };
+
+struct top_col_desc {
+	const char *header; /* text and curses */
+	const char *key;    /* JSON and --sort */
+	int width;
+	bool left;
+	unsigned versions; /* TOP_V1 | TOP_V2: where the kernel has it */
+	const char *help;
+};
+extern const struct top_col_desc top_cols[TOP_COL__COUNT];
+
+/* Is the column shown on this cgroup version? */
+bool top_col_on(enum top_col c, int version);
+/* Column by key or header (case-insensitive), -1 if none. */
+int top_col_find(const char *name);
+/* The numeric value of a cell (for sorting, bars and JSON); false when absent. */
+bool top_cell_value(const struct mcg_snapshot *s, const struct mcg_sample_row *r, enum top_col c,
+		    double *ret);
+/* The cell as text: sizes as "1.5G", rates as "12M", absent as "-". RAW: bytes as numbers. */
+void top_cell_format(const struct mcg_snapshot *s, const struct mcg_sample_row *r, enum top_col c,
+		     bool raw, char *buf, size_t len);
+/* Compact size for a cell: 0, 512K, 1.5M, 12G. */
+void top_fmt_size(double bytes, char *buf, size_t len);
+
+#define TOP_MAX_COLLAPSED 256
+
+struct top_model {
+	enum top_col sort;
+	bool reverse; /* default order: largest first (names: a to z) */
+	bool flat;    /* flat list instead of the tree */
+	char filter[128]; /* substring of the path, case-insensitive; empty: all */
+	uint64_t collapsed[TOP_MAX_COLLAPSED]; /* row ids whose children are hidden */
+	size_t ncollapsed;
+	uint64_t selected; /* row id, 0: the first row */
+};
+
+void top_model_init(struct top_model *m);
+/*
+ * The rows to show, in order, as indexes into S->rows; returns the count.
+ * Tree: siblings sorted by the sort column under their parent, a filter keeps
+ * matching rows and their ancestors; flat: matching rows sorted.
+ */
+size_t top_model_rows(const struct top_model *m, const struct mcg_snapshot *s, int *out);
+bool top_model_is_collapsed(const struct top_model *m, uint64_t id);
+void top_model_toggle_collapse(struct top_model *m, uint64_t id);
+/* Position of the selected row in OUT (0 if it vanished). */
+size_t top_model_selected_pos(const struct top_model *m, const struct mcg_snapshot *s,
+			      const int *rows, size_t n);
+/* Move the selection by DELTA rows within OUT. */
+void top_model_move(struct top_model *m, const struct mcg_snapshot *s, const int *rows, size_t n,
+		    long delta);
+/* Next / previous column shown on VERSION for sorting. */
+void top_model_sort_next(struct top_model *m, int version, int dir);
+
+#endif

@@ -1,0 +1,289 @@
+/* view.c: the curses screen of 'top': header, the table with a bar for % of limit, overlays. */
+#include "top/view.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+static SCREEN *screen;
+static bool colours;
+
+enum { C_HDR = 1, C_SEL, C_WARN, C_BAR_OK, C_BAR_HIGH, C_TITLE };
+
+int view_open(void)
+{
+	const char *term = getenv("TERM");
+
+	/* newterm, unlike initscr, returns NULL on an unknown TERM instead of exiting */
+	screen = newterm(term && *term ? term : "dumb", stdout, stdin);
+	if (!screen)
+		return -ENOTTY;
+	set_term(screen);
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	colours = has_colors();
+	if (colours) {
+		start_color();
+		use_default_colors();
+		init_pair(C_HDR, COLOR_BLACK, COLOR_CYAN);
+		init_pair(C_SEL, COLOR_BLACK, COLOR_YELLOW);
+		init_pair(C_WARN, COLOR_RED, -1);
+		init_pair(C_BAR_OK, COLOR_GREEN, -1);
+		init_pair(C_BAR_HIGH, COLOR_RED, -1);
+		init_pair(C_TITLE, COLOR_CYAN, -1);
+	}
+	return 0;
+}
+
+void view_close(void)
+{
+	if (!screen)
+		return;
+	endwin();
+	delscreen(screen);
+	screen = NULL;
+}
+
+void view_resize(void)
+{
+	struct winsize ws;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col)
+		resize_term(ws.ws_row, ws.ws_col);
+	clear();
+}
+
+int view_getkey(void)
+{
+	int c = getch();
+
+	switch (c) {
+	case ERR:
+		return -1;
+	case KEY_UP:
+		return VK_UP;
+	case KEY_DOWN:
+		return VK_DOWN;
+	case KEY_PPAGE:
+		return VK_PGUP;
+	case KEY_NPAGE:
+		return VK_PGDN;
+	case KEY_HOME:
+		return VK_HOME;
+	case KEY_END:
+		return VK_END;
+	case KEY_ENTER:
+	case '\r':
+	case '\n':
+		return VK_ENTER;
+	case 27:
+		return VK_ESC;
+	case KEY_BACKSPACE:
+	case 127:
+	case 8:
+		return VK_BACKSPACE;
+	case KEY_RESIZE:
+		return VK_RESIZE;
+	default:
+		return c;
+	}
+}
+
+void view_suspend(void)
+{
+	def_prog_mode();
+	endwin();
+}
+
+void view_resume(void)
+{
+	reset_prog_mode();
+	clear();
+	refresh();
+}
+
+int view_lines(void)
+{
+	return LINES;
+}
+
+static void put_line(int y, const char *s, attr_t attr)
+{
+	if (y >= LINES)
+		return;
+	move(y, 0);
+	clrtoeol();
+	attron(attr);
+	addnstr(s, COLS);
+	attroff(attr);
+}
+
+/* The columns that fit, in order; the name column takes what is left. */
+static int fit_columns(const struct view_frame *f, int *cols, int *namew)
+{
+	int n = 0, used = 0, c;
+
+	for (c = TOP_USAGE; c < TOP_COL__COUNT; c++) {
+		int w;
+
+		if (!top_col_on(c, f->snap->version))
+			continue;
+		w = top_cols[c].width + 1 + (c == TOP_PCT ? 11 : 0);
+		if (used + w + 22 > COLS)
+			break;
+		cols[n++] = c;
+		used += w;
+	}
+	*namew = COLS - used - 1;
+	if (*namew > 40)
+		*namew = 40;
+	if (*namew < 22)
+		*namew = 22;
+	return n;
+}
+
+static void draw_bar(double pct)
+{
+	int fill = pct <= 0 ? 0 : pct >= 100 ? 10 : (int)(pct / 10 + 0.5), i;
+	int pair = pct >= 90 ? C_BAR_HIGH : C_BAR_OK;
+
+	addch(' ');
+	addch('[');
+	if (colours)
+		attron(COLOR_PAIR(pair));
+	for (i = 0; i < 10; i++)
+		addch(i < fill ? '|' : ' ');
+	if (colours)
+		attroff(COLOR_PAIR(pair));
+	addch(']');
+}
+
+static void draw_table(const struct view_frame *f, int y0)
+{
+	const struct mcg_snapshot *s = f->snap;
+	int cols[TOP_COL__COUNT], ncols, namew, k, avail = LINES - y0 - 2, y;
+	size_t first = 0, i;
+	char cell[64], line[512];
+
+	ncols = fit_columns(f, cols, &namew);
+	/* the column header, the sort column marked */
+	move(y0, 0);
+	clrtoeol();
+	if (colours)
+		attron(COLOR_PAIR(C_HDR));
+	else
+		attron(A_REVERSE);
+	snprintf(line, sizeof(line), "%-*.*s", namew, namew, top_cols[TOP_NAME].header);
+	if (f->model->sort == TOP_NAME)
+		line[strlen(top_cols[TOP_NAME].header)] = f->model->reverse ? '^' : 'v';
+	addstr(line);
+	for (k = 0; k < ncols; k++) {
+		const struct top_col_desc *d = &top_cols[cols[k]];
+		char h[32];
+
+		snprintf(h, sizeof(h), "%s%s", d->header,
+			 f->model->sort == (enum top_col)cols[k] ? (f->model->reverse ? "^" : "v") : "");
+		printw(" %*s", d->width, h);
+		if (cols[k] == TOP_PCT)
+			printw(" %-11s", "");
+	}
+	for (k = getcurx(stdscr); k < COLS; k++)
+		addch(' ');
+	if (colours)
+		attroff(COLOR_PAIR(C_HDR));
+	else
+		attroff(A_REVERSE);
+	if (avail < 1)
+		return;
+	if (f->sel >= (size_t)avail)
+		first = f->sel - (size_t)avail + 1;
+	for (i = first, y = y0 + 1; i < f->nrows && y < y0 + 1 + avail; i++, y++) {
+		const struct mcg_sample_row *r = &s->rows[f->rows[i]];
+		bool sel = i == f->sel;
+		int indent = f->model->flat ? 0 : r->depth * 2;
+		/* rows are in pre-order: a first child comes right after its parent */
+		bool has_kids = (size_t)f->rows[i] + 1 < s->n_rows &&
+				s->rows[f->rows[i] + 1].parent == f->rows[i];
+		char name[256];
+
+		move(y, 0);
+		clrtoeol();
+		if (sel)
+			attron(colours ? COLOR_PAIR(C_SEL) : A_REVERSE);
+		if (f->model->flat)
+			snprintf(name, sizeof(name), "%s", r->path);
+		else
+			snprintf(name, sizeof(name), "%*s%s%s", indent, "",
+				 has_kids ? (top_model_is_collapsed(f->model, r->id) ? "+ " : "- ") : "",
+				 r->name);
+		printw("%-*.*s", namew, namew, name);
+		for (k = 0; k < ncols; k++) {
+			double v;
+
+			top_cell_format(s, r, cols[k], false, cell, sizeof(cell));
+			printw(" %*s", top_cols[cols[k]].width, cell);
+			if (cols[k] == TOP_PCT) {
+				if (top_cell_value(s, r, TOP_PCT, &v))
+					draw_bar(v);
+				else
+					printw(" %-11s", "");
+			}
+		}
+		if (sel) {
+			for (k = getcurx(stdscr); k < COLS; k++)
+				addch(' ');
+			attroff(colours ? COLOR_PAIR(C_SEL) : A_REVERSE);
+		}
+	}
+	for (; y < y0 + 1 + avail; y++) {
+		move(y, 0);
+		clrtoeol();
+	}
+}
+
+static void draw_overlay(const struct view_frame *f, int y0)
+{
+	int y = y0, avail = LINES - y0 - 1;
+	size_t i;
+
+	put_line(y++, f->overlay_title, colours ? COLOR_PAIR(C_HDR) : A_REVERSE);
+	for (i = f->overlay_top; i < f->noverlay && y < y0 + avail; i++)
+		put_line(y++, f->overlay[i], 0);
+	for (; y < LINES - 1; y++) {
+		move(y, 0);
+		clrtoeol();
+	}
+}
+
+void view_draw(const struct view_frame *f)
+{
+	int y = 0, i;
+
+	for (i = 0; i < 6 && f->header[i]; i++)
+		put_line(y++, f->header[i],
+			 i == 0 && colours ? COLOR_PAIR(C_TITLE) | A_BOLD
+					   : (!strncmp(f->header[i], "stall: delay", 12) && colours
+						      ? COLOR_PAIR(C_WARN)
+						      : 0));
+	if (f->overlay_title)
+		draw_overlay(f, y);
+	else
+		draw_table(f, y);
+	if (f->prompt) {
+		put_line(LINES - 1, f->prompt, A_BOLD);
+		curs_set(1);
+	} else {
+		put_line(LINES - 1, f->status ? f->status : "", A_DIM);
+		curs_set(0);
+	}
+	refresh();
+}

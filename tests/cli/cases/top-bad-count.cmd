@@ -1,0 +1,1 @@
+top -b -n 0 --root @FIX@/v1/cgroup

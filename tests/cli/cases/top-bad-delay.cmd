@@ -1,0 +1,1 @@
+top -b -d 10ms --root @FIX@/v1/cgroup

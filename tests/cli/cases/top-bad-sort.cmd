@@ -1,0 +1,1 @@
+top -b -s bogus --root @FIX@/v1/cgroup

@@ -1,0 +1,1 @@
+--json top -b -n 1 --root @FIX@/v1/cgroup --proc @FIX@/v1/proc

@@ -1,0 +1,47 @@
+#!/bin/sh
+# tiers: v1 v2
+# top -b follows the tree while it runs: a child cgroup created, then removed, another created,
+# and a limit written by someone else, each show up in the next samples as the kernel has them.
+set -eu
+. "$MCG_TESTLIB"
+require_cgroups
+
+scratch_new tree
+parent=$CG parentrel=$CGREL
+echo $((64 * 1024 * 1024)) >"$parent/$K_LIMIT"
+"$MEMCGCTL" --json top -b -n 12 -d 0.25 "$parentrel" >"$MCG_TMP/top.json" &
+toppid=$!
+echo "$toppid" >>"$MCG_CLEAN_PIDS"
+sleep 0.6
+scratch_new a "$parent"
+a=$CG
+sleep 0.6
+rmdir "$a"
+scratch_new b "$parent"
+b=$CG
+echo $((48 * 1024 * 1024)) >"$parent/$K_LIMIT"
+wait "$toppid" || fail "top exited with $?"
+
+f="$MCG_TMP/top.json"
+assert_eq "samples" 12 "$(wc -l <"$f" | tr -d ' ')"
+paths() { jq -r "select(.sample == $1) | [.cgroups[].path] | join(\" \")" "$f"; }
+assert_eq "first sample" "$parentrel" "$(paths 1)"
+assert_eq "last sample" "$parentrel $parentrel/b" "$(paths 12)"
+seen_a=$(jq -r "select([.cgroups[].path] | index(\"$parentrel/a\")) | .sample" "$f" | head -1)
+[ -n "$seen_a" ] || fail "child a never appeared"
+ok "child a appeared at sample $seen_a"
+gone_a=$(jq -r "select(.sample > $seen_a and ([.cgroups[].path] | index(\"$parentrel/a\") | not)) | .sample" "$f" | head -1)
+[ -n "$gone_a" ] || fail "child a never vanished"
+ok "child a vanished at sample $gone_a"
+# a new cgroup has values but no rates in its first sample
+first_b=$(jq -c "select([.cgroups[].path] | index(\"$parentrel/b\")) | .cgroups[1]" "$f" | head -1)
+assert_eq "new child's first reclaim rate" null "$(echo "$first_b" | jq -r .columns.reclaim)"
+klim=$(knob "$b" "$K_LIMIT")
+[ "$klim" = "$V1_MAX" ] && klim=max
+assert_eq "new child's limit (unlimited reads as max)" "$klim" "$(echo "$first_b" | jq -r .limit)"
+# the limit written while top ran: the last sample has the kernel's new value
+assert_eq "kernel limit" $((48 * 1024 * 1024)) "$(knob "$parent" "$K_LIMIT")"
+assert_eq "top's last limit" $((48 * 1024 * 1024)) \
+	"$(jq -r 'select(.sample == 12) | .cgroups[0].limit' "$f")"
+assert_eq "top's first limit" $((64 * 1024 * 1024)) \
+	"$(jq -r 'select(.sample == 1) | .cgroups[0].limit' "$f")"
