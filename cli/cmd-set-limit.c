@@ -549,9 +549,9 @@ static int begin(struct cli *cli, struct mcg_group *g, bool wait, struct mcg_txn
 	return 0;
 }
 
-static void print_result(struct cli *cli, const struct mcg_group *g, const struct mcg_limit_pre *pre,
-			 const struct mcg_limit_plan *pl, const char *status, const char *error,
-			 bool restored, bool dry_run)
+static void print_result(struct cli *cli, const struct mcg_group *g, const struct mcg_limit_req *req,
+			 const struct mcg_limit_pre *pre, const struct mcg_limit_plan *pl,
+			 const char *status, const char *error, bool restored, bool dry_run)
 {
 	uint64_t usage = 0;
 	bool have_usage = mcg_group_usage(g, &usage) == 0;
@@ -568,6 +568,11 @@ static void print_result(struct cli *cli, const struct mcg_group *g, const struc
 		else
 			jw_null(stdout, "error");
 		jw_bool(stdout, "restored", restored);
+		jw_size(stdout, "step", req->step, req->step != 0);
+		if (req->timeout_ms)
+			jw_u64(stdout, "timeout_ms", req->timeout_ms);
+		else
+			jw_null(stdout, "timeout_ms");
 		json_pre(pre);
 		json_plan(pl, !dry_run && !strcmp(status, "ok"));
 		jw_size(stdout, "usage_after", usage, have_usage && !dry_run);
@@ -710,7 +715,7 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 	}
 	if (a.dry_run) {
 		if (cli->json) {
-			print_result(cli, g, &pre, &plan,
+			print_result(cli, g, &req, &pre, &plan,
 				     pre.verdict == MCG_LV_BELOW_FLOOR ? "refused" : "planned", NULL,
 				     false, true);
 		} else {
@@ -738,7 +743,7 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 			pre.version == 2 ? "--allow-oom lets the kernel OOM-kill, --force tries "
 					   "reclaim anyway"
 					 : "--force tries anyway (the kernel answers EBUSY)");
-		print_result(cli, g, &pre, &plan, "refused", "below the unreclaimable floor", false,
+		print_result(cli, g, &req, &pre, &plan, "refused", "below the unreclaimable floor", false,
 			     false);
 		goto out;
 	}
@@ -748,7 +753,7 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 	clear_progress(&st);
 	if (r == 0) {
 		status = 0;
-		print_result(cli, g, &pre, &plan, "ok", NULL, false, false);
+		print_result(cli, g, &req, &pre, &plan, "ok", NULL, false, false);
 		goto out;
 	}
 	/* Failed: say what, what holds the memory, and whether the originals are back. */
@@ -790,7 +795,7 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 				msg, mcg_strerror(fail.rollback_err), mcg_txn_journal_path(t),
 				mcg_group_path(g));
 		}
-		print_result(cli, g, &pre, &plan, st_name, what, fail.rolled_back, false);
+		print_result(cli, g, &req, &pre, &plan, st_name, what, fail.rolled_back, false);
 		if (!fail.rolled_back)
 			status = EXIT_NOT_RESTORED;
 		else if (r == -EINTR && cli_interrupted)
