@@ -117,7 +117,7 @@ static const struct argp sl_argp = {
 	"the kernel needs, reclaiming before a shrink, every original value journalled and restored "
 	"on failure, timeout or interrupt.\v"
 	"SIZE: 512M, 1.5G, 80% (of the parent's effective limit, else RAM), max, +256M or -256M "
-	"(relative to the current value). A negative relative SIZE may need '--' before it.",
+	"(relative to the current value; -256M needs no '--').",
 	cli_common_children, NULL, NULL,
 };
 
