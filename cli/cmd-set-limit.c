@@ -251,12 +251,15 @@ static const char *const opt_names[MCG_LK__COUNT] = {
 /* Parse every value against the cgroup's current values: 0 or an exit status. */
 static int parse_values(struct mcg_group *g, const struct sl_args *a, struct mcg_limit_req *req)
 {
-	uint64_t ref;
+	uint64_t ref = 0;
+	bool percent = false;
 	size_t k;
 	int r;
 
-	r = mcg_limit_percent_ref(g, &ref);
-	if (r < 0) {
+	for (k = 0; k < MCG_LK__COUNT; k++)
+		percent |= a->val[k] && strchr(a->val[k], '%');
+	/* The parent's effective limit costs a walk: only for a percentage. */
+	if (percent && (r = mcg_limit_percent_ref(g, &ref)) < 0) {
 		cli_err("cannot read the parent's limit of '%s': %s", mcg_group_path(g), mcg_strerror(r));
 		return EXIT_FAILURE;
 	}
@@ -501,6 +504,9 @@ static void stale_report(const struct mcg_recovery *r, void *userdata)
 		cli_warn("'%s' has a journal left by an interrupted '%s' (pid %d); a real run "
 			 "restores its %d saved value(s) first (or run 'memcgctl recover %s')",
 			 r->path, r->op, (int)r->pid, r->restored, r->path);
+	else if (r->error == -ESTALE)
+		cli_warn("'%s' had a journal of '%s' (pid %d) from an earlier boot: dropped it", r->path,
+			 r->op, (int)r->pid);
 	else if (r->error && r->error != -ENOENT)
 		cli_err("cannot restore '%s' from the journal of an interrupted '%s' (pid %d): %s",
 			r->path, r->op, (int)r->pid, mcg_strerror(r->error));

@@ -212,6 +212,38 @@ static void test_recover_gone_cgroup(void **state)
 	assert_int_equal(journals(fx), 0);
 }
 
+static int last_err;
+static void err_cb(const struct mcg_recovery *r, void *u)
+{
+	(void)u;
+	last_err = r->error;
+}
+
+static void test_journal_from_earlier_boot(void **state)
+{
+	struct fx *fx = *state;
+	char proc[512], d[600];
+
+	snprintf(proc, sizeof(proc), "%s/proc", fx->dir);
+	snprintf(d, sizeof(d), "mkdir -p '%s/sys/kernel/random'", proc);
+	assert_int_equal(system(d), 0);
+	snprintf(d, sizeof(d), "%s/sys/kernel/random", proc);
+	put(d, "boot_id", "11111111-aaaa\n");
+	assert_int_equal(mcg_ctx_set_procfs(fx->ctx, proc), 0);
+	killed_run(fx);
+	assert_int_equal(journals(fx), 1);
+	put(d, "boot_id", "22222222-bbbb\n"); /* rebooted */
+	last_err = 0;
+	assert_int_equal(mcg_recover(fx->ctx, NULL, true, err_cb, NULL), 1);
+	assert_int_equal(last_err, -ESTALE);
+	assert_int_equal(journals(fx), 1); /* dry run keeps it */
+	assert_int_equal(mcg_recover(fx->ctx, NULL, false, err_cb, NULL), 1);
+	assert_int_equal(last_err, -ESTALE);
+	assert_int_equal(journals(fx), 0);
+	/* not restored: those values belonged to the previous boot */
+	assert_string_equal(get(fx, "memory.memsw.limit_in_bytes"), "268435456");
+}
+
 static void test_v1_set_limits_order(void **state)
 {
 	struct fx *fx = *state;
@@ -233,6 +265,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_one_writer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recover_after_kill, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recover_gone_cgroup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal_from_earlier_boot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v1_set_limits_order, setup, teardown),
 	};
 
