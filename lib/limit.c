@@ -125,33 +125,38 @@ int mcg_limit_current(const struct mcg_group *g, enum mcg_limit_knob k, uint64_t
 	return 0;
 }
 
-/* The parent's effective limit (MCG_MAX when none, or for the root). */
+/*
+ * The parent's effective limit (MCG_MAX when none, or for the root): the smallest
+ * limit from the parent up, read from each ancestor's limit file. Cheaper than the
+ * parent's memory.stat, which for the v1 root sums over every cgroup.
+ */
 static int parent_limit(const struct mcg_group *g, uint64_t *ret)
 {
+	const char *knob = g->ctx->version == 2 ? "memory.max" : "memory.limit_in_bytes";
 	char path[4096], *slash;
-	struct mcg_group *p;
-	struct mcg_info info;
-	int r;
+	uint64_t eff = MCG_MAX;
 
-	if (mcg_group_is_root(g)) {
-		*ret = MCG_MAX;
-		return 0;
-	}
 	snprintf(path, sizeof(path), "%s", g->path);
-	slash = strrchr(path, '/');
-	if (!slash || slash == path)
-		snprintf(path, sizeof(path), "/");
-	else
+	for (;;) {
+		struct mcg_group *p;
+		uint64_t v;
+		int r;
+
+		slash = strrchr(path, '/');
+		if (!slash || slash == path)
+			break; /* the parent is the root: no limit there */
 		*slash = '\0';
-	r = mcg_group_open(g->ctx, path, &p);
-	if (r < 0)
-		return r;
-	r = mcg_group_info(p, &info);
-	mcg_group_close(p);
-	if (r < 0)
-		return r;
-	*ret = mcg_info_has(&info, MCG_F_EFFECTIVE_LIMIT) ? info.f[MCG_F_EFFECTIVE_LIMIT] : MCG_MAX;
-	mcg_info_release(&info);
+		r = mcg_group_open(g->ctx, path, &p);
+		if (r < 0)
+			return r;
+		r = mcg_knob_read_u64(p, knob, &v);
+		mcg_group_close(p);
+		if (r < 0)
+			return r;
+		if (v < eff)
+			eff = v;
+	}
+	*ret = eff;
 	return 0;
 }
 
