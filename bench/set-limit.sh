@@ -3,8 +3,12 @@
 # with a raw write to the limit file, alternating, and print the median ratio memcgctl/raw
 # for clean, 4 KiB-written and dirty page cache. "raw" is the shell's builtin echo (no new
 # process); "raw-sh" is a new /bin/sh that does the same write, the cost of any tool that runs
-# as its own process, so memcgctl/raw-sh shows what memcgctl adds beyond being a process.
-# bash for $EPOCHREALTIME: timing without forking date(1) around each shrink.
+# as its own process, so memcgctl/raw-sh shows what memcgctl adds beyond being a process;
+# "memcgctl-root" passes --root, which skips the discovery of the hierarchy through libcgroup.
+# bash for $EPOCHREALTIME: timing without forking date(1) around each shrink. Besides wall
+# time, the CPU time (user + sys of the shell and its children, from bash's `times`) of each
+# shrink is measured: reclaim runs in the writer's context, so for clean page cache the
+# CPU time is the shrink's cost and is less disturbed by other load on the machine.
 # usage: bench/set-limit.sh [-n GIB] [-r ROUNDS] [-b BUILD_DIR] [-d DATA_DIR]
 # Needs root and a memory cgroup hierarchy (v1 at /sys/fs/cgroup/memory or v2 at /sys/fs/cgroup).
 set -eu
@@ -64,49 +68,89 @@ fill() {
 	esac
 	# shellcheck disable=SC2086
 	sh -c 'echo $$ >"$1/cgroup.procs"; shift; exec "$@"' sh "$CG" "$LOAD" write "$TMP/data" "$MIB" $args >/dev/null
+	# let the writer's exit and the fsync settle, the same for every configuration: right
+	# after a fill, starting any process takes 2-5x longer here, which is not the shrink
+	sleep 0.5
 }
 
 # shrink HOW: time one shrink to TARGET in ms (3 decimals); check the kernel's result
+# cpu_now: CPU_US = user + sys of this shell and its reaped children, in microseconds,
+# parsed without forking (a command substitution would run `times` in a subshell)
+to_us() {
+	local v=$1 m s
+	m=${v%%m*}
+	s=${v#*m}
+	s=${s%s}
+	TO_US=$(((m * 60 + 10#${s%.*}) * 1000000 + 10#${s#*.} * 1000))
+}
+cpu_now() {
+	local a b c d
+	times >"$TMP/times"
+	{ read -r a b; read -r c d; } <"$TMP/times"
+	CPU_US=0
+	for v in $a $b $c $d; do
+		to_us "$v"
+		CPU_US=$((CPU_US + TO_US))
+	done
+}
+
 shrink() {
-	local t0 t1
+	local t0 t1 c0 c1
+	cpu_now
+	c0=$CPU_US
 	t0=${EPOCHREALTIME/./}
 	case $1 in
 	raw) echo "$TARGET" >"$CG/$LIMIT" ;;
 	raw-sh) /bin/sh -c 'echo "$1" >"$2"' sh "$TARGET" "$CG/$LIMIT" ;;
 	memcgctl) "$MEMCGCTL" --run-dir "$RUN" set-limit "/$NAME" "$TARGET" >/dev/null ;;
+	memcgctl-root) "$MEMCGCTL" --root "$ROOT" --run-dir "$RUN" set-limit "/$NAME" "$TARGET" >/dev/null ;;
 	esac
 	t1=${EPOCHREALTIME/./}
+	cpu_now
+	c1=$CPU_US
 	[ "$(cat "$CG/$LIMIT")" = "$TARGET" ] || { echo "limit not $TARGET after $1" >&2; exit 1; }
 	[ "$(cat "$CG/$USAGE")" -le "$TARGET" ] || { echo "usage above the limit after $1" >&2; exit 1; }
 	SHRINK_MS=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1000 }')
+	SHRINK_CPU=$(awk -v d=$((c1 - c0)) 'BEGIN { printf "%.3f", d / 1000 }')
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "set-limit benchmark: ${GIB} GiB of page cache -> 100 MiB, $ROUNDS rounds, $(uname -r), $ROOT, load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-6s %10s %10s %12s %15s %18s   %s\n' state "raw ms" "raw-sh ms" "memcgctl ms" "memcgctl/raw" "memcgctl/raw-sh" "per-round memcgctl/raw"
+printf '%-6s %8s %9s %9s %14s %13s %11s %14s\n' state "raw ms" "raw-sh ms" "memcgctl" "memcgctl-root" "memcgctl/raw" "/raw-sh" "-root/raw"
 for state in clean 4k dirty; do
-	: >"$TMP/raw" && : >"$TMP/raw-sh" && : >"$TMP/memcgctl" && : >"$TMP/ratio" && : >"$TMP/ratio-sh"
+	for f in raw raw-sh memcgctl memcgctl-root ratio ratio-sh ratio-root; do : >"$TMP/$f"; : >"$TMP/cpu-$f"; done
 	r=1
 	while [ $r -le "$ROUNDS" ]; do
 		# rotate which one goes first
-		case $((r % 3)) in
-		1) order="memcgctl raw raw-sh" ;;
-		2) order="raw raw-sh memcgctl" ;;
-		0) order="raw-sh memcgctl raw" ;;
+		case $((r % 4)) in
+		1) order="memcgctl raw raw-sh memcgctl-root" ;;
+		2) order="raw raw-sh memcgctl-root memcgctl" ;;
+		3) order="raw-sh memcgctl-root memcgctl raw" ;;
+		0) order="memcgctl-root memcgctl raw raw-sh" ;;
 		esac
 		for how in $order; do
 			fill $state
 			shrink $how
 			echo "$SHRINK_MS" >>"$TMP/$how"
-			eval "ms_${how/-/_}=$SHRINK_MS"
+			echo "$SHRINK_CPU" >>"$TMP/cpu-$how"
+			eval "ms_${how//-/_}=$SHRINK_MS cpu_${how//-/_}=$SHRINK_CPU"
 		done
 		awk -v a="$ms_memcgctl" -v b="$ms_raw" 'BEGIN { printf "%.3f\n", a / b }' >>"$TMP/ratio"
 		awk -v a="$ms_memcgctl" -v b="$ms_raw_sh" 'BEGIN { printf "%.3f\n", a / b }' >>"$TMP/ratio-sh"
+		awk -v a="$ms_memcgctl_root" -v b="$ms_raw" 'BEGIN { printf "%.3f\n", a / b }' >>"$TMP/ratio-root"
+		awk -v a="$cpu_memcgctl" -v b="$cpu_raw" 'BEGIN { printf "%.3f\n", (b > 0 ? a / b : 0) }' >>"$TMP/cpu-ratio"
+		awk -v a="$cpu_memcgctl" -v b="$cpu_raw_sh" 'BEGIN { printf "%.3f\n", (b > 0 ? a / b : 0) }' >>"$TMP/cpu-ratio-sh"
+		awk -v a="$cpu_memcgctl_root" -v b="$cpu_raw" 'BEGIN { printf "%.3f\n", (b > 0 ? a / b : 0) }' >>"$TMP/cpu-ratio-root"
 		r=$((r + 1))
 	done
-	printf '%-6s %10s %10s %12s %15s %18s   %s\n' $state "$(median <"$TMP/raw")" "$(median <"$TMP/raw-sh")" \
-		"$(median <"$TMP/memcgctl")" "$(median <"$TMP/ratio")" "$(median <"$TMP/ratio-sh")" \
-		"$(tr '\n' ' ' <"$TMP/ratio")"
+	printf '%-6s %8s %9s %9s %14s %13s %11s %14s\n' $state "$(median <"$TMP/raw")" "$(median <"$TMP/raw-sh")" \
+		"$(median <"$TMP/memcgctl")" "$(median <"$TMP/memcgctl-root")" "$(median <"$TMP/ratio")" \
+		"$(median <"$TMP/ratio-sh")" "$(median <"$TMP/ratio-root")"
+	echo "       per-round memcgctl/raw: $(tr '\n' ' ' <"$TMP/ratio")"
+	printf '%-6s %8s %9s %9s %14s %13s %11s %14s\n' "  cpu" "$(median <"$TMP/cpu-raw")" "$(median <"$TMP/cpu-raw-sh")" \
+		"$(median <"$TMP/cpu-memcgctl")" "$(median <"$TMP/cpu-memcgctl-root")" "$(median <"$TMP/cpu-ratio")" \
+		"$(median <"$TMP/cpu-ratio-sh")" "$(median <"$TMP/cpu-ratio-root")"
 done
-echo "ratios are medians of per-round ratios; target memcgctl/raw <= 1.05"
+echo "wall rows: elapsed ms; cpu rows: user+sys ms of the writing process(es)"
+echo "times are medians in ms; ratios are medians of per-round (paired) ratios; target memcgctl/raw <= 1.05"
