@@ -592,9 +592,18 @@ static void print_result(struct cli *cli, const struct mcg_group *g, const struc
 		const struct mcg_limit_write *w = &pl->w[i];
 		char a[32], b[32], c[32];
 
+		uint64_t before = w->before;
+		size_t j;
+
 		if (w->op == MCG_LW_RECLAIM || w->op == MCG_LW_TEMP)
 			continue;
-		printf("%s: %s %s -> %s", mcg_group_path(g), w->knob, cli_size(w->before, a, sizeof(a)),
+		/* a knob set temporarily during the shrink: report against its original value */
+		for (j = 0; j < i; j++)
+			if (pl->w[j].op == MCG_LW_TEMP && !strcmp(pl->w[j].knob, w->knob))
+				before = pl->w[j].before;
+		if (before == w->after && w->after == w->value)
+			continue; /* put back as it was */
+		printf("%s: %s %s -> %s", mcg_group_path(g), w->knob, cli_size(before, a, sizeof(a)),
 		       cli_size(w->after, b, sizeof(b)));
 		if (w->after != w->value)
 			printf(" (asked %s, the kernel set %s)", cli_size(w->value, c, sizeof(c)),
