@@ -502,7 +502,7 @@ static int write_val(struct run *run, const char *knob, uint64_t v)
  */
 static int write_retrying(struct run *run, const char *knob, uint64_t v, uint64_t *ret_usage)
 {
-	uint64_t last = MCG_MAX, usage = 0;
+	uint64_t best = MCG_MAX, usage = 0;
 	int noprog = 0, r;
 
 	for (;;) {
@@ -518,8 +518,10 @@ static int write_retrying(struct run *run, const char *knob, uint64_t v, uint64_
 			return r;
 		if (mcg_group_usage(run->g, &usage) == 0)
 			*ret_usage = usage;
-		noprog = usage + 32 * (uint64_t)mcg_page_size() < last ? 0 : noprog + 1;
-		last = usage;
+		/* progress: a new low; a workload that refills as fast as we reclaim is none */
+		noprog = usage + (uint64_t)mcg_page_size() <= best ? 0 : noprog + 1;
+		if (usage < best)
+			best = usage;
 		if (noprog >= NO_PROGRESS_TRIES && !run->deadline_ms)
 			return -EBUSY;
 		if (noprog >= NO_PROGRESS_TRIES)
@@ -559,7 +561,7 @@ static int v1_shrink(struct run *run, struct mcg_limit_write *w, uint64_t *ret_u
 /* v2: memory.reclaim until usage <= W->value; never touches memory.max. */
 static int v2_reclaim(struct run *run, struct mcg_limit_write *w, uint64_t *ret_usage)
 {
-	uint64_t usage, before, ps = (uint64_t)mcg_page_size();
+	uint64_t usage, best = MCG_MAX, ps = (uint64_t)mcg_page_size();
 	int noprog = 0, r;
 
 	for (;;) {
@@ -573,7 +575,8 @@ static int v2_reclaim(struct run *run, struct mcg_limit_write *w, uint64_t *ret_
 		r = check(run);
 		if (r < 0)
 			return r;
-		before = usage;
+		if (usage < best)
+			best = usage;
 		{
 			uint64_t ask = usage - w->value;
 
@@ -586,7 +589,8 @@ static int v2_reclaim(struct run *run, struct mcg_limit_write *w, uint64_t *ret_
 			return r;
 		if (mcg_group_usage(run->g, &usage) < 0)
 			continue;
-		noprog = usage + 32 * ps < before ? 0 : noprog + 1;
+		/* progress: a new low; a workload that refills as fast as we reclaim is none */
+		noprog = usage + ps <= best ? 0 : noprog + 1;
 		if (noprog >= NO_PROGRESS_TRIES) {
 			*ret_usage = usage;
 			if (run->req->flags & MCG_LIMIT_ALLOW_OOM)
