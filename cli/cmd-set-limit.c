@@ -1,4 +1,5 @@
-/* cmd-set-limit.c: "memcgctl set-limit": change limits safely, with preflight, plan and rollback. */
+/* cmd-set-limit.c: "memcgctl set-limit": change limits safely, with preflight, plan and rollback.
+ */
 #include "memcgctl.h"
 #include "output.h"
 
@@ -8,7 +9,7 @@
 #include <unistd.h>
 
 #define EXIT_NOT_RESTORED 3
-#define EXIT_LOCKED 75
+#define EXIT_LOCKED	  75
 
 enum {
 	OPT_HIGH = 0x200,
@@ -35,15 +36,16 @@ static const struct argp_option sl_options[] = {
 	{"soft", OPT_SOFT, "SIZE", 0, "Also set memory.soft_limit_in_bytes (v1)", 0},
 	{"swap", OPT_SWAP, "SIZE", 0,
 	 "Swap allowed on top of the limit: v2 memory.swap.max, v1 memsw = limit + SIZE", 0},
-	{"dry-run", 'n', NULL, 0, "Print the preflight and the plan (each write in order), change nothing",
-	 0},
+	{"dry-run", 'n', NULL, 0,
+	 "Print the preflight and the plan (each write in order), change nothing", 0},
 	{"step", OPT_STEP, "SIZE", 0, "Shrink gradually, SIZE at a time", 0},
 	{"timeout", OPT_TIMEOUT, "DURATION", 0,
 	 "Give up and restore the original values after DURATION (500ms, 10s, 2m)", 0},
 	{"allow-oom", OPT_ALLOW_OOM, NULL, 0,
 	 "v2: let a shrink end in the kernel's OOM killer when reclaim cannot reach the target", 0},
 	{"force", 'f', NULL, 0, "Try even when the target is below what cannot be reclaimed", 0},
-	{"wait", 'w', NULL, 0, "Wait for another memcgctl changing the cgroup instead of failing", 0},
+	{"wait", 'w', NULL, 0, "Wait for another memcgctl changing the cgroup instead of failing",
+	 0},
 	{0},
 };
 
@@ -102,7 +104,8 @@ static error_t sl_parse(int key, char *arg, struct argp_state *state)
 		for (k = 0; k < MCG_LK__COUNT; k++)
 			any |= a->val[k] != NULL;
 		if (!any)
-			argp_error(state, "missing SIZE (or one of --high --low --min --soft --swap)");
+			argp_error(state,
+				   "missing SIZE (or one of --high --low --min --soft --swap)");
 		break;
 	}
 	default:
@@ -112,21 +115,26 @@ static error_t sl_parse(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp sl_argp = {
-	sl_options, sl_parse, "CGROUP SIZE",
+	sl_options,
+	sl_parse,
+	"CGROUP SIZE",
 	"Change the memory limit of CGROUP to SIZE safely: preflight, then the writes in the order "
-	"the kernel needs, reclaiming before a shrink, every original value journalled and restored "
+	"the kernel needs, reclaiming before a shrink, every original value journalled and "
+	"restored "
 	"on failure, timeout or interrupt.\v"
 	"SIZE: 512M, 1.5G, 80% (of the parent's effective limit, else RAM), max, +256M or -256M "
 	"(relative to the current value; -256M needs no '--').",
-	cli_common_children, NULL, NULL,
+	cli_common_children,
+	NULL,
+	NULL,
 };
 
 /* Options that take a separate argument, so that "-256M" after them is their value. */
 static bool takes_value(const char *arg)
 {
-	static const char *const longs[] = {"--high", "--low", "--min", "--soft", "--swap",
-					    "--step", "--timeout", "--root", "--proc", "--run-dir",
-					    "--cgroup-version"};
+	static const char *const longs[] = {"--high", "--low",	   "--min",	      "--soft",
+					    "--swap", "--step",	   "--timeout",	      "--root",
+					    "--proc", "--run-dir", "--cgroup-version"};
 	size_t i, n = strlen(arg);
 
 	if (strncmp(arg, "--", 2) || strchr(arg, '=') || n < 3)
@@ -244,7 +252,7 @@ static void clear_progress(struct sl_state *s)
 /* ---- sizes ---- */
 
 static const char *const opt_names[MCG_LK__COUNT] = {
-	[MCG_LK_MAX] = "SIZE", [MCG_LK_HIGH] = "--high", [MCG_LK_LOW] = "--low",
+	[MCG_LK_MAX] = "SIZE",	[MCG_LK_HIGH] = "--high", [MCG_LK_LOW] = "--low",
 	[MCG_LK_MIN] = "--min", [MCG_LK_SOFT] = "--soft", [MCG_LK_SWAP] = "--swap",
 };
 
@@ -260,7 +268,8 @@ static int parse_values(struct mcg_group *g, const struct sl_args *a, struct mcg
 		percent |= a->val[k] && strchr(a->val[k], '%');
 	/* The parent's effective limit costs a walk: only for a percentage. */
 	if (percent && (r = mcg_limit_percent_ref(g, &ref)) < 0) {
-		cli_err("cannot read the parent's limit of '%s': %s", mcg_group_path(g), mcg_strerror(r));
+		cli_err("cannot read the parent's limit of '%s': %s", mcg_group_path(g),
+			mcg_strerror(r));
 		return EXIT_FAILURE;
 	}
 	for (k = 0; k < MCG_LK__COUNT; k++) {
@@ -275,8 +284,8 @@ static int parse_values(struct mcg_group *g, const struct sl_args *a, struct mcg
 			return EXIT_FAILURE;
 		}
 		if (cli_parse_size(opt_names[k], a->val[k],
-				   MCG_SIZE_MAX_OK | MCG_SIZE_PERCENT_OK | MCG_SIZE_RELATIVE_OK, ref, base,
-				   &req->v[k]) < 0)
+				   MCG_SIZE_MAX_OK | MCG_SIZE_PERCENT_OK | MCG_SIZE_RELATIVE_OK,
+				   ref, base, &req->v[k]) < 0)
 			return EXIT_USAGE;
 	}
 	return 0;
@@ -308,16 +317,20 @@ static void describe_write(const struct mcg_limit_write *w, const struct mcg_lim
 	case MCG_LW_RECLAIM:
 		snprintf(buf, len, "write memory.reclaim until usage <= %s (now %s)%s%s",
 			 cli_size(w->value, a, sizeof(a)), cli_size(w->before, b, sizeof(b)),
-			 req->step ? ", steps of " : "", req->step ? cli_size(req->step, s, sizeof(s)) : "");
+			 req->step ? ", steps of " : "",
+			 req->step ? cli_size(req->step, s, sizeof(s)) : "");
 		break;
 	case MCG_LW_TEMP:
-		snprintf(buf, len, "%s = %s (was %s; temporary, throttles the cgroup while it shrinks)",
-			 w->knob, cli_size(w->value, a, sizeof(a)), cli_size(w->before, b, sizeof(b)));
+		snprintf(buf, len,
+			 "%s = %s (was %s; temporary, throttles the cgroup while it shrinks)",
+			 w->knob, cli_size(w->value, a, sizeof(a)),
+			 cli_size(w->before, b, sizeof(b)));
 		break;
 	case MCG_LW_SHRINK:
 		snprintf(buf, len, "%s = %s (was %s; the kernel reclaims first%s%s, EBUSY retried)",
-			 w->knob, cli_size(w->value, a, sizeof(a)), cli_size(w->before, b, sizeof(b)),
-			 req->step ? ", steps of " : "", req->step ? cli_size(req->step, s, sizeof(s)) : "");
+			 w->knob, cli_size(w->value, a, sizeof(a)),
+			 cli_size(w->before, b, sizeof(b)), req->step ? ", steps of " : "",
+			 req->step ? cli_size(req->step, s, sizeof(s)) : "");
 		break;
 	case MCG_LW_SET:
 		snprintf(buf, len, "%s = %s (was %s)", w->knob, cli_size(w->value, a, sizeof(a)),
@@ -380,8 +393,8 @@ static void text_pre(const struct mcg_group *g, const struct mcg_limit_pre *p)
 	       cli_size(p->dirty, di, sizeof(di)), cli_size(p->writeback, wb, sizeof(wb)),
 	       cli_size(p->shmem, sh, sizeof(sh)), cli_size(p->kernel, ke, sizeof(ke)),
 	       cli_size(p->unevictable, ue, sizeof(ue)));
-	printf("  swap headroom %s, unreclaimable floor %s\n", cli_size(p->swap_headroom, sw, sizeof(sw)),
-	       cli_size(p->floor, fl, sizeof(fl)));
+	printf("  swap headroom %s, unreclaimable floor %s\n",
+	       cli_size(p->swap_headroom, sw, sizeof(sw)), cli_size(p->floor, fl, sizeof(fl)));
 }
 
 static void text_verdict(const struct mcg_limit_pre *p, bool oom_ok)
@@ -403,8 +416,9 @@ static void text_verdict(const struct mcg_limit_pre *p, bool oom_ok)
 	case MCG_LV_FORCED:
 		printf("verdict: forced, target %s is below the unreclaimable floor %s%s\n",
 		       cli_size(p->target, a, sizeof(a)), cli_size(p->floor, b, sizeof(b)),
-		       oom_ok ? "; the kernel may OOM-kill" : "; the change is rolled back if reclaim "
-							     "cannot reach it");
+		       oom_ok ? "; the kernel may OOM-kill"
+			      : "; the change is rolled back if reclaim "
+				"cannot reach it");
 		break;
 	}
 }
@@ -430,7 +444,8 @@ static void holders(const struct mcg_group *g, char *buf, size_t len)
 		 cli_size(ST(MCG_S_ANON), an, sizeof(an)), cli_size(ST(MCG_S_FILE), fi, sizeof(fi)),
 		 cli_size(ST(MCG_S_FILE_DIRTY), di, sizeof(di)),
 		 cli_size(ST(MCG_S_FILE_WRITEBACK), wb, sizeof(wb)),
-		 cli_size(ST(MCG_S_SHMEM), sh, sizeof(sh)), cli_size(ST(MCG_S_KERNEL), ke, sizeof(ke)),
+		 cli_size(ST(MCG_S_SHMEM), sh, sizeof(sh)),
+		 cli_size(ST(MCG_S_KERNEL), ke, sizeof(ke)),
 		 cli_size(ST(MCG_S_UNEVICTABLE), ue, sizeof(ue)), kids);
 #undef ST
 	mcg_info_release(&i);
@@ -440,8 +455,9 @@ static void systemd_hint(const struct mcg_group *g, const struct mcg_limit_req *
 			 const struct sl_args *a)
 {
 	static const char *const v2prop[MCG_LK__COUNT] = {
-		[MCG_LK_MAX] = "MemoryMax", [MCG_LK_HIGH] = "MemoryHigh", [MCG_LK_LOW] = "MemoryLow",
-		[MCG_LK_MIN] = "MemoryMin", [MCG_LK_SWAP] = "MemorySwapMax",
+		[MCG_LK_MAX] = "MemoryMax",	 [MCG_LK_HIGH] = "MemoryHigh",
+		[MCG_LK_LOW] = "MemoryLow",	 [MCG_LK_MIN] = "MemoryMin",
+		[MCG_LK_SWAP] = "MemorySwapMax",
 	};
 	const char *unit = mcg_limit_systemd_unit(g);
 	char props[512] = "";
@@ -451,8 +467,8 @@ static void systemd_hint(const struct mcg_group *g, const struct mcg_limit_req *
 		return;
 	for (k = 0; k < MCG_LK__COUNT; k++) {
 		const char *prop = mcg_ctx_version(mcg_group_ctx(g)) == 2 ? v2prop[k]
-				   : k == MCG_LK_MAX			   ? "MemoryLimit"
-									   : NULL;
+				   : k == MCG_LK_MAX			  ? "MemoryLimit"
+									  : NULL;
 
 		if (!a->val[k] || !prop || o >= sizeof(props))
 			continue;
@@ -471,11 +487,13 @@ static void systemd_hint(const struct mcg_group *g, const struct mcg_limit_req *
 static int check_access(const struct mcg_group *g, const struct sl_args *a)
 {
 	static const char *const v2[MCG_LK__COUNT] = {
-		[MCG_LK_MAX] = "memory.max", [MCG_LK_HIGH] = "memory.high", [MCG_LK_LOW] = "memory.low",
-		[MCG_LK_MIN] = "memory.min", [MCG_LK_SWAP] = "memory.swap.max",
+		[MCG_LK_MAX] = "memory.max",	   [MCG_LK_HIGH] = "memory.high",
+		[MCG_LK_LOW] = "memory.low",	   [MCG_LK_MIN] = "memory.min",
+		[MCG_LK_SWAP] = "memory.swap.max",
 	};
 	static const char *const v1[MCG_LK__COUNT] = {
-		[MCG_LK_MAX] = "memory.limit_in_bytes", [MCG_LK_SOFT] = "memory.soft_limit_in_bytes",
+		[MCG_LK_MAX] = "memory.limit_in_bytes",
+		[MCG_LK_SOFT] = "memory.soft_limit_in_bytes",
 		[MCG_LK_SWAP] = "memory.memsw.limit_in_bytes",
 	};
 	bool is_v2 = mcg_ctx_version(mcg_group_ctx(g)) == 2;
@@ -505,13 +523,14 @@ static void stale_report(const struct mcg_recovery *r, void *userdata)
 			 "restores its %d saved value(s) first (or run 'memcgctl recover %s')",
 			 r->path, r->op, (int)r->pid, r->restored, r->path);
 	else if (r->error == -ESTALE)
-		cli_warn("'%s' had a journal of '%s' (pid %d) from an earlier boot: dropped it", r->path,
-			 r->op, (int)r->pid);
+		cli_warn("'%s' had a journal of '%s' (pid %d) from an earlier boot: dropped it",
+			 r->path, r->op, (int)r->pid);
 	else if (r->error && r->error != -ENOENT)
 		cli_err("cannot restore '%s' from the journal of an interrupted '%s' (pid %d): %s",
 			r->path, r->op, (int)r->pid, mcg_strerror(r->error));
 	else
-		cli_warn("'%s' had a journal left by an interrupted '%s' (pid %d): restored %d saved "
+		cli_warn("'%s' had a journal left by an interrupted '%s' (pid %d): restored %d "
+			 "saved "
 			 "value(s) first",
 			 r->path, r->op, (int)r->pid, r->restored);
 }
@@ -537,12 +556,14 @@ static int begin(struct cli *cli, struct mcg_group *g, bool wait, struct mcg_txn
 		r = -MCG_E_STALE_JOURNAL;
 	}
 	if (r == -MCG_E_LOCKED) {
-		cli_err("cannot change '%s': another memcgctl is changing it; use --wait to wait for it",
+		cli_err("cannot change '%s': another memcgctl is changing it; use --wait to wait "
+			"for it",
 			mcg_group_path(g));
 		return EXIT_LOCKED;
 	}
 	if (r == -MCG_E_STALE_JOURNAL) {
-		cli_err("cannot change '%s': a journal of an interrupted run could not be restored; run "
+		cli_err("cannot change '%s': a journal of an interrupted run could not be "
+			"restored; run "
 			"'memcgctl recover %s'",
 			mcg_group_path(g), mcg_group_path(g));
 		return EXIT_NOT_RESTORED;
@@ -555,9 +576,10 @@ static int begin(struct cli *cli, struct mcg_group *g, bool wait, struct mcg_txn
 	return 0;
 }
 
-static void print_result(struct cli *cli, const struct mcg_group *g, const struct mcg_limit_req *req,
-			 const struct mcg_limit_pre *pre, const struct mcg_limit_plan *pl,
-			 const char *status, const char *error, bool restored, bool dry_run)
+static void print_result(struct cli *cli, const struct mcg_group *g,
+			 const struct mcg_limit_req *req, const struct mcg_limit_pre *pre,
+			 const struct mcg_limit_plan *pl, const char *status, const char *error,
+			 bool restored, bool dry_run)
 {
 	uint64_t usage = 0;
 	bool have_usage = mcg_group_usage(g, &usage) == 0;
@@ -603,8 +625,8 @@ static void print_result(struct cli *cli, const struct mcg_group *g, const struc
 				before = pl->w[j].before;
 		if (before == w->after && w->after == w->value)
 			continue; /* put back as it was */
-		printf("%s: %s %s -> %s", mcg_group_path(g), w->knob, cli_size(before, a, sizeof(a)),
-		       cli_size(w->after, b, sizeof(b)));
+		printf("%s: %s %s -> %s", mcg_group_path(g), w->knob,
+		       cli_size(before, a, sizeof(a)), cli_size(w->after, b, sizeof(b)));
 		if (w->after != w->value)
 			printf(" (asked %s, the kernel set %s)", cli_size(w->value, c, sizeof(c)),
 			       cli_size(w->after, b, sizeof(b)));
@@ -676,7 +698,8 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 		}
 	}
 	if (a.allow_oom && mcg_ctx_version(cli->ctx) == 1) {
-		cli_err("cannot use --allow-oom on '%s': cgroup v1 limit writes never OOM-kill (they "
+		cli_err("cannot use --allow-oom on '%s': cgroup v1 limit writes never OOM-kill "
+			"(they "
 			"fail with EBUSY); use --force to try below the floor",
 			mcg_group_path(g));
 		status = EXIT_USAGE;
@@ -699,9 +722,11 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 		if (status)
 			goto out;
 		cli_trap_signals();
-		/* The lock is ours: read the values again (another run may have just changed them). */
+		/* The lock is ours: read the values again (another run may have just changed them).
+		 */
 		mcg_limit_req_init(&req);
-		req.flags = (a.allow_oom ? MCG_LIMIT_ALLOW_OOM : 0) | (a.force ? MCG_LIMIT_FORCE : 0);
+		req.flags =
+			(a.allow_oom ? MCG_LIMIT_ALLOW_OOM : 0) | (a.force ? MCG_LIMIT_FORCE : 0);
 		if (a.step)
 			cli_parse_size("--step", a.step, 0, 0, 0, &req.step);
 		if (a.timeout)
@@ -725,14 +750,14 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 		char a1[32], b1[32];
 
 		cli_warn("the parent's effective limit %s is below %s: '%s' stays bound by it",
-			 cli_size(pre.parent_limit, a1, sizeof(a1)), cli_size(pre.target, b1, sizeof(b1)),
-			 mcg_group_path(g));
+			 cli_size(pre.parent_limit, a1, sizeof(a1)),
+			 cli_size(pre.target, b1, sizeof(b1)), mcg_group_path(g));
 	}
 	if (a.dry_run) {
 		if (cli->json) {
 			print_result(cli, g, &req, &pre, &plan,
-				     pre.verdict == MCG_LV_BELOW_FLOOR ? "refused" : "planned", NULL,
-				     false, true);
+				     pre.verdict == MCG_LV_BELOW_FLOOR ? "refused" : "planned",
+				     NULL, false, true);
 		} else {
 			text_pre(g, &pre);
 			printf("plan:\n");
@@ -758,8 +783,8 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 			pre.version == 2 ? "--allow-oom lets the kernel OOM-kill, --force tries "
 					   "reclaim anyway"
 					 : "--force tries anyway (the kernel answers EBUSY)");
-		print_result(cli, g, &req, &pre, &plan, "refused", "below the unreclaimable floor", false,
-			     false);
+		print_result(cli, g, &req, &pre, &plan, "refused", "below the unreclaimable floor",
+			     false, false);
 		goto out;
 	}
 	arm_timeout(req.timeout_ms);
@@ -789,7 +814,8 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 			st_name = "failed";
 		}
 		if (!plan.n)
-			snprintf(msg, sizeof(msg), "cannot change '%s': %s", mcg_group_path(g), what);
+			snprintf(msg, sizeof(msg), "cannot change '%s': %s", mcg_group_path(g),
+				 what);
 		else if (w->op == MCG_LW_RECLAIM)
 			snprintf(msg, sizeof(msg),
 				 "cannot shrink '%s' to %s: %s; reclaim stopped at %s (%s)%s",

@@ -54,8 +54,8 @@ static void set_why(char *why, size_t len, const char *s)
 static const char *knob_file(int version, enum mcg_limit_knob k)
 {
 	static const char *const v2[MCG_LK__COUNT] = {
-		[MCG_LK_MAX] = "memory.max", [MCG_LK_HIGH] = "memory.high",
-		[MCG_LK_LOW] = "memory.low", [MCG_LK_MIN] = "memory.min",
+		[MCG_LK_MAX] = "memory.max",	   [MCG_LK_HIGH] = "memory.high",
+		[MCG_LK_LOW] = "memory.low",	   [MCG_LK_MIN] = "memory.min",
 		[MCG_LK_SWAP] = "memory.swap.max",
 	};
 	static const char *const v1[MCG_LK__COUNT] = {
@@ -76,15 +76,18 @@ int mcg_limit_supported(const struct mcg_group *g, enum mcg_limit_knob k, char *
 
 	if (v == 1 && !file) {
 		set_why(why, whylen,
-			k == MCG_LK_HIGH ? "memory.high exists only on cgroup v2 (v1 has a soft limit: --soft)"
-			: k == MCG_LK_LOW
-				? "memory.low exists only on cgroup v2 (v1 has no protection; --soft is the closest)"
-				: "memory.min exists only on cgroup v2 (v1 has no hard protection)");
+			k == MCG_LK_HIGH  ? "memory.high exists only on cgroup v2 (v1 has a soft "
+					    "limit: --soft)"
+			: k == MCG_LK_LOW ? "memory.low exists only on cgroup v2 (v1 has no "
+					    "protection; --soft is the closest)"
+					  : "memory.min exists only on cgroup v2 (v1 has no hard "
+					    "protection)");
 		return -EOPNOTSUPP;
 	}
 	if (v == 2 && !file) {
 		set_why(why, whylen,
-			"memory.soft_limit_in_bytes exists only on cgroup v1 (on v2 use --low to protect "
+			"memory.soft_limit_in_bytes exists only on cgroup v1 (on v2 use --low to "
+			"protect "
 			"or --high to throttle)");
 		return -EOPNOTSUPP;
 	}
@@ -95,8 +98,10 @@ int mcg_limit_supported(const struct mcg_group *g, enum mcg_limit_knob k, char *
 	if (!mcg_knob_exists(g, file)) {
 		if (k == MCG_LK_SWAP)
 			set_why(why, whylen,
-				v == 2 ? "memory.swap.max is missing: the kernel does not account swap"
-				       : "memory.memsw.limit_in_bytes is missing: the kernel does not account "
+				v == 2 ? "memory.swap.max is missing: the kernel does not account "
+					 "swap"
+				       : "memory.memsw.limit_in_bytes is missing: the kernel does "
+					 "not account "
 					 "swap (boot with swapaccount=1)");
 		else
 			set_why(why, whylen, "the cgroup has no such file");
@@ -207,7 +212,7 @@ static uint64_t v1_memsw_target(const struct mcg_limit_req *req, uint64_t lim_cu
 		uint64_t s = req->v[MCG_LK_SWAP];
 
 		m = lim_new == MCG_MAX || s == MCG_MAX || s > MCG_MAX - 2 - lim_new ? MCG_MAX
-										     : lim_new + s;
+										    : lim_new + s;
 	} else if (memsw_cur == MCG_MAX) {
 		return MCG_KEEP; /* no swap limit stays no swap limit */
 	} else {
@@ -248,7 +253,8 @@ int mcg_limit_preflight(const struct mcg_group *g, const struct mcg_limit_req *r
 	p.writeback = stat_or0(&i, MCG_S_FILE_WRITEBACK);
 	if (p.version == 2)
 		/* reclaimable slab goes with the shrinkers; the rest stays */
-		p.kernel = sat_sub(stat_or0(&i, MCG_S_KERNEL), stat_or0(&i, MCG_S_SLAB_RECLAIMABLE));
+		p.kernel =
+			sat_sub(stat_or0(&i, MCG_S_KERNEL), stat_or0(&i, MCG_S_SLAB_RECLAIMABLE));
 	else
 		/* v1 does not split kernel memory into reclaimable and not: the kernel
 		 * answers EBUSY when a shrink meets what is not, and we roll back. */
@@ -257,7 +263,7 @@ int mcg_limit_preflight(const struct mcg_group *g, const struct mcg_limit_req *r
 	/* Swap the cgroup could still push anon and shmem to. */
 	headroom = swap_free(g->ctx);
 	if (p.version == 2) {
-		uint64_t smax = req->v[MCG_LK_SWAP] != MCG_KEEP ? req->v[MCG_LK_SWAP]
+		uint64_t smax = req->v[MCG_LK_SWAP] != MCG_KEEP	     ? req->v[MCG_LK_SWAP]
 				: mcg_info_has(&i, MCG_F_SWAP_LIMIT) ? i.f[MCG_F_SWAP_LIMIT]
 								     : 0;
 		uint64_t sused = mcg_info_has(&i, MCG_F_SWAP_USAGE) ? i.f[MCG_F_SWAP_USAGE] : 0;
@@ -270,7 +276,8 @@ int mcg_limit_preflight(const struct mcg_group *g, const struct mcg_limit_req *r
 		if (m == MCG_KEEP)
 			m = i.f[MCG_F_MEMSW_LIMIT];
 		if (m != MCG_MAX && p.target != MCG_MAX) {
-			uint64_t sused = mcg_info_has(&i, MCG_F_SWAP_USAGE) ? i.f[MCG_F_SWAP_USAGE] : 0;
+			uint64_t sused =
+				mcg_info_has(&i, MCG_F_SWAP_USAGE) ? i.f[MCG_F_SWAP_USAGE] : 0;
 			uint64_t room = sat_sub(sat_sub(m, p.target), sused);
 
 			if (room < headroom)
@@ -358,11 +365,13 @@ static int plan_v2(const struct mcg_group *g, const struct mcg_limit_req *req,
 		if (!add(pl, MCG_LW_RECLAIM, "memory.reclaim", pre->usage, pre->target))
 			return -E2BIG;
 	}
-	if (pre->target != pre->limit && !add(pl, MCG_LW_SET, "memory.max", pre->limit, pre->target))
+	if (pre->target != pre->limit &&
+	    !add(pl, MCG_LW_SET, "memory.max", pre->limit, pre->target))
 		return -E2BIG;
 	if (req->v[MCG_LK_HIGH] != MCG_KEEP) {
 		if ((temp || req->v[MCG_LK_HIGH] != high) &&
-		    !add(pl, MCG_LW_SET, "memory.high", temp ? pre->target : high, req->v[MCG_LK_HIGH]))
+		    !add(pl, MCG_LW_SET, "memory.high", temp ? pre->target : high,
+			 req->v[MCG_LK_HIGH]))
 			return -E2BIG;
 	} else if (temp && !add(pl, MCG_LW_SET, "memory.high", pre->target, high)) {
 		return -E2BIG;
@@ -392,8 +401,8 @@ static int plan_v1(const struct mcg_group *g, const struct mcg_limit_req *req,
 	if (pre->target != pre->limit) {
 		bool shrink = pre->target != MCG_MAX && pre->target < pre->usage;
 
-		w = add(pl, shrink ? MCG_LW_SHRINK : MCG_LW_SET, "memory.limit_in_bytes", pre->limit,
-			pre->target);
+		w = add(pl, shrink ? MCG_LW_SHRINK : MCG_LW_SET, "memory.limit_in_bytes",
+			pre->limit, pre->target);
 		if (!w)
 			return -E2BIG;
 	}
@@ -602,9 +611,8 @@ static int v2_reclaim(struct run *run, struct mcg_limit_write *w, uint64_t *ret_
 	}
 }
 
-int mcg_limit_apply(struct mcg_txn *t, const struct mcg_limit_req *req,
-		    struct mcg_limit_plan *plan, const struct mcg_limit_ops *ops,
-		    struct mcg_limit_failure *fail)
+int mcg_limit_apply(struct mcg_txn *t, const struct mcg_limit_req *req, struct mcg_limit_plan *plan,
+		    const struct mcg_limit_ops *ops, struct mcg_limit_failure *fail)
 {
 	struct run run = {.t = t, .g = mcg_txn_group(t), .req = req, .ops = ops};
 	struct mcg_limit_failure f = {0};
@@ -647,7 +655,8 @@ int mcg_limit_apply(struct mcg_txn *t, const struct mcg_limit_req *req,
 		}
 		if (r < 0)
 			goto fail;
-		if (w->op != MCG_LW_RECLAIM && (r = mcg_knob_read_u64(run.g, w->knob, &w->after)) < 0)
+		if (w->op != MCG_LW_RECLAIM &&
+		    (r = mcg_knob_read_u64(run.g, w->knob, &w->after)) < 0)
 			goto fail;
 		w->done = true;
 	}

@@ -1,4 +1,5 @@
-/* test_limit.c: set-limit's preflight floor, the ordered plan on v1 and v2, apply and rollback on a fake tree. */
+/* test_limit.c: set-limit's preflight floor, the ordered plan on v1 and v2, apply and rollback on a
+ * fake tree. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,7 +70,8 @@ static void fx_make(struct fx *fx, int version, const char *stat, unsigned long 
 	mkdir(d, 0755);
 	snprintf(proc, sizeof(proc), "%s/proc", fx->dir);
 	mkdir(proc, 0755);
-	snprintf(mi, sizeof(mi), "MemTotal:       16777216 kB\nSwapTotal: %llu kB\nSwapFree:       %llu kB\n",
+	snprintf(mi, sizeof(mi),
+		 "MemTotal:       16777216 kB\nSwapTotal: %llu kB\nSwapFree:       %llu kB\n",
 		 swap_kb, swap_kb);
 	put(proc, "meminfo", mi);
 	if (version == 2) {
@@ -154,7 +156,8 @@ static void test_supported(void **state)
 
 		snprintf(p, sizeof(p), "%s/root/app/memory.memsw.limit_in_bytes", v1.dir);
 		unlink(p);
-		assert_int_equal(mcg_limit_supported(v1.g, MCG_LK_SWAP, why, sizeof(why)), -EOPNOTSUPP);
+		assert_int_equal(mcg_limit_supported(v1.g, MCG_LK_SWAP, why, sizeof(why)),
+				 -EOPNOTSUPP);
 		assert_non_null(strstr(why, "swapaccount=1"));
 	}
 	fx_free(&v1);

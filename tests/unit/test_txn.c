@@ -1,4 +1,5 @@
-/* test_txn.c: the journal and lock: save/rollback/commit, one writer per cgroup, recovery after a killed run. */
+/* test_txn.c: the journal and lock: save/rollback/commit, one writer per cgroup, recovery after a
+ * killed run. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -109,7 +110,8 @@ static void test_rollback_restores(void **state)
 	assert_int_equal(mcg_txn_rollback(t), 0);
 	mcg_txn_free(t);
 	assert_string_equal(get(fx, "memory.limit_in_bytes"), "536870912");
-	assert_string_equal(get(fx, "memory.soft_limit_in_bytes"), "9223372036854771712"); /* as saved */
+	assert_string_equal(get(fx, "memory.soft_limit_in_bytes"),
+			    "9223372036854771712"); /* as saved */
 	assert_int_equal(journals(fx), 0);
 }
 

@@ -24,8 +24,8 @@ enum {
 
 struct mcg_limit_req {
 	uint64_t v[MCG_LK__COUNT]; /* MCG_KEEP: leave as is */
-	uint64_t step;             /* shrink in steps of this many bytes (0: one go) */
-	uint64_t timeout_ms;       /* give up and roll back after this long (0: never) */
+	uint64_t step;		   /* shrink in steps of this many bytes (0: one go) */
+	uint64_t timeout_ms;	   /* give up and roll back after this long (0: never) */
 	unsigned flags;
 };
 
@@ -44,10 +44,10 @@ MCG_EXPORT int mcg_limit_current(const struct mcg_group *g, enum mcg_limit_knob 
 MCG_EXPORT int mcg_limit_percent_ref(const struct mcg_group *g, uint64_t *ret);
 
 enum mcg_limit_verdict {
-	MCG_LV_OK,          /* no shrink below usage */
-	MCG_LV_RECLAIM,     /* usage above the target: reclaim first */
+	MCG_LV_OK,	    /* no shrink below usage */
+	MCG_LV_RECLAIM,	    /* usage above the target: reclaim first */
 	MCG_LV_BELOW_FLOOR, /* target below what cannot be reclaimed: refused */
-	MCG_LV_FORCED,      /* below the floor, tried anyway (--force / --allow-oom) */
+	MCG_LV_FORCED,	    /* below the floor, tried anyway (--force / --allow-oom) */
 };
 
 /* What the cgroup holds before the change (bytes; MCG_MAX for unlimited). */
@@ -56,9 +56,9 @@ struct mcg_limit_pre {
 	uint64_t usage, limit, target; /* target: the new limit, or the current one if kept */
 	uint64_t anon, file, shmem, kernel, unevictable, dirty, writeback;
 	uint64_t swap_headroom; /* swap the cgroup may still use (0 without swap) */
-	uint64_t floor;         /* a lower bound of what reclaim cannot free */
-	uint64_t reclaim;       /* usage - target when shrinking below usage, else 0 */
-	uint64_t parent_limit;  /* the parent's effective limit */
+	uint64_t floor;		/* a lower bound of what reclaim cannot free */
+	uint64_t reclaim;	/* usage - target when shrinking below usage, else 0 */
+	uint64_t parent_limit;	/* the parent's effective limit */
 	enum mcg_limit_verdict verdict;
 };
 
@@ -67,19 +67,19 @@ MCG_EXPORT int mcg_limit_preflight(const struct mcg_group *g, const struct mcg_l
 MCG_EXPORT const char *mcg_limit_verdict_name(enum mcg_limit_verdict v);
 
 enum mcg_limit_op {
-	MCG_LW_SET,     /* write VALUE to KNOB */
-	MCG_LW_TEMP,    /* write VALUE to KNOB for the duration of the shrink */
+	MCG_LW_SET,	/* write VALUE to KNOB */
+	MCG_LW_TEMP,	/* write VALUE to KNOB for the duration of the shrink */
 	MCG_LW_RECLAIM, /* v2: memory.reclaim until usage <= VALUE */
-	MCG_LW_SHRINK,  /* v1: lower the limit to VALUE, stepwise, retrying EBUSY */
+	MCG_LW_SHRINK,	/* v1: lower the limit to VALUE, stepwise, retrying EBUSY */
 };
 
 struct mcg_limit_write {
 	enum mcg_limit_op op;
 	char knob[48];
-	uint64_t before;    /* value when planned */
-	uint64_t value;     /* value asked for */
-	uint64_t after;     /* what the kernel reports after the write */
-	uint64_t memsw;     /* v1 MCG_LW_SHRINK/SET of the limit: memsw to set with it, or MCG_KEEP */
+	uint64_t before; /* value when planned */
+	uint64_t value;	 /* value asked for */
+	uint64_t after;	 /* what the kernel reports after the write */
+	uint64_t memsw;	 /* v1 MCG_LW_SHRINK/SET of the limit: memsw to set with it, or MCG_KEEP */
 	bool done;
 };
 
@@ -107,11 +107,11 @@ struct mcg_limit_ops {
 
 /* Why an apply failed, for the caller's message. */
 struct mcg_limit_failure {
-	int err;              /* -errno of the failure */
-	size_t index;         /* the plan entry that failed */
-	uint64_t usage;       /* usage at the failure */
-	bool rolled_back;     /* the saved values are back */
-	int rollback_err;     /* when not: why (the journal is kept for recover) */
+	int err;	  /* -errno of the failure */
+	size_t index;	  /* the plan entry that failed */
+	uint64_t usage;	  /* usage at the failure */
+	bool rolled_back; /* the saved values are back */
+	int rollback_err; /* when not: why (the journal is kept for recover) */
 };
 
 /*
