@@ -50,7 +50,7 @@ static void report(const struct mcg_recovery *r, void *userdata)
 {
 	struct recover_state *s = userdata;
 
-	if (r->error && r->error != -ENOENT)
+	if (r->error && r->error != -ENOENT && r->error != -ESTALE)
 		s->failed++;
 	if (s->cli->json) {
 		jw_open_object(stdout, NULL);
@@ -66,7 +66,11 @@ static void report(const struct mcg_recovery *r, void *userdata)
 		jw_close_object(stdout);
 		return;
 	}
-	if (s->dry_run)
+	if (r->error == -ESTALE)
+		printf("%s: %s the journal of '%s' (pid %d) from an earlier boot; its values did not "
+		       "survive the reboot\n",
+		       r->path, s->dry_run ? "would drop" : "dropped", r->op, (int)r->pid);
+	else if (s->dry_run)
 		printf("%s: would restore %d value(s) saved by '%s' (pid %d)\n", r->path, r->restored,
 		       r->op, (int)r->pid);
 	else if (r->error == -ENOENT)

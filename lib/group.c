@@ -335,7 +335,8 @@ int mcg_knob_write(const struct mcg_group *g, const char *knob, const char *val)
 {
 	size_t len = strlen(val);
 	ssize_t n;
-	/* O_TRUNC is a no-op on cgroupfs and keeps fixture trees (plain files) right */
+	/* O_TRUNC: cgroupfs ignores it (as for a shell redirection); a fixture tree of
+	 * regular files then reads back exactly what was written. */
 	int fd = mcg_knob_open(g, knob, O_WRONLY | O_TRUNC);
 
 	if (fd < 0)

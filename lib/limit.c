@@ -1,0 +1,675 @@
+/* limit.c: safe limit changes: preflight, an ordered plan, reclaim before shrinking, rollback. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Consecutive attempts without progress before a shrink gives up (no --timeout). */
+#define NO_PROGRESS_TRIES 3
+
+static const char *const knob_names[MCG_LK__COUNT] = {
+	[MCG_LK_MAX] = "max", [MCG_LK_HIGH] = "high", [MCG_LK_LOW] = "low",
+	[MCG_LK_MIN] = "min", [MCG_LK_SOFT] = "soft", [MCG_LK_SWAP] = "swap",
+};
+
+void mcg_limit_req_init(struct mcg_limit_req *req)
+{
+	size_t i;
+
+	memset(req, 0, sizeof(*req));
+	for (i = 0; i < MCG_LK__COUNT; i++)
+		req->v[i] = MCG_KEEP;
+}
+
+const char *mcg_limit_knob_name(enum mcg_limit_knob k)
+{
+	return (unsigned)k < MCG_LK__COUNT ? knob_names[k] : NULL;
+}
+
+const char *mcg_limit_verdict_name(enum mcg_limit_verdict v)
+{
+	switch (v) {
+	case MCG_LV_OK:
+		return "ok";
+	case MCG_LV_RECLAIM:
+		return "reclaim";
+	case MCG_LV_BELOW_FLOOR:
+		return "below-floor";
+	case MCG_LV_FORCED:
+		return "forced";
+	}
+	return "?";
+}
+
+static void set_why(char *why, size_t len, const char *s)
+{
+	if (why && len)
+		snprintf(why, len, "%s", s);
+}
+
+/* The file that holds knob K on G's version (v1 swap: the memsw limit). */
+static const char *knob_file(int version, enum mcg_limit_knob k)
+{
+	static const char *const v2[MCG_LK__COUNT] = {
+		[MCG_LK_MAX] = "memory.max",	   [MCG_LK_HIGH] = "memory.high",
+		[MCG_LK_LOW] = "memory.low",	   [MCG_LK_MIN] = "memory.min",
+		[MCG_LK_SWAP] = "memory.swap.max",
+	};
+	static const char *const v1[MCG_LK__COUNT] = {
+		[MCG_LK_MAX] = "memory.limit_in_bytes",
+		[MCG_LK_SOFT] = "memory.soft_limit_in_bytes",
+		[MCG_LK_SWAP] = "memory.memsw.limit_in_bytes",
+	};
+
+	if ((unsigned)k >= MCG_LK__COUNT)
+		return NULL;
+	return version == 2 ? v2[k] : v1[k];
+}
+
+int mcg_limit_supported(const struct mcg_group *g, enum mcg_limit_knob k, char *why, size_t whylen)
+{
+	int v = g->ctx->version;
+	const char *file = knob_file(v, k);
+
+	if (v == 1 && !file) {
+		set_why(why, whylen,
+			k == MCG_LK_HIGH  ? "memory.high exists only on cgroup v2 (v1 has a soft "
+					    "limit: --soft)"
+			: k == MCG_LK_LOW ? "memory.low exists only on cgroup v2 (v1 has no "
+					    "protection; --soft is the closest)"
+					  : "memory.min exists only on cgroup v2 (v1 has no hard "
+					    "protection)");
+		return -EOPNOTSUPP;
+	}
+	if (v == 2 && !file) {
+		set_why(why, whylen,
+			"memory.soft_limit_in_bytes exists only on cgroup v1 (on v2 use --low to "
+			"protect "
+			"or --high to throttle)");
+		return -EOPNOTSUPP;
+	}
+	if (mcg_group_is_root(g)) {
+		set_why(why, whylen, "the root cgroup has no limits");
+		return -EOPNOTSUPP;
+	}
+	if (!mcg_knob_exists(g, file)) {
+		if (k == MCG_LK_SWAP)
+			set_why(why, whylen,
+				v == 2 ? "memory.swap.max is missing: the kernel does not account "
+					 "swap"
+				       : "memory.memsw.limit_in_bytes is missing: the kernel does "
+					 "not account "
+					 "swap (boot with swapaccount=1)");
+		else
+			set_why(why, whylen, "the cgroup has no such file");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+int mcg_limit_current(const struct mcg_group *g, enum mcg_limit_knob k, uint64_t *ret)
+{
+	const char *file = knob_file(g->ctx->version, k);
+	uint64_t lim, memsw;
+	int r;
+
+	if (!file)
+		return -EOPNOTSUPP;
+	if (g->ctx->version == 2 || k != MCG_LK_SWAP)
+		return mcg_knob_read_u64(g, file, ret);
+	r = mcg_knob_read_u64(g, "memory.limit_in_bytes", &lim);
+	if (r < 0)
+		return r;
+	r = mcg_knob_read_u64(g, file, &memsw);
+	if (r < 0)
+		return r;
+	*ret = memsw == MCG_MAX || lim == MCG_MAX ? MCG_MAX : memsw - lim;
+	return 0;
+}
+
+/*
+ * The parent's effective limit (MCG_MAX when none, or for the root): the smallest
+ * limit from the parent up, read from each ancestor's limit file. Cheaper than the
+ * parent's memory.stat, which for the v1 root sums over every cgroup.
+ */
+static int parent_limit(const struct mcg_group *g, uint64_t *ret)
+{
+	const char *knob = g->ctx->version == 2 ? "memory.max" : "memory.limit_in_bytes";
+	char path[4096], *slash;
+	uint64_t eff = MCG_MAX;
+
+	snprintf(path, sizeof(path), "%s", g->path);
+	for (;;) {
+		struct mcg_group *p;
+		uint64_t v;
+		int r;
+
+		slash = strrchr(path, '/');
+		if (!slash || slash == path)
+			break; /* the parent is the root: no limit there */
+		*slash = '\0';
+		r = mcg_group_open(g->ctx, path, &p);
+		if (r < 0)
+			return r;
+		r = mcg_knob_read_u64(p, knob, &v);
+		mcg_group_close(p);
+		if (r < 0)
+			return r;
+		if (v < eff)
+			eff = v;
+	}
+	*ret = eff;
+	return 0;
+}
+
+int mcg_limit_percent_ref(const struct mcg_group *g, uint64_t *ret)
+{
+	uint64_t v;
+	int r = parent_limit(g, &v);
+
+	if (r < 0)
+		return r;
+	if (v == MCG_MAX)
+		return mcg_mem_total(g->ctx, ret);
+	*ret = v;
+	return 0;
+}
+
+static uint64_t stat_or0(const struct mcg_info *i, enum mcg_stat_id id)
+{
+	return mcg_stat_has(&i->stat, id) ? i->stat.v[id] : 0;
+}
+
+static uint64_t sat_sub(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static uint64_t swap_free(const struct mcg_ctx *ctx)
+{
+	char buf[8192];
+	ssize_t n = mcg_proc_read(ctx, "meminfo", buf, sizeof(buf));
+	unsigned long long kb;
+	const char *p;
+
+	if (n < 0 || !(p = strstr(buf, "SwapFree:")) || sscanf(p, "SwapFree: %llu kB", &kb) != 1)
+		return 0;
+	return (uint64_t)kb * 1024;
+}
+
+/* The v1 memsw limit a request leads to: MCG_KEEP when it stays. */
+static uint64_t v1_memsw_target(const struct mcg_limit_req *req, uint64_t lim_cur,
+				uint64_t memsw_cur, uint64_t lim_new, bool has_memsw)
+{
+	uint64_t m;
+
+	if (!has_memsw)
+		return MCG_KEEP;
+	if (req->v[MCG_LK_SWAP] != MCG_KEEP) {
+		uint64_t s = req->v[MCG_LK_SWAP];
+
+		m = lim_new == MCG_MAX || s == MCG_MAX || s > MCG_MAX - 2 - lim_new ? MCG_MAX
+										    : lim_new + s;
+	} else if (memsw_cur == MCG_MAX) {
+		return MCG_KEEP; /* no swap limit stays no swap limit */
+	} else {
+		/* keep the swap allowance (memsw - limit) as it is */
+		uint64_t allow = lim_cur == MCG_MAX ? 0 : memsw_cur - lim_cur;
+
+		m = lim_new == MCG_MAX || allow > MCG_MAX - 2 - lim_new ? MCG_MAX : lim_new + allow;
+	}
+	return m == memsw_cur ? MCG_KEEP : m;
+}
+
+int mcg_limit_preflight(const struct mcg_group *g, const struct mcg_limit_req *req,
+			struct mcg_limit_pre *ret)
+{
+	struct mcg_limit_pre p = {0};
+	struct mcg_info i;
+	uint64_t headroom, swapbacked;
+	int r;
+
+	if (mcg_group_is_root(g))
+		return -EPERM;
+	r = mcg_group_info(g, &i);
+	if (r < 0)
+		return r;
+	if (!mcg_info_has(&i, MCG_F_USAGE) || !mcg_info_has(&i, MCG_F_LIMIT)) {
+		mcg_info_release(&i);
+		return -ENOENT;
+	}
+	p.version = g->ctx->version;
+	p.usage = i.f[MCG_F_USAGE];
+	p.limit = i.f[MCG_F_LIMIT];
+	p.target = req->v[MCG_LK_MAX] == MCG_KEEP ? p.limit : req->v[MCG_LK_MAX];
+	p.anon = stat_or0(&i, MCG_S_ANON);
+	p.file = stat_or0(&i, MCG_S_FILE);
+	p.shmem = stat_or0(&i, MCG_S_SHMEM);
+	p.unevictable = stat_or0(&i, MCG_S_UNEVICTABLE);
+	p.dirty = stat_or0(&i, MCG_S_FILE_DIRTY);
+	p.writeback = stat_or0(&i, MCG_S_FILE_WRITEBACK);
+	if (p.version == 2)
+		/* reclaimable slab goes with the shrinkers; the rest stays */
+		p.kernel =
+			sat_sub(stat_or0(&i, MCG_S_KERNEL), stat_or0(&i, MCG_S_SLAB_RECLAIMABLE));
+	else
+		/* v1 does not split kernel memory into reclaimable and not: the kernel
+		 * answers EBUSY when a shrink meets what is not, and we roll back. */
+		p.kernel = 0;
+
+	/* Swap the cgroup could still push anon and shmem to. */
+	headroom = swap_free(g->ctx);
+	if (p.version == 2) {
+		uint64_t smax = req->v[MCG_LK_SWAP] != MCG_KEEP	     ? req->v[MCG_LK_SWAP]
+				: mcg_info_has(&i, MCG_F_SWAP_LIMIT) ? i.f[MCG_F_SWAP_LIMIT]
+								     : 0;
+		uint64_t sused = mcg_info_has(&i, MCG_F_SWAP_USAGE) ? i.f[MCG_F_SWAP_USAGE] : 0;
+
+		if (smax != MCG_MAX && sat_sub(smax, sused) < headroom)
+			headroom = sat_sub(smax, sused);
+	} else if (mcg_info_has(&i, MCG_F_MEMSW_LIMIT)) {
+		uint64_t m = v1_memsw_target(req, p.limit, i.f[MCG_F_MEMSW_LIMIT], p.target, true);
+
+		if (m == MCG_KEEP)
+			m = i.f[MCG_F_MEMSW_LIMIT];
+		if (m != MCG_MAX && p.target != MCG_MAX) {
+			uint64_t sused =
+				mcg_info_has(&i, MCG_F_SWAP_USAGE) ? i.f[MCG_F_SWAP_USAGE] : 0;
+			uint64_t room = sat_sub(sat_sub(m, p.target), sused);
+
+			if (room < headroom)
+				headroom = room;
+		}
+	}
+	p.swap_headroom = headroom;
+	/* Mlocked pages are counted in anon/file and in unevictable: take the larger. */
+	swapbacked = sat_sub(p.anon + p.shmem, headroom);
+	p.floor = p.kernel + (swapbacked > p.unevictable ? swapbacked : p.unevictable);
+	mcg_info_release(&i);
+
+	r = parent_limit(g, &p.parent_limit);
+	if (r < 0)
+		return r;
+	if (p.target == MCG_MAX || p.target >= p.usage) {
+		p.verdict = MCG_LV_OK;
+	} else {
+		p.reclaim = p.usage - p.target;
+		if (p.target >= p.floor)
+			p.verdict = MCG_LV_RECLAIM;
+		else if (req->flags & (MCG_LIMIT_FORCE | MCG_LIMIT_ALLOW_OOM))
+			p.verdict = MCG_LV_FORCED;
+		else
+			p.verdict = MCG_LV_BELOW_FLOOR;
+	}
+	*ret = p;
+	return 0;
+}
+
+static struct mcg_limit_write *add(struct mcg_limit_plan *pl, enum mcg_limit_op op,
+				   const char *knob, uint64_t before, uint64_t value)
+{
+	struct mcg_limit_write *w;
+
+	if (pl->n == MCG_LIMIT_MAX_WRITES)
+		return NULL;
+	w = &pl->w[pl->n++];
+	memset(w, 0, sizeof(*w));
+	w->op = op;
+	snprintf(w->knob, sizeof(w->knob), "%s", knob);
+	w->before = before;
+	w->value = value;
+	w->after = value;
+	w->memsw = MCG_KEEP;
+	return w;
+}
+
+/* Add a plain write of knob K if the request changes it. */
+static int add_simple(const struct mcg_group *g, const struct mcg_limit_req *req,
+		      struct mcg_limit_plan *pl, enum mcg_limit_knob k)
+{
+	uint64_t cur;
+	int r;
+
+	if (req->v[k] == MCG_KEEP)
+		return 0;
+	r = mcg_limit_current(g, k, &cur);
+	if (r < 0)
+		return r;
+	if (cur == req->v[k])
+		return 0;
+	return add(pl, MCG_LW_SET, knob_file(g->ctx->version, k), cur, req->v[k]) ? 0 : -E2BIG;
+}
+
+static int plan_v2(const struct mcg_group *g, const struct mcg_limit_req *req,
+		   const struct mcg_limit_pre *pre, struct mcg_limit_plan *pl)
+{
+	uint64_t high;
+	bool temp = false;
+	int r;
+
+	r = mcg_knob_read_u64(g, "memory.high", &high);
+	if (r < 0)
+		return r;
+	if ((r = add_simple(g, req, pl, MCG_LK_SWAP)) < 0)
+		return r;
+	if (pre->target != pre->limit && pre->target != MCG_MAX && pre->target < pre->usage) {
+		/* Throttle growth while we reclaim, so memory.max finds usage already below it. */
+		if (high > pre->target) {
+			if (!add(pl, MCG_LW_TEMP, "memory.high", high, pre->target))
+				return -E2BIG;
+			temp = true;
+		}
+		if (!add(pl, MCG_LW_RECLAIM, "memory.reclaim", pre->usage, pre->target))
+			return -E2BIG;
+	}
+	if (pre->target != pre->limit &&
+	    !add(pl, MCG_LW_SET, "memory.max", pre->limit, pre->target))
+		return -E2BIG;
+	if (req->v[MCG_LK_HIGH] != MCG_KEEP) {
+		if ((temp || req->v[MCG_LK_HIGH] != high) &&
+		    !add(pl, MCG_LW_SET, "memory.high", temp ? pre->target : high,
+			 req->v[MCG_LK_HIGH]))
+			return -E2BIG;
+	} else if (temp && !add(pl, MCG_LW_SET, "memory.high", pre->target, high)) {
+		return -E2BIG;
+	}
+	if ((r = add_simple(g, req, pl, MCG_LK_LOW)) < 0)
+		return r;
+	return add_simple(g, req, pl, MCG_LK_MIN);
+}
+
+static int plan_v1(const struct mcg_group *g, const struct mcg_limit_req *req,
+		   const struct mcg_limit_pre *pre, struct mcg_limit_plan *pl)
+{
+	bool has_memsw = mcg_knob_exists(g, "memory.memsw.limit_in_bytes");
+	uint64_t memsw_cur = MCG_MAX, memsw_new;
+	struct mcg_limit_write *w;
+	int r;
+
+	if ((r = add_simple(g, req, pl, MCG_LK_SOFT)) < 0)
+		return r;
+	if (has_memsw && (r = mcg_knob_read_u64(g, "memory.memsw.limit_in_bytes", &memsw_cur)) < 0)
+		return r;
+	memsw_new = v1_memsw_target(req, pre->limit, memsw_cur, pre->target, has_memsw);
+	/* limit <= memsw after every write: raise memsw first, lower the limit first. */
+	if (memsw_new != MCG_KEEP && memsw_new >= pre->limit &&
+	    !add(pl, MCG_LW_SET, "memory.memsw.limit_in_bytes", memsw_cur, memsw_new))
+		return -E2BIG;
+	if (pre->target != pre->limit) {
+		bool shrink = pre->target != MCG_MAX && pre->target < pre->usage;
+
+		w = add(pl, shrink ? MCG_LW_SHRINK : MCG_LW_SET, "memory.limit_in_bytes",
+			pre->limit, pre->target);
+		if (!w)
+			return -E2BIG;
+	}
+	if (memsw_new != MCG_KEEP && memsw_new < pre->limit &&
+	    !add(pl, MCG_LW_SET, "memory.memsw.limit_in_bytes", memsw_cur, memsw_new))
+		return -E2BIG;
+	return 0;
+}
+
+int mcg_limit_plan(const struct mcg_group *g, const struct mcg_limit_req *req,
+		   const struct mcg_limit_pre *pre, struct mcg_limit_plan *ret)
+{
+	struct mcg_limit_plan pl = {0};
+	size_t k;
+	int r;
+
+	if (mcg_group_is_root(g))
+		return -EPERM;
+	for (k = 0; k < MCG_LK__COUNT; k++)
+		if (req->v[k] != MCG_KEEP && mcg_limit_supported(g, k, NULL, 0) < 0)
+			return -EOPNOTSUPP;
+	r = g->ctx->version == 2 ? plan_v2(g, req, pre, &pl) : plan_v1(g, req, pre, &pl);
+	if (r < 0)
+		return r;
+	*ret = pl;
+	return 0;
+}
+
+const char *mcg_limit_systemd_unit(const struct mcg_group *g)
+{
+	static const char *const sfx[] = {".service", ".scope", ".slice"};
+	const char *name = strrchr(g->path, '/');
+	size_t i, n;
+
+	name = name ? name + 1 : g->path;
+	n = strlen(name);
+	for (i = 0; i < MCG_ARRAY_SIZE(sfx); i++) {
+		size_t s = strlen(sfx[i]);
+
+		if (n > s && !strcmp(name + n - s, sfx[i]))
+			return name;
+	}
+	return NULL;
+}
+
+/* ---- applying a plan ---- */
+
+struct run {
+	struct mcg_txn *t;
+	struct mcg_group *g;
+	const struct mcg_limit_req *req;
+	const struct mcg_limit_ops *ops;
+	uint64_t start_ms, deadline_ms; /* deadline 0: none */
+	unsigned steps;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* 0 to go on, -EINTR when the caller cancelled, -ETIMEDOUT past the deadline. */
+static int check(struct run *run)
+{
+	int r = run->ops && run->ops->cancelled ? run->ops->cancelled(run->ops->userdata) : 0;
+
+	if (r < 0)
+		return r;
+	if (run->deadline_ms && now_ms() >= run->deadline_ms)
+		return -ETIMEDOUT;
+	return 0;
+}
+
+static void progress(struct run *run, uint64_t usage, uint64_t target, uint64_t cur)
+{
+	struct mcg_limit_progress p = {usage, target, cur, now_ms() - run->start_ms, run->steps};
+
+	if (run->ops && run->ops->progress)
+		run->ops->progress(run->ops->userdata, &p);
+}
+
+static void pause_ms(unsigned ms)
+{
+	struct timespec ts = {0, (long)ms * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+static int write_val(struct run *run, const char *knob, uint64_t v)
+{
+	char buf[32];
+
+	if (v == MCG_MAX)
+		snprintf(buf, sizeof(buf), "%s", run->g->ctx->version == 2 ? "max" : "-1");
+	else
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	return mcg_knob_write(run->g, knob, buf);
+}
+
+/*
+ * One write that may have to reclaim first (v1 limits): retry EINTR unless the
+ * caller cancelled, retry EBUSY while usage still falls (or until the deadline).
+ */
+static int write_retrying(struct run *run, const char *knob, uint64_t v, uint64_t *ret_usage)
+{
+	uint64_t best = MCG_MAX, usage = 0;
+	int noprog = 0, r;
+
+	for (;;) {
+		r = check(run);
+		if (r < 0)
+			return r;
+		r = write_val(run, knob, v);
+		if (r == 0)
+			return 0;
+		if (r == -EINTR)
+			continue;
+		if (r != -EBUSY)
+			return r;
+		if (mcg_group_usage(run->g, &usage) == 0)
+			*ret_usage = usage;
+		/* progress: a new low; a workload that refills as fast as we reclaim is none */
+		noprog = usage + (uint64_t)mcg_page_size() <= best ? 0 : noprog + 1;
+		if (usage < best)
+			best = usage;
+		if (noprog >= NO_PROGRESS_TRIES && !run->deadline_ms)
+			return -EBUSY;
+		if (noprog >= NO_PROGRESS_TRIES)
+			pause_ms(20); /* within the timeout: let writeback make progress */
+	}
+}
+
+/* v1: lower the limit to W->value, in steps of req->step, each write reclaiming. */
+static int v1_shrink(struct run *run, struct mcg_limit_write *w, uint64_t *ret_usage)
+{
+	uint64_t cur = w->before, usage, next, ps = (uint64_t)mcg_page_size();
+	int r;
+
+	for (;;) {
+		r = mcg_group_usage(run->g, &usage);
+		if (r < 0)
+			return r;
+		*ret_usage = usage;
+		if (cur <= w->value)
+			return 0;
+		next = w->value;
+		if (run->req->step) {
+			uint64_t from = cur < usage ? cur : usage;
+
+			if (from > w->value + run->req->step)
+				next = (from - run->req->step) / ps * ps;
+		}
+		progress(run, usage, w->value, cur);
+		r = write_retrying(run, w->knob, next, ret_usage);
+		if (r < 0)
+			return r;
+		cur = next;
+		run->steps++;
+	}
+}
+
+/* v2: memory.reclaim until usage <= W->value; never touches memory.max. */
+static int v2_reclaim(struct run *run, struct mcg_limit_write *w, uint64_t *ret_usage)
+{
+	uint64_t usage, best = MCG_MAX, ps = (uint64_t)mcg_page_size();
+	int noprog = 0, r;
+
+	for (;;) {
+		r = mcg_group_usage(run->g, &usage);
+		if (r < 0)
+			return r;
+		*ret_usage = usage;
+		progress(run, usage, w->value, w->value);
+		if (usage <= w->value)
+			return 0;
+		r = check(run);
+		if (r < 0)
+			return r;
+		if (usage < best)
+			best = usage;
+		{
+			uint64_t ask = usage - w->value;
+
+			if (run->req->step && ask > run->req->step)
+				ask = run->req->step;
+			r = write_val(run, "memory.reclaim", (ask + ps - 1) / ps * ps);
+		}
+		run->steps++;
+		if (r < 0 && r != -EAGAIN && r != -EINTR)
+			return r;
+		if (mcg_group_usage(run->g, &usage) < 0)
+			continue;
+		/* progress: a new low; a workload that refills as fast as we reclaim is none */
+		noprog = usage + ps <= best ? 0 : noprog + 1;
+		if (noprog >= NO_PROGRESS_TRIES) {
+			*ret_usage = usage;
+			if (run->req->flags & MCG_LIMIT_ALLOW_OOM)
+				return 0; /* memory.max does the rest, with the OOM killer */
+			if (!run->deadline_ms)
+				return -EBUSY;
+			pause_ms(20);
+		}
+	}
+}
+
+int mcg_limit_apply(struct mcg_txn *t, const struct mcg_limit_req *req, struct mcg_limit_plan *plan,
+		    const struct mcg_limit_ops *ops, struct mcg_limit_failure *fail)
+{
+	struct run run = {.t = t, .g = mcg_txn_group(t), .req = req, .ops = ops};
+	struct mcg_limit_failure f = {0};
+	uint64_t usage = 0;
+	size_t i;
+	int r = 0;
+
+	run.start_ms = now_ms();
+	if (req->timeout_ms)
+		run.deadline_ms = run.start_ms + req->timeout_ms;
+	/* Journal every value we may touch before the first write. */
+	for (i = 0; i < plan->n; i++) {
+		if (plan->w[i].op == MCG_LW_RECLAIM)
+			continue;
+		r = mcg_txn_save(t, plan->w[i].knob);
+		if (r < 0) {
+			f.index = i;
+			goto fail;
+		}
+	}
+	for (i = 0; i < plan->n; i++) {
+		struct mcg_limit_write *w = &plan->w[i];
+
+		f.index = i;
+		r = check(&run);
+		if (r < 0)
+			goto fail;
+		switch (w->op) {
+		case MCG_LW_RECLAIM:
+			r = v2_reclaim(&run, w, &usage);
+			w->after = usage;
+			break;
+		case MCG_LW_SHRINK:
+			r = v1_shrink(&run, w, &usage);
+			break;
+		case MCG_LW_SET:
+		case MCG_LW_TEMP:
+			r = write_retrying(&run, w->knob, w->value, &usage);
+			break;
+		}
+		if (r < 0)
+			goto fail;
+		if (w->op != MCG_LW_RECLAIM &&
+		    (r = mcg_knob_read_u64(run.g, w->knob, &w->after)) < 0)
+			goto fail;
+		w->done = true;
+	}
+	if (mcg_group_usage(run.g, &usage) == 0)
+		progress(&run, usage, usage, usage);
+	return mcg_txn_commit(t);
+fail:
+	f.err = r;
+	if (mcg_group_usage(run.g, &f.usage) < 0)
+		f.usage = usage;
+	f.rollback_err = mcg_txn_rollback(t);
+	f.rolled_back = f.rollback_err == 0;
+	if (fail)
+		*fail = f;
+	return r;
+}

@@ -1,0 +1,1 @@
+--root @FIX@/v1/cgroup --proc @FIX@/v1/proc --raw set-limit /fixture/app +512M --swap 256M

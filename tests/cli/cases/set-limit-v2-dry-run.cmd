@@ -1,0 +1,1 @@
+--root @FIX@/v2/cgroup --proc @FIX@/v2/proc set-limit fixture/app 20M --high 10M --low 1M --min 512K --dry-run

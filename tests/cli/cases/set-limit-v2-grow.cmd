@@ -1,0 +1,1 @@
+--root @FIX@/v2/cgroup --proc @FIX@/v2/proc set-limit fixture/app 1G --high 768M --swap 128M

@@ -1,0 +1,51 @@
+#!/bin/sh
+# tiers: v1 v2
+# One writer per cgroup: a second set-limit fails with the lock message (exit 75) and
+# changes nothing; with --wait it runs after the first one ends.
+set -eu
+. "$MCG_TESTLIB"
+require_cgroups
+scratch_new lock
+if [ "$MCG_CGVER" = 2 ]; then
+	spawn_in "$CG" "$MCG_LOAD" anon 32 --hold
+	WATCH=memory.high ORIG_W=max
+else
+	mkdir "$CG/child"
+	run_in "$CG" "$MCG_LOAD" write "$MCG_DATA/dirty" 32 >/dev/null
+	WATCH=memory.limit_in_bytes ORIG_W=536870912
+fi
+assert_status "limit 512M" 0 "$MEMCGCTL" set-limit "$CGREL" 512M
+"$MEMCGCTL" set-limit "$CGREL" 4096 --force --step 4M --timeout 60s >/dev/null 2>&1 &
+first=$!
+echo "$first" >>"$MCG_CLEAN_PIDS"
+i=0
+while [ "$(knob "$CG" $WATCH)" = "$ORIG_W" ]; do
+	kill -0 "$first" 2>/dev/null || fail "the first memcgctl ended early"
+	i=$((i + 1))
+	[ $i -gt 400 ] && fail "the first memcgctl did not change $WATCH"
+	sleep 0.05
+done
+mid=$(knob "$CG" "$K_LIMIT")
+assert_status "second without --wait" 75 "$MEMCGCTL" set-limit "$CGREL" 300M
+echo "$LAST_ERR" | grep -q "cannot change '$CGREL': another memcgctl is changing it; use --wait" ||
+	fail "message: $LAST_ERR"
+assert_eq "limit untouched by the second" "$mid" "$(knob "$CG" "$K_LIMIT")"
+
+"$MEMCGCTL" set-limit "$CGREL" 300M --wait >"$MCG_TMP/second" 2>&1 &
+second=$!
+echo "$second" >>"$MCG_CLEAN_PIDS"
+sleep 0.5
+kill -0 "$second" 2>/dev/null || fail "the --wait run did not wait: $(cat "$MCG_TMP/second")"
+ok "second run waits"
+kill -INT "$first"
+set +e
+wait "$first"
+st1=$?
+wait "$second"
+st2=$?
+set -e
+assert_eq "first interrupted" 130 $st1
+assert_eq "second succeeded" 0 $st2
+assert_eq "limit set by the second" 314572800 "$(knob "$CG" "$K_LIMIT")"
+[ "$MCG_CGVER" = 2 ] && assert_eq "memory.high back" max "$(knob "$CG" memory.high)"
+exit 0

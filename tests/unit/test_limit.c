@@ -1,0 +1,490 @@
+/* test_limit.c: set-limit's preflight floor, the ordered plan on v1 and v2, apply and rollback on a
+ * fake tree. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define MiB (1024ULL * 1024)
+
+struct fx {
+	char dir[256];
+	struct mcg_ctx *ctx;
+	struct mcg_group *g;
+};
+
+static void put(const char *dir, const char *name, const char *val)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(val, f);
+	fclose(f);
+}
+
+static void putu(const char *dir, const char *name, unsigned long long v)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%llu\n", v);
+	put(dir, name, b);
+}
+
+static unsigned long long getu(const struct fx *fx, const char *name)
+{
+	uint64_t v = 0;
+
+	assert_int_equal(mcg_knob_read_u64(fx->g, name, &v), 0);
+	return (unsigned long long)v;
+}
+
+static void rm_rf(const char *dir)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A fake hierarchy: root/, root/app (the cgroup), proc/meminfo with SWAP kB free. */
+static void fx_make(struct fx *fx, int version, const char *stat, unsigned long long usage,
+		    unsigned long long swap_kb)
+{
+	char d[512], proc[512], run[512], mi[256];
+
+	snprintf(fx->dir, sizeof(fx->dir), "/tmp/test_limit.XXXXXX");
+	assert_non_null(mkdtemp(fx->dir));
+	snprintf(d, sizeof(d), "%s/root", fx->dir);
+	mkdir(d, 0755);
+	snprintf(proc, sizeof(proc), "%s/proc", fx->dir);
+	mkdir(proc, 0755);
+	snprintf(mi, sizeof(mi),
+		 "MemTotal:       16777216 kB\nSwapTotal: %llu kB\nSwapFree:       %llu kB\n",
+		 swap_kb, swap_kb);
+	put(proc, "meminfo", mi);
+	if (version == 2) {
+		put(d, "cgroup.controllers", "memory\n");
+		put(d, "memory.stat", "anon 0\n");
+	} else {
+		put(d, "memory.limit_in_bytes", "9223372036854771712\n");
+		put(d, "memory.usage_in_bytes", "0\n");
+		put(d, "memory.stat", "hierarchical_memory_limit 9223372036854771712\n");
+	}
+	strcat(d, "/app");
+	mkdir(d, 0755);
+	put(d, "memory.stat", stat);
+	put(d, "cgroup.procs", "");
+	if (version == 2) {
+		put(d, "cgroup.controllers", "memory\n");
+		putu(d, "memory.current", usage);
+		put(d, "memory.max", "max\n");
+		put(d, "memory.high", "max\n");
+		put(d, "memory.low", "0\n");
+		put(d, "memory.min", "0\n");
+		put(d, "memory.swap.max", "max\n");
+		put(d, "memory.swap.current", "0\n");
+		put(d, "memory.reclaim", "");
+	} else {
+		putu(d, "memory.usage_in_bytes", usage);
+		put(d, "memory.limit_in_bytes", "9223372036854771712\n");
+		put(d, "memory.memsw.limit_in_bytes", "9223372036854771712\n");
+		putu(d, "memory.memsw.usage_in_bytes", usage);
+		put(d, "memory.soft_limit_in_bytes", "9223372036854771712\n");
+	}
+	snprintf(d, sizeof(d), "%s/root", fx->dir);
+	assert_int_equal(mcg_ctx_new_root(d, version, NULL, NULL, &fx->ctx), 0);
+	assert_int_equal(mcg_ctx_set_procfs(fx->ctx, proc), 0);
+	snprintf(run, sizeof(run), "%s/run", fx->dir);
+	assert_int_equal(mcg_ctx_set_rundir(fx->ctx, run), 0);
+	assert_int_equal(mcg_group_open(fx->ctx, "/app", &fx->g), 0);
+}
+
+static void fx_free(struct fx *fx)
+{
+	mcg_group_close(fx->g);
+	mcg_ctx_free(fx->ctx);
+	rm_rf(fx->dir);
+}
+
+static void app_put(struct fx *fx, const char *name, unsigned long long v)
+{
+	char d[512];
+
+	snprintf(d, sizeof(d), "%s/root/app", fx->dir);
+	putu(d, name, v);
+}
+
+static const char V2_STAT[] = "anon 41943040\nfile 104857600\nkernel 8388608\nshmem 4194304\n"
+			      "file_dirty 1048576\nfile_writeback 0\nunevictable 0\n"
+			      "slab_reclaimable 6291456\n";
+static const char V1_STAT[] = "total_cache 104857600\ntotal_rss 41943040\ntotal_shmem 4194304\n"
+			      "total_dirty 2097152\ntotal_writeback 0\ntotal_unevictable 0\n"
+			      "hierarchical_memory_limit 9223372036854771712\n";
+
+static void test_supported(void **state)
+{
+	struct fx v1, v2;
+	char why[160];
+
+	(void)state;
+	fx_make(&v1, 1, V1_STAT, 150 * MiB, 0);
+	fx_make(&v2, 2, V2_STAT, 150 * MiB, 0);
+	assert_int_equal(mcg_limit_supported(v1.g, MCG_LK_MAX, why, sizeof(why)), 0);
+	assert_int_equal(mcg_limit_supported(v1.g, MCG_LK_SOFT, why, sizeof(why)), 0);
+	assert_int_equal(mcg_limit_supported(v1.g, MCG_LK_SWAP, why, sizeof(why)), 0);
+	assert_int_equal(mcg_limit_supported(v1.g, MCG_LK_HIGH, why, sizeof(why)), -EOPNOTSUPP);
+	assert_non_null(strstr(why, "memory.high exists only on cgroup v2"));
+	assert_int_equal(mcg_limit_supported(v1.g, MCG_LK_MIN, why, sizeof(why)), -EOPNOTSUPP);
+	assert_int_equal(mcg_limit_supported(v2.g, MCG_LK_SOFT, why, sizeof(why)), -EOPNOTSUPP);
+	assert_non_null(strstr(why, "only on cgroup v1"));
+	assert_int_equal(mcg_limit_supported(v2.g, MCG_LK_LOW, why, sizeof(why)), 0);
+	/* no swap accounting: --swap refused with the reason */
+	{
+		char p[512];
+
+		snprintf(p, sizeof(p), "%s/root/app/memory.memsw.limit_in_bytes", v1.dir);
+		unlink(p);
+		assert_int_equal(mcg_limit_supported(v1.g, MCG_LK_SWAP, why, sizeof(why)),
+				 -EOPNOTSUPP);
+		assert_non_null(strstr(why, "swapaccount=1"));
+	}
+	fx_free(&v1);
+	fx_free(&v2);
+}
+
+static void test_preflight_floor_v2(void **state)
+{
+	struct mcg_limit_req req;
+	struct mcg_limit_pre pre;
+	struct fx fx;
+
+	(void)state;
+	fx_make(&fx, 2, V2_STAT, 150 * MiB, 0);
+	mcg_limit_req_init(&req);
+	req.v[MCG_LK_MAX] = 100 * MiB;
+	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
+	/* no swap: anon 40 + shmem 4 + kernel (8 - 6 reclaimable slab) = 46 MiB */
+	assert_int_equal(pre.floor, 46 * MiB);
+	assert_int_equal(pre.kernel, 2 * MiB);
+	assert_int_equal(pre.swap_headroom, 0);
+	assert_int_equal(pre.reclaim, 50 * MiB);
+	assert_int_equal(pre.verdict, MCG_LV_RECLAIM);
+	assert_int_equal(pre.dirty, 1 * MiB);
+	assert_true(pre.parent_limit == MCG_MAX);
+
+	req.v[MCG_LK_MAX] = 40 * MiB;
+	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
+	assert_int_equal(pre.verdict, MCG_LV_BELOW_FLOOR);
+	req.flags = MCG_LIMIT_ALLOW_OOM;
+	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
+	assert_int_equal(pre.verdict, MCG_LV_FORCED);
+
+	req.v[MCG_LK_MAX] = 200 * MiB;
+	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
+	assert_int_equal(pre.verdict, MCG_LV_OK);
+	assert_int_equal(pre.reclaim, 0);
+	fx_free(&fx);
+
+	/* 1 GiB of free swap, swap.max 30 MiB: 30 MiB of anon/shmem can go, 14 stay */
+	fx_make(&fx, 2, V2_STAT, 150 * MiB, 1024 * 1024);
+	mcg_limit_req_init(&req);
+	req.v[MCG_LK_MAX] = 100 * MiB;
+	req.v[MCG_LK_SWAP] = 30 * MiB;
+	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
+	assert_int_equal(pre.swap_headroom, 30 * MiB);
+	assert_int_equal(pre.floor, (44 - 30 + 2) * MiB);
+	fx_free(&fx);
+}
+
+static void test_preflight_unevictable(void **state)
+{
+	struct mcg_limit_req req;
+	struct mcg_limit_pre pre;
+	struct fx fx;
+
+	(void)state;
+	/* mlocked file pages: unevictable beyond anon counts */
+	fx_make(&fx, 2,
+		"anon 1048576\nfile 104857600\nkernel 0\nshmem 0\nunevictable 67108864\n"
+		"slab_reclaimable 0\n",
+		110 * MiB, 0);
+	mcg_limit_req_init(&req);
+	req.v[MCG_LK_MAX] = 32 * MiB;
+	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
+	assert_int_equal(pre.floor, 64 * MiB);
+	assert_int_equal(pre.verdict, MCG_LV_BELOW_FLOOR);
+	fx_free(&fx);
+}
+
+static void test_preflight_v1(void **state)
+{
+	struct mcg_limit_req req;
+	struct mcg_limit_pre pre;
+	struct fx fx;
+
+	(void)state;
+	fx_make(&fx, 1, V1_STAT, 150 * MiB, 0);
+	mcg_limit_req_init(&req);
+	req.v[MCG_LK_MAX] = 100 * MiB;
+	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
+	/* v1 does not say which kernel memory is reclaimable: not in the floor */
+	assert_int_equal(pre.floor, 44 * MiB);
+	assert_int_equal(pre.verdict, MCG_LV_RECLAIM);
+	assert_int_equal(pre.dirty, 2 * MiB);
+	req.v[MCG_LK_MAX] = 8 * MiB;
+	req.flags = MCG_LIMIT_FORCE;
+	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
+	assert_int_equal(pre.verdict, MCG_LV_FORCED);
+	fx_free(&fx);
+}
+
+static void test_plan_v2_shrink(void **state)
+{
+	struct mcg_limit_req req;
+	struct mcg_limit_pre pre;
+	struct mcg_limit_plan pl;
+	struct fx fx;
+
+	(void)state;
+	fx_make(&fx, 2, V2_STAT, 150 * MiB, 0);
+	mcg_limit_req_init(&req);
+	req.v[MCG_LK_MAX] = 100 * MiB;
+	req.v[MCG_LK_LOW] = 10 * MiB;
+	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
+	assert_int_equal(mcg_limit_plan(fx.g, &req, &pre, &pl), 0);
+	assert_int_equal(pl.n, 5);
+	/* throttle, reclaim, then memory.max once usage fits, then high back */
+	assert_int_equal(pl.w[0].op, MCG_LW_TEMP);
+	assert_string_equal(pl.w[0].knob, "memory.high");
+	assert_int_equal(pl.w[0].value, 100 * MiB);
+	assert_int_equal(pl.w[1].op, MCG_LW_RECLAIM);
+	assert_int_equal(pl.w[1].value, 100 * MiB);
+	assert_int_equal(pl.w[2].op, MCG_LW_SET);
+	assert_string_equal(pl.w[2].knob, "memory.max");
+	assert_string_equal(pl.w[3].knob, "memory.high");
+	assert_true(pl.w[3].value == MCG_MAX);
+	assert_string_equal(pl.w[4].knob, "memory.low");
+
+	/* a grow: one write */
+	req.v[MCG_LK_MAX] = 1024 * MiB;
+	req.v[MCG_LK_LOW] = MCG_KEEP;
+	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
+	assert_int_equal(mcg_limit_plan(fx.g, &req, &pre, &pl), 0);
+	assert_int_equal(pl.n, 1);
+	assert_string_equal(pl.w[0].knob, "memory.max");
+	fx_free(&fx);
+}
+
+static void test_plan_v1_memsw_order(void **state)
+{
+	struct mcg_limit_req req;
+	struct mcg_limit_pre pre;
+	struct mcg_limit_plan pl;
+	struct fx fx;
+
+	(void)state;
+	fx_make(&fx, 1, V1_STAT, 150 * MiB, 0);
+	/* limit 512M, memsw 768M: 256M of swap allowed */
+	app_put(&fx, "memory.limit_in_bytes", 512 * MiB);
+	app_put(&fx, "memory.memsw.limit_in_bytes", 768 * MiB);
+	mcg_limit_req_init(&req);
+
+	/* grow past memsw: memsw first, keeping the allowance */
+	req.v[MCG_LK_MAX] = 1024 * MiB;
+	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
+	assert_int_equal(mcg_limit_plan(fx.g, &req, &pre, &pl), 0);
+	assert_int_equal(pl.n, 2);
+	assert_string_equal(pl.w[0].knob, "memory.memsw.limit_in_bytes");
+	assert_int_equal(pl.w[0].value, 1280 * MiB);
+	assert_string_equal(pl.w[1].knob, "memory.limit_in_bytes");
+	assert_int_equal(pl.w[1].value, 1024 * MiB);
+
+	/* shrink below usage, swap 0: limit first (a reclaiming shrink), then memsw */
+	req.v[MCG_LK_MAX] = 100 * MiB;
+	req.v[MCG_LK_SWAP] = 0;
+	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
+	assert_int_equal(mcg_limit_plan(fx.g, &req, &pre, &pl), 0);
+	assert_int_equal(pl.n, 2);
+	assert_string_equal(pl.w[0].knob, "memory.limit_in_bytes");
+	assert_int_equal(pl.w[0].op, MCG_LW_SHRINK);
+	assert_string_equal(pl.w[1].knob, "memory.memsw.limit_in_bytes");
+	assert_int_equal(pl.w[1].value, 100 * MiB);
+
+	/* a shrink that stays above the old limit's memsw: memsw 600M >= limit 512M first */
+	req.v[MCG_LK_MAX] = 400 * MiB;
+	req.v[MCG_LK_SWAP] = 200 * MiB;
+	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
+	assert_int_equal(mcg_limit_plan(fx.g, &req, &pre, &pl), 0);
+	assert_int_equal(pl.n, 2);
+	assert_string_equal(pl.w[0].knob, "memory.memsw.limit_in_bytes");
+	assert_int_equal(pl.w[0].value, 600 * MiB);
+	assert_int_equal(pl.w[1].op, MCG_LW_SET);
+
+	/* max: memsw to max first */
+	req.v[MCG_LK_MAX] = MCG_MAX;
+	req.v[MCG_LK_SWAP] = MCG_KEEP;
+	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
+	assert_int_equal(mcg_limit_plan(fx.g, &req, &pre, &pl), 0);
+	assert_int_equal(pl.n, 2);
+	assert_string_equal(pl.w[0].knob, "memory.memsw.limit_in_bytes");
+	assert_true(pl.w[0].value == MCG_MAX);
+	fx_free(&fx);
+}
+
+/* Cancel before the third write (check() runs before each plan entry and each write attempt). */
+static int cancel_after_two(void *u)
+{
+	int *calls = u;
+
+	return ++*calls > 4 ? -EINTR : 0;
+}
+
+static void test_apply_and_rollback(void **state)
+{
+	struct mcg_limit_req req;
+	struct mcg_limit_pre pre;
+	struct mcg_limit_plan pl;
+	struct mcg_limit_failure fail;
+	struct mcg_txn *t;
+	struct fx fx;
+	char p[512];
+
+	(void)state;
+	fx_make(&fx, 1, V1_STAT, 150 * MiB, 0);
+	app_put(&fx, "memory.limit_in_bytes", 512 * MiB);
+	app_put(&fx, "memory.memsw.limit_in_bytes", 768 * MiB);
+	mcg_limit_req_init(&req);
+	req.v[MCG_LK_MAX] = 1024 * MiB;
+	req.v[MCG_LK_SOFT] = 256 * MiB;
+	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
+	assert_int_equal(mcg_limit_plan(fx.g, &req, &pre, &pl), 0);
+	assert_int_equal(mcg_txn_begin(fx.g, 0, "set-limit", &t), 0);
+	assert_int_equal(mcg_limit_apply(t, &req, &pl, NULL, &fail), 0);
+	mcg_txn_free(t);
+	assert_int_equal(getu(&fx, "memory.limit_in_bytes"), 1024 * MiB);
+	assert_int_equal(getu(&fx, "memory.memsw.limit_in_bytes"), 1280 * MiB);
+	assert_int_equal(getu(&fx, "memory.soft_limit_in_bytes"), 256 * MiB);
+	assert_int_equal(pl.w[pl.n - 1].after, 1024 * MiB);
+	assert_true(pl.w[pl.n - 1].done);
+	snprintf(p, sizeof(p), "%s/run/journal", fx.dir);
+	assert_int_equal(mcg_recover(fx.ctx, NULL, true, NULL, NULL), 0);
+
+	/* the limit cannot even be read for the journal: nothing is written at all */
+	mcg_limit_req_init(&req);
+	req.v[MCG_LK_MAX] = 2048 * MiB;
+	req.v[MCG_LK_SOFT] = 128 * MiB;
+	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
+	assert_int_equal(mcg_limit_plan(fx.g, &req, &pre, &pl), 0);
+	assert_int_equal(pl.n, 3); /* soft, memsw, limit */
+	snprintf(p, sizeof(p), "%s/root/app/memory.limit_in_bytes", fx.dir);
+	unlink(p);
+	assert_int_equal(mkdir(p, 0755), 0);
+	assert_int_equal(mcg_txn_begin(fx.g, 0, "set-limit", &t), 0);
+	assert_true(mcg_limit_apply(t, &req, &pl, NULL, &fail) < 0);
+	mcg_txn_free(t);
+	assert_int_equal(fail.index, 2);
+	assert_true(fail.rolled_back);
+	assert_int_equal(getu(&fx, "memory.soft_limit_in_bytes"), 256 * MiB);
+	assert_int_equal(getu(&fx, "memory.memsw.limit_in_bytes"), 1280 * MiB);
+	assert_int_equal(mcg_recover(fx.ctx, NULL, true, NULL, NULL), 0);
+	rmdir(p);
+	app_put(&fx, "memory.limit_in_bytes", 1024 * MiB);
+
+	/* cancelled after two writes (soft, memsw): both go back, no journal left */
+	{
+		int calls = 0;
+		struct mcg_limit_ops ops = {cancel_after_two, NULL, &calls};
+
+		assert_int_equal(mcg_txn_begin(fx.g, 0, "set-limit", &t), 0);
+		assert_int_equal(mcg_limit_apply(t, &req, &pl, &ops, &fail), -EINTR);
+		mcg_txn_free(t);
+		assert_int_equal(fail.index, 2);
+		assert_true(fail.rolled_back);
+		assert_true(pl.w[0].done && pl.w[1].done && !pl.w[2].done);
+		assert_int_equal(getu(&fx, "memory.soft_limit_in_bytes"), 256 * MiB);
+		assert_int_equal(getu(&fx, "memory.memsw.limit_in_bytes"), 1280 * MiB);
+		assert_int_equal(getu(&fx, "memory.limit_in_bytes"), 1024 * MiB);
+		assert_int_equal(mcg_recover(fx.ctx, NULL, true, NULL, NULL), 0);
+	}
+	fx_free(&fx);
+}
+
+static int cancel_now(void *u)
+{
+	(void)u;
+	return -EINTR;
+}
+
+static void test_apply_cancelled(void **state)
+{
+	struct mcg_limit_ops ops = {cancel_now, NULL, NULL};
+	struct mcg_limit_req req;
+	struct mcg_limit_pre pre;
+	struct mcg_limit_plan pl;
+	struct mcg_limit_failure fail;
+	struct mcg_txn *t;
+	struct fx fx;
+
+	(void)state;
+	fx_make(&fx, 2, V2_STAT, 150 * MiB, 0);
+	app_put(&fx, "memory.max", 512 * MiB);
+	mcg_limit_req_init(&req);
+	req.v[MCG_LK_MAX] = 100 * MiB;
+	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
+	assert_int_equal(mcg_limit_plan(fx.g, &req, &pre, &pl), 0);
+	assert_int_equal(mcg_txn_begin(fx.g, 0, "set-limit", &t), 0);
+	assert_int_equal(mcg_limit_apply(t, &req, &pl, &ops, &fail), -EINTR);
+	mcg_txn_free(t);
+	assert_true(fail.rolled_back);
+	assert_int_equal(getu(&fx, "memory.max"), 512 * MiB);
+	assert_true(getu(&fx, "memory.high") == MCG_MAX);
+	fx_free(&fx);
+}
+
+static void test_systemd_unit(void **state)
+{
+	struct fx fx;
+	struct mcg_group *g;
+	char d[512];
+
+	(void)state;
+	fx_make(&fx, 2, V2_STAT, 0, 0);
+	assert_null(mcg_limit_systemd_unit(fx.g));
+	snprintf(d, sizeof(d), "%s/root/app/web.service", fx.dir);
+	mkdir(d, 0755);
+	put(d, "cgroup.controllers", "memory\n");
+	put(d, "memory.max", "max\n");
+	assert_int_equal(mcg_group_open(fx.ctx, "/app/web.service", &g), 0);
+	assert_string_equal(mcg_limit_systemd_unit(g), "web.service");
+	mcg_group_close(g);
+	fx_free(&fx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_supported),
+		cmocka_unit_test(test_preflight_floor_v2),
+		cmocka_unit_test(test_preflight_unevictable),
+		cmocka_unit_test(test_preflight_v1),
+		cmocka_unit_test(test_plan_v2_shrink),
+		cmocka_unit_test(test_plan_v1_memsw_order),
+		cmocka_unit_test(test_apply_and_rollback),
+		cmocka_unit_test(test_apply_cancelled),
+		cmocka_unit_test(test_systemd_unit),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
