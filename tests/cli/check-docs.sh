@@ -16,7 +16,7 @@ for o in $("$bin" __complete options); do
 done
 for c in $("$bin" __complete commands); do
 	[ "$c" = help ] && continue
-	grep -q "memcgctl\\\\-$c\|memcgctl-$c" "$main" || { echo "memcgctl.8 does not mention memcgctl-$c"; rc=1; }
+	has "$main" "memcgctl-$c" || { echo "memcgctl.8 does not mention memcgctl-$c"; rc=1; }
 	page="$src/man/memcgctl-$c.8"
 	if [ ! -f "$page" ]; then
 		echo "command $c has no man page $page"
