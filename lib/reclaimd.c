@@ -606,6 +606,8 @@ static void check(struct daemon *d, struct cg *c, bool event)
 		return;
 	}
 	c->st.usage = usage;
+	mcg_log(d->ctx, MCG_LOG_DEBUG, "%s: %s, usage %llu, high %llu", c->conf.path,
+		event ? "event" : "timer", (unsigned long long)usage, (unsigned long long)c->high);
 	if (!c->valid)
 		return;
 	if (c->st.state == MCG_ASYNC_THRASHING && now >= c->backoff_until) {
