@@ -45,7 +45,7 @@ static const struct argp_option ar_options[] = {
 	{"force", OPT_FORCE, NULL, 0, "Enable even on a single-CPU machine", 1},
 	{"no-start", OPT_NO_START, NULL, 0,
 	 "Do not start reclaimd (a service manager runs it)", 1},
-	{NULL, 0, NULL, 0, "all:", 2},
+	{NULL, 0, NULL, 0, "Every sub-command:", 2},
 	{"state-dir", OPT_STATE_DIR, "DIR", 0,
 	 "Enabled cgroups and statistics under DIR (default RUNDIR/async-reclaim)", 2},
 	{0},

@@ -170,7 +170,7 @@ int cli_reclaimd_start(struct cli *cli, const char *statedir, pid_t *ret_pid)
 	for (i = 0; i < 300; i++) {
 		struct timespec ts = {0, 10 * 1000 * 1000};
 
-		if (mcg_reclaimd_info(statedir, &info) == 0 && info.pid) {
+		if (mcg_reclaimd_info(statedir, &info) == 0 && info.pid > 0) {
 			*ret_pid = info.pid;
 			return 0;
 		}
@@ -198,7 +198,7 @@ static int reclaimd_run(struct cli *cli, int argc, char **argv)
 	if (cli_async_statedir(cli, a.statedir, statedir, sizeof(statedir)) < 0)
 		return EXIT_FAILURE;
 	if (!a.foreground) {
-		if (mcg_reclaimd_info(statedir, &info) == 0 && info.pid) {
+		if (mcg_reclaimd_info(statedir, &info) == 0 && info.pid > 0) {
 			printf("reclaimd is already running (pid %d)\n", (int)info.pid);
 			return 0;
 		}

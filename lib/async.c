@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -505,10 +506,25 @@ int mcg_reclaimd_info(const char *statedir, struct mcg_reclaimd_info *ret)
 		*ret = info;
 		return 0;
 	}
+	/* the pid file is the authority; the totals count only if the same daemon wrote them */
+	{
+		char buf[32];
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+		info.pid = -1;
+		if (n > 0) {
+			buf[n] = '\0';
+			/* a new daemon may not have replaced its dead predecessor's pid yet */
+			if (atoi(buf) > 0 && !(kill((pid_t)atoi(buf), 0) < 0 && errno == ESRCH))
+				info.pid = (pid_t)atoi(buf);
+		}
+	}
 	close(fd);
 	snprintf(file, sizeof(file), "%s/stats/reclaimd", statedir);
 	f = fopen(file, "re");
 	if (f) {
+		struct mcg_reclaimd_info t = {0};
+
 		while (fgets(line, sizeof(line), f)) {
 			char *v = strchr(line, ' ');
 
@@ -516,29 +532,19 @@ int mcg_reclaimd_info(const char *statedir, struct mcg_reclaimd_info *ret)
 				continue;
 			*v++ = '\0';
 			if (!strcmp(line, "pid"))
-				info.pid = (pid_t)atoi(v);
+				t.pid = (pid_t)atoi(v);
 			else if (!strcmp(line, "started"))
-				info.started = strtoll(v, NULL, 10);
+				t.started = strtoll(v, NULL, 10);
 			else if (!strcmp(line, "cpu_ns"))
-				info.cpu_ns = u64_of(v);
+				t.cpu_ns = u64_of(v);
 			else if (!strcmp(line, "wakeups"))
-				info.wakeups = u64_of(v);
+				t.wakeups = u64_of(v);
 			else if (!strcmp(line, "max_cpu"))
-				info.max_cpu = strtod(v, NULL);
+				t.max_cpu = strtod(v, NULL);
 		}
 		fclose(f);
-	}
-	if (!info.pid) {
-		/* running, but has not written its totals yet: the pid file says who */
-		snprintf(file, sizeof(file), "%s/reclaimd.pid", statedir);
-		f = fopen(file, "re");
-		if (f) {
-			if (fgets(line, sizeof(line), f))
-				info.pid = (pid_t)atoi(line);
-			fclose(f);
-		}
-		if (!info.pid)
-			info.pid = -1;
+		if (t.pid == info.pid)
+			info = t;
 	}
 	*ret = info;
 	return 0;

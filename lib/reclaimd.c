@@ -540,7 +540,8 @@ static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 		/* the step restored the limit already; roll back anything it could not */
 		int r2 = mcg_txn_rollback(t);
 
-		set_error(c, r);
+		if (r != -EINTR) /* a signal (SIGSTOP, SIGTERM) ended the step: no failure */
+			set_error(c, r);
 		if (r2 < 0)
 			mcg_log(d->ctx, MCG_LOG_ERR, "cannot restore the limit of '%s': %s",
 				c->conf.path, mcg_strerror(r2));
@@ -549,7 +550,8 @@ static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 			c->st.usage = usage;
 			return; /* handled by the caller's gone check */
 		}
-		c->st.state = MCG_ASYNC_ERROR;
+		if (r != -EINTR)
+			c->st.state = MCG_ASYNC_ERROR;
 	} else {
 		mcg_txn_commit(t);
 	}
@@ -728,8 +730,9 @@ static int pidfile_lock(struct daemon *d)
 		close(fd);
 		return e == EWOULDBLOCK ? -MCG_E_LOCKED : -e;
 	}
-	snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, strlen(buf), 0) < 0) {
+	/* one fixed-size write: a reader never sees an empty file (no truncate) */
+	snprintf(buf, sizeof(buf), "%-15d\n", (int)getpid());
+	if (pwrite(fd, buf, strlen(buf), 0) < 0) {
 		int e = -errno;
 
 		close(fd);

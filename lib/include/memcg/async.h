@@ -107,7 +107,7 @@ struct mcg_reclaimd_info {
 	uint64_t wakeups; /* epoll wake-ups of any kind */
 	double max_cpu;   /* the largest budget of the cgroups it serves */
 };
-/* Is a daemon serving STATEDIR? Fills RET (pid 0 if none). */
+/* Is a daemon serving STATEDIR? Fills RET: pid 0 if none, -1 if one is starting. */
 MCG_EXPORT int mcg_reclaimd_info(const char *statedir, struct mcg_reclaimd_info *ret);
 
 enum {
