@@ -38,7 +38,7 @@ ok "reclaimd $pid still runs"
 # the other cgroup is still served
 i=0
 while [ $i -lt 20 ]; do
-	run_in "$KEEP" "$MCG_LOAD" write "$MCG_DATA/k.$i" 4 --sync >/dev/null
+	run_in "$KEEP" dd if=/dev/zero of="$MCG_DATA/k.$i" bs=1M count=4 conv=fsync 2>/dev/null
 	sleep 0.1
 	i=$((i + 1))
 done
@@ -55,3 +55,8 @@ while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); d
 kill -0 "$pid" 2>/dev/null && fail "reclaimd $pid still runs with nothing enabled"
 ok "reclaimd exited after the last disable"
 assert_eq "limit of the kept cgroup" $((64 * MIB)) "$(knob "$KEEP" "$K_LIMIT")"
+# the daemons' own log: no sanitizer report, no error
+if grep -E "Sanitizer|runtime error" "$SD/reclaimd.log" >/dev/null 2>&1; then
+	fail "reclaimd log reports: $(grep -E -A5 'Sanitizer|runtime error' "$SD/reclaimd.log" | head -20)"
+fi
+ok "reclaimd log clean"

@@ -82,3 +82,8 @@ assert_eq "no journal after SIGTERM" 0 "$(journals)"
 assert_eq "limit after SIGTERM" "$limit" "$(knob "$CG" "$K_LIMIT")"
 assert_eq "still enabled after the daemon stopped" true "$(AR status --json | jq -r '.cgroups[0].enabled')"
 AR disable "$CGREL" >/dev/null
+# the daemons' own log: no sanitizer report, no error
+if grep -E "Sanitizer|runtime error" "$SD/reclaimd.log" >/dev/null 2>&1; then
+	fail "reclaimd log reports: $(grep -E -A5 'Sanitizer|runtime error' "$SD/reclaimd.log" | head -20)"
+fi
+ok "reclaimd log clean"
