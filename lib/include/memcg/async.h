@@ -25,7 +25,7 @@ enum {
 
 /* Defaults: --batch pages per step, --max-cpu percent of one CPU. */
 #define MCG_ASYNC_DEFAULT_BATCH 1024
-#define MCG_ASYNC_DEFAULT_MAX_CPU 3.0
+#define MCG_ASYNC_DEFAULT_MAX_CPU 5.0
 
 struct mcg_async_conf {
 	char path[4096]; /* cgroup path relative to the hierarchy root */
