@@ -68,6 +68,7 @@ struct daemon {
 	struct cg **cgs;
 	size_t n;
 	uint64_t started_wall, wakeups, totals_written_ns;
+	bool totals_dirty; /* a cgroup's stats were written since the totals */
 	const sigset_t *stop;
 };
 
@@ -123,6 +124,7 @@ static void flush_stats(struct daemon *d, struct cg *c, bool force)
 	c->st.pid = getpid();
 	if (mcg_async_stats_write(d->statedir, &c->st) < 0)
 		mcg_log(d->ctx, MCG_LOG_WARNING, "cannot write the stats of '%s'", c->conf.path);
+	d->totals_dirty = true;
 	c->stats_dirty = false;
 	c->stats_written_ns = now;
 }
@@ -150,6 +152,7 @@ static void write_totals(struct daemon *d)
 	else
 		unlink(tmp);
 	d->totals_written_ns = now_ns();
+	d->totals_dirty = false;
 }
 
 /* v1: a usage threshold at the high watermark, signalled through an eventfd. */
@@ -901,7 +904,8 @@ int mcg_reclaimd_run(struct mcg_ctx *ctx, const char *statedir, const sigset_t *
 		drop_gone(&d);
 		for (i = 0; i < d.n; i++)
 			flush_stats(&d, d.cgs[i], false);
-		if (now - d.totals_written_ns >= STATS_EVERY_NS)
+		/* an idle daemon rewrites its totals only every 10 s */
+		if (now - d.totals_written_ns >= (d.totals_dirty ? STATS_EVERY_NS : 10 * NSEC))
 			write_totals(&d);
 	}
 out:
