@@ -17,7 +17,7 @@ struct ar_args {
 	const char *sub, *cgroup;
 	const char *high, *high_margin, *low, *low_margin, *batch, *max_cpu;
 	const char *statedir;
-	bool force, no_start;
+	bool force, no_start, clean;
 };
 
 enum {
@@ -30,6 +30,7 @@ enum {
 	OPT_FORCE,
 	OPT_STATE_DIR,
 	OPT_NO_START,
+	OPT_CLEAN,
 };
 
 static const struct argp_option ar_options[] = {
@@ -43,6 +44,8 @@ static const struct argp_option ar_options[] = {
 	{"batch", OPT_BATCH, "N", 0, "Pages per reclaim step (default 1024)", 1},
 	{"max-cpu", OPT_MAX_CPU, "PCT", 0, "CPU budget in percent of one CPU (default 5)", 1},
 	{"force", OPT_FORCE, NULL, 0, "Enable even on a single-CPU machine", 1},
+	{"clean", OPT_CLEAN, NULL, 0,
+	 "Reclaim ahead even when the page cache is clean (by default only when dirty)", 1},
 	{"no-start", OPT_NO_START, NULL, 0,
 	 "Do not start reclaimd (a service manager runs it)", 1},
 	{NULL, 0, NULL, 0, "Every sub-command:", 2},
@@ -80,6 +83,9 @@ static error_t ar_parse(int key, char *arg, struct argp_state *state)
 	case OPT_NO_START:
 		a->no_start = true;
 		break;
+	case OPT_CLEAN:
+		a->clean = true;
+		break;
 	case OPT_STATE_DIR:
 		a->statedir = arg;
 		break;
@@ -107,8 +113,8 @@ static error_t ar_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "%s: missing CGROUP", a->sub);
 		if (strcmp(a->sub, "enable") &&
 		    (a->high || a->high_margin || a->low || a->low_margin || a->batch ||
-		     a->max_cpu || a->force || a->no_start))
-			argp_error(state, "%s: watermark, --batch, --max-cpu, --force and "
+		     a->max_cpu || a->force || a->no_start || a->clean))
+			argp_error(state, "%s: watermark, --batch, --max-cpu, --clean, --force and "
 					  "--no-start options apply to enable only",
 				   a->sub);
 		if (a->high && a->high_margin)
@@ -172,6 +178,8 @@ static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
 	snprintf(c.root, sizeof(c.root), "%s", mcg_ctx_root(cli->ctx));
 	c.batch = MCG_ASYNC_DEFAULT_BATCH;
 	c.max_cpu = MCG_ASYNC_DEFAULT_MAX_CPU;
+	if (a->clean)
+		c.flags |= MCG_ASYNC_CLEAN;
 	if (a->batch) {
 		char *end;
 		unsigned long v = strtoul(a->batch, &end, 10);
@@ -279,6 +287,7 @@ static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
 		jw_size(stdout, "low", low, true);
 		jw_u64(stdout, "batch", c.batch);
 		jw_double(stdout, "max_cpu", c.max_cpu);
+		jw_bool(stdout, "clean", a->clean);
 		if (info.pid > 0)
 			jw_i64(stdout, "reclaimd_pid", info.pid);
 		else
@@ -386,6 +395,7 @@ static void print_row_json(const struct row *r)
 	if (r->conf) {
 		jw_u64(stdout, "batch", r->conf->batch);
 		jw_double(stdout, "max_cpu", r->conf->max_cpu);
+		jw_bool(stdout, "clean", r->conf->flags & MCG_ASYNC_CLEAN);
 	}
 	jw_u64(stdout, "reclaimed", s ? s->reclaimed : 0);
 	jw_u64(stdout, "wakeups", s ? s->wakeups : 0);
@@ -396,6 +406,7 @@ static void print_row_json(const struct row *r)
 	jw_u64(stdout, "refaulted", s ? s->refaulted : 0);
 	jw_double(stdout, "refault_ratio", s ? s->refault_ratio : 0);
 	jw_u64(stdout, "thrash_episodes", s ? s->thrash_episodes : 0);
+	jw_u64(stdout, "clean_skips", s ? s->clean_skips : 0);
 	if (e)
 		jw_string(stdout, "last_error", e);
 	else
@@ -432,6 +443,9 @@ static const char *state_text(const struct row *r)
 		return "idle: the cgroup has no limit any more";
 	case MCG_ASYNC_ERROR:
 		return "error (see last error)";
+	case MCG_ASYNC_CLEAN_SKIP:
+		return "clean: above high, but the page cache is clean and cheap for the kernel "
+		       "to reclaim; not reclaiming ahead (--clean to do it anyway)";
 	}
 	return "unknown";
 }
@@ -451,15 +465,17 @@ static void print_row_text(const struct row *r)
 		printf("  %-11s %s\n", "low", cli_size(r->low, b, sizeof(b)));
 	}
 	if (r->conf)
-		printf("  %-11s %u pages per step, CPU budget %.1f%% of one CPU\n", "batch",
-		       r->conf->batch, r->conf->max_cpu);
+		printf("  %-11s %u pages per step, CPU budget %.1f%% of one CPU%s\n", "batch",
+		       r->conf->batch, r->conf->max_cpu,
+		       r->conf->flags & MCG_ASYNC_CLEAN ? ", clean cache too" : "");
 	if (!s)
 		return;
 	printf("  %-11s %s\n", "usage", cli_size(s->usage, b, sizeof(b)));
 	printf("  %-11s %s in %llu step(s) (%llu short)\n", "reclaimed",
 	       cli_size(s->reclaimed, b, sizeof(b)), (unsigned long long)s->steps,
 	       (unsigned long long)s->short_steps);
-	printf("  %-11s %llu\n", "wake-ups", (unsigned long long)s->wakeups);
+	printf("  %-11s %llu (%llu left to the kernel: clean cache)\n", "wake-ups",
+	       (unsigned long long)s->wakeups, (unsigned long long)s->clean_skips);
 	printf("  %-11s %.3f s, deferred %llu time(s) by the budget\n", "CPU time",
 	       (double)s->cpu_ns / 1e9, (unsigned long long)s->deferred);
 	printf("  %-11s %.0f%% of reclaimed over the last window; %llu back-off(s)\n", "refaults",

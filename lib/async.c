@@ -148,7 +148,7 @@ int mcg_async_enable(const char *statedir, const struct mcg_async_conf *c)
 	if (r < 0)
 		return r;
 	snprintf(text, sizeof(text),
-		 "%s\nroot %s\npath %s\nhigh %llu%s\nlow %llu%s\nbatch %u\nmax_cpu %.3f\n",
+		 "%s\nroot %s\npath %s\nhigh %llu%s\nlow %llu%s\nbatch %u\nmax_cpu %.3f\nclean %d\n",
 		 CONF_MAGIC, c->root, c->path, (unsigned long long)c->high,
 		 !(c->flags & MCG_ASYNC_HIGH_SET)     ? " default"
 		 : (c->flags & MCG_ASYNC_HIGH_MARGIN) ? " margin"
@@ -157,7 +157,7 @@ int mcg_async_enable(const char *statedir, const struct mcg_async_conf *c)
 		 !(c->flags & MCG_ASYNC_LOW_SET)     ? " default"
 		 : (c->flags & MCG_ASYNC_LOW_MARGIN) ? " margin"
 						     : "",
-		 c->batch, c->max_cpu);
+		 c->batch, c->max_cpu, !!(c->flags & MCG_ASYNC_CLEAN));
 	return write_atomic(file, text);
 }
 
@@ -232,6 +232,8 @@ int mcg_async_conf_read(const char *file, struct mcg_async_conf *ret)
 			c.batch = (unsigned)strtoul(line + 6, NULL, 10);
 		else if (!strncmp(line, "max_cpu ", 8))
 			c.max_cpu = strtod(line + 8, NULL);
+		else if (!strcmp(line, "clean 1"))
+			c.flags |= MCG_ASYNC_CLEAN;
 	}
 	fclose(f);
 	if (r < 0)
@@ -299,7 +301,7 @@ static const char *const state_names[] = {
 	[MCG_ASYNC_WAITING] = "waiting",     [MCG_ASYNC_RECLAIMING] = "reclaiming",
 	[MCG_ASYNC_THROTTLED] = "throttled", [MCG_ASYNC_THRASHING] = "thrashing",
 	[MCG_ASYNC_GONE] = "gone",           [MCG_ASYNC_NOLIMIT] = "no-limit",
-	[MCG_ASYNC_ERROR] = "error",
+	[MCG_ASYNC_ERROR] = "error",         [MCG_ASYNC_CLEAN_SKIP] = "clean",
 };
 
 const char *mcg_async_state_name(enum mcg_async_state s)
@@ -321,7 +323,7 @@ int mcg_async_stats_write(const char *statedir, const struct mcg_async_stats *s)
 		 "%s\nroot %s\npath %s\nstate %s\npid %d\nlimit %llu\nhigh %llu\nlow %llu\n"
 		 "usage %llu\nreclaimed %llu\nwakeups %llu\nsteps %llu\nshort_steps %llu\n"
 		 "cpu_ns %llu\ndeferred %llu\nrefaulted %llu\nthrash_episodes %llu\n"
-		 "refault_ratio %.4f\nlast_error %d\nlast_error_time %lld\nenabled_time %lld\n"
+		 "refault_ratio %.4f\nclean_skips %llu\nlast_error %d\nlast_error_time %lld\nenabled_time %lld\n"
 		 "updated %lld\nevent_source %s\n",
 		 STATS_MAGIC, s->root, s->path, mcg_async_state_name(s->state), (int)s->pid,
 		 (unsigned long long)s->limit, (unsigned long long)s->high,
@@ -330,7 +332,7 @@ int mcg_async_stats_write(const char *statedir, const struct mcg_async_stats *s)
 		 (unsigned long long)s->steps, (unsigned long long)s->short_steps,
 		 (unsigned long long)s->cpu_ns, (unsigned long long)s->deferred,
 		 (unsigned long long)s->refaulted, (unsigned long long)s->thrash_episodes,
-		 s->refault_ratio, s->last_error, (long long)s->last_error_time,
+		 s->refault_ratio, (unsigned long long)s->clean_skips, s->last_error, (long long)s->last_error_time,
 		 (long long)s->enabled_time, (long long)s->updated,
 		 s->event_source[0] ? s->event_source : "none");
 	return write_atomic(file, text);
@@ -398,6 +400,8 @@ static int read_stats_file(const char *file, struct mcg_async_stats *ret)
 			s.refaulted = u64_of(v);
 		else if (!strcmp(line, "thrash_episodes"))
 			s.thrash_episodes = u64_of(v);
+		else if (!strcmp(line, "clean_skips"))
+			s.clean_skips = u64_of(v);
 		else if (!strcmp(line, "refault_ratio"))
 			s.refault_ratio = strtod(v, NULL);
 		else if (!strcmp(line, "last_error"))

@@ -390,6 +390,37 @@ static struct cg *cg_new(struct daemon *d, const struct mcg_async_conf *conf)
 	return c;
 }
 
+/*
+ * Is the cgroup's page cache dirty enough that reclaiming it is slow? A
+ * cgroup at its limit with clean cache reclaims it cheaply in the kernel;
+ * reclaiming ahead then only shrinks the cache the workload reads from
+ * (measured: reads x0.66 with 10% margins). Dirty or writeback pages make
+ * the workload wait in direct reclaim: that is what async reclaim is for.
+ */
+#define DIRTY_SHARE 16 /* dirty + writeback >= file / 16 */
+static bool cache_dirty(struct cg *c)
+{
+	struct mcg_stat st;
+	char *text = NULL;
+	size_t len;
+	bool dirty = true; /* when in doubt, reclaim */
+
+	if (mcg__read_file_at(mcg_group_dirfd(c->g), "memory.stat", &text, &len) < 0)
+		return true;
+	if (mcg_stat_parse(text, mcg_group_ctx(c->g)->version, &st) == 0) {
+		if (mcg_stat_has(&st, MCG_S_FILE) && mcg_stat_has(&st, MCG_S_FILE_DIRTY)) {
+			uint64_t d = st.v[MCG_S_FILE_DIRTY];
+
+			if (mcg_stat_has(&st, MCG_S_FILE_WRITEBACK))
+				d += st.v[MCG_S_FILE_WRITEBACK];
+			dirty = d * DIRTY_SHARE >= st.v[MCG_S_FILE];
+		}
+		mcg_stat_release(&st);
+	}
+	free(text);
+	return dirty;
+}
+
 static uint64_t refault_bytes(struct cg *c, bool *ok)
 {
 	struct mcg_stat st;
@@ -622,13 +653,21 @@ static void check(struct daemon *d, struct cg *c, bool event)
 	/* above high: start; still above low after a deferral: go on */
 	if (usage > c->high || (c->st.state == MCG_ASYNC_THROTTLED && usage > c->low)) {
 		c->st.wakeups++;
+		if (!(c->conf.flags & MCG_ASYNC_CLEAN) && c->st.state != MCG_ASYNC_THROTTLED &&
+		    !cache_dirty(c)) {
+			if (c->st.state != MCG_ASYNC_CLEAN_SKIP)
+				c->stats_dirty = true;
+			c->st.state = MCG_ASYNC_CLEAN_SKIP;
+			c->st.clean_skips++;
+			return;
+		}
 		reclaim(d, c, usage);
 		if (group_gone(d, c)) {
 			mark_gone(d, c);
 			c->mark = false;
 			return;
 		}
-	} else if (c->st.state == MCG_ASYNC_THROTTLED) {
+	} else if (c->st.state == MCG_ASYNC_THROTTLED || c->st.state == MCG_ASYNC_CLEAN_SKIP) {
 		c->st.state = MCG_ASYNC_WAITING;
 		c->stats_dirty = true;
 	}

@@ -140,6 +140,7 @@ static void test_enable_list_disable(void **state)
 	(void)state;
 	snprintf(sd, sizeof(sd), "%s/state", dir);
 	strcpy(b.path, "/a/b c");
+	b.flags = MCG_ASYNC_CLEAN;
 	b.batch = 32;
 	b.max_cpu = 1.5;
 	assert_int_equal(mcg_async_list(sd, &v, &n), 0); /* no directory yet: empty */
@@ -152,7 +153,7 @@ static void test_enable_list_disable(void **state)
 	assert_int_equal(n, 2);
 	/* sorted by path; every field survives the round trip */
 	assert_string_equal(v[0].path, "/a/b c");
-	assert_int_equal(v[0].flags, 0);
+	assert_int_equal(v[0].flags, MCG_ASYNC_CLEAN);
 	assert_int_equal(v[0].batch, 32);
 	assert_true(v[0].max_cpu > 1.49 && v[0].max_cpu < 1.51);
 	assert_string_equal(v[1].path, "/web");
@@ -233,6 +234,7 @@ static void test_stats_roundtrip(void **state)
 	s.deferred = 4;
 	s.refaulted = 6 * GIB;
 	s.thrash_episodes = 2;
+	s.clean_skips = 9;
 	s.refault_ratio = 1.25;
 	s.last_error = -EBUSY;
 	s.last_error_time = 1700000000;
@@ -263,6 +265,7 @@ static void test_stats_roundtrip(void **state)
 	assert_int_equal(r.deferred, s.deferred);
 	assert_int_equal(r.refaulted, s.refaulted);
 	assert_int_equal(r.thrash_episodes, s.thrash_episodes);
+	assert_int_equal(r.clean_skips, 9);
 	assert_true(r.refault_ratio > 1.249 && r.refault_ratio < 1.251);
 	assert_int_equal(r.last_error, -EBUSY);
 	assert_int_equal(r.last_error_time, s.last_error_time);
@@ -289,6 +292,7 @@ static void test_state_names(void **state)
 	assert_string_equal(mcg_async_state_name(MCG_ASYNC_WAITING), "waiting");
 	assert_string_equal(mcg_async_state_name(MCG_ASYNC_THRASHING), "thrashing");
 	assert_string_equal(mcg_async_state_name(MCG_ASYNC_GONE), "gone");
+	assert_string_equal(mcg_async_state_name(MCG_ASYNC_CLEAN_SKIP), "clean");
 	assert_string_equal(mcg_async_state_name((enum mcg_async_state)99), "unknown");
 }
 

@@ -21,6 +21,7 @@ enum {
 	MCG_ASYNC_LOW_MARGIN = 1 << 1,  /* low is a margin below the limit */
 	MCG_ASYNC_HIGH_SET = 1 << 2,    /* high given (else the default margin) */
 	MCG_ASYNC_LOW_SET = 1 << 3,     /* low given (else the default margin) */
+	MCG_ASYNC_CLEAN = 1 << 4,       /* reclaim ahead even when the cache is clean */
 };
 
 /* Defaults: --batch pages per step, --max-cpu percent of one CPU. */
@@ -67,6 +68,7 @@ enum mcg_async_state {
 	MCG_ASYNC_GONE,         /* the cgroup was removed while enabled */
 	MCG_ASYNC_NOLIMIT,      /* the limit was removed: nothing to stay under */
 	MCG_ASYNC_ERROR,        /* the last attempt failed (see last_error) */
+	MCG_ASYNC_CLEAN_SKIP,   /* above high, but the cache is clean: left to the kernel */
 };
 MCG_EXPORT const char *mcg_async_state_name(enum mcg_async_state s);
 
@@ -85,6 +87,7 @@ struct mcg_async_stats {
 	uint64_t deferred;         /* times the CPU budget postponed reclaim */
 	uint64_t refaulted;        /* file refault bytes seen while enabled */
 	uint64_t thrash_episodes;  /* back-offs for thrashing */
+	uint64_t clean_skips;      /* wake-ups left to the kernel: the cache was clean */
 	double refault_ratio;      /* refaults / reclaimed over the last window */
 	int last_error;            /* -errno of the last failure, 0 if none */
 	int64_t last_error_time;   /* unix seconds */

@@ -57,7 +57,7 @@ assert_eq "nothing enabled" 0 "$(AR status --json | jq '.cgroups | length')"
 assert_eq "no daemon" false "$(AR status --json | jq -r '.reclaimd.running')"
 
 # ---- enabled: high 48 MiB, low 32 MiB ----
-AR enable "$CGREL" --high-margin 16M --low-margin 32M --batch 256 --max-cpu 25 --json >"$MCG_TMP/en.json"
+AR enable "$CGREL" --high-margin 16M --low-margin 32M --batch 256 --max-cpu 25 --clean --json >"$MCG_TMP/en.json"
 assert_eq "high" $((48 * MIB)) "$(jq -r .high "$MCG_TMP/en.json")"
 assert_eq "low" $((32 * MIB)) "$(jq -r .low "$MCG_TMP/en.json")"
 pid=$(jq -r .reclaimd_pid "$MCG_TMP/en.json")
@@ -66,7 +66,7 @@ kill -0 "$pid" || fail "reclaimd $pid is not running"
 ok "reclaimd runs as pid $pid"
 assert_eq "status: pid" "$pid" "$(daemon_pid)"
 # a second enable reuses the running daemon
-AR enable "$CGREL" --high-margin 16M --low-margin 32M --batch 256 --max-cpu 25 >/dev/null
+AR enable "$CGREL" --high-margin 16M --low-margin 32M --batch 256 --max-cpu 25 --clean >/dev/null
 assert_eq "one daemon" "$pid" "$(daemon_pid)"
 
 h0=$(hits "$CG")
@@ -92,6 +92,18 @@ fi
 assert_eq "limit restored after every step" "$limit" "$(knob "$CG" "$K_LIMIT")"
 AR status "$CGREL" | grep -q "^  reclaimed " || fail "text status has no 'reclaimed' line"
 ok "text status"
+
+# ---- without --clean, clean page cache is left to the kernel ----
+AR enable "$CGREL" --high-margin 16M --low-margin 32M --batch 256 --max-cpu 25 >/dev/null
+steps0=$(st steps)
+chunks "$CG" 12
+sleep 0.5
+AR status --json "$CGREL" >"$MCG_TMP/st.json"
+say "status: $(jq -c '.cgroups[0] | {state, clean, steps, clean_skips}' "$MCG_TMP/st.json")"
+assert_eq "clean cache: not reclaimed ahead" clean "$(st state)"
+assert_le "clean cache: skips counted" 1 "$(st clean_skips)"
+assert_eq "clean cache: no new steps" "$steps0" "$(st steps)"
+assert_le "clean cache: usage above high, the kernel reclaims at the limit" $((48 * MIB)) "$(knob "$CG" "$K_USAGE")"
 
 # ---- disabled: the daemon exits, usage climbs to the limit ----
 AR disable "$CGREL" >/dev/null

@@ -16,8 +16,8 @@ KEEP=$CG KEEPREL=$CGREL
 scratch_new gone
 GONE=$CG GONEREL=$CGREL
 for c in "$KEEP" "$GONE"; do echo $((64 * MIB)) >"$c/$K_LIMIT"; done
-AR enable "$KEEPREL" --high-margin 16M --low-margin 32M >/dev/null
-AR enable "$GONEREL" --high-margin 16M --low-margin 32M >/dev/null
+AR enable "$KEEPREL" --high-margin 16M --low-margin 32M --clean >/dev/null
+AR enable "$GONEREL" --high-margin 16M --low-margin 32M --clean >/dev/null
 pid=$(AR status --json | jq -r '.reclaimd.pid')
 echo "$pid" >>"$MCG_CLEAN_PIDS"
 assert_eq "two enabled" 2 "$(AR status --json | jq '.cgroups | length')"

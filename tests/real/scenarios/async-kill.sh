@@ -19,7 +19,7 @@ echo $((64 * MIB)) >"$CG/$K_LIMIT"
 limit=$(knob "$CG" "$K_LIMIT")
 # small steps, a low watermark far down: the daemon reclaims continuously while a
 # writer keeps dirtying page cache
-AR enable "$CGREL" --high-margin 8M --low-margin 48M --batch 1024 --max-cpu 100 >/dev/null
+AR enable "$CGREL" --high-margin 8M --low-margin 48M --batch 1024 --max-cpu 100 --clean >/dev/null
 pid=$(daemon_pid)
 echo "$pid" >>"$MCG_CLEAN_PIDS"
 spawn_in "$CG" sh -c 'echo ready; i=0; while :; do "$1" write "$2.$((i % 4))" 16 >/dev/null; i=$((i + 1)); done' sh "$MCG_LOAD" "$MCG_DATA/w"
