@@ -397,7 +397,7 @@ static struct cg *cg_new(struct daemon *d, const struct mcg_async_conf *conf)
  * (measured: reads x0.66 with 10% margins). Dirty or writeback pages make
  * the workload wait in direct reclaim: that is what async reclaim is for.
  */
-#define DIRTY_SHARE 16 /* dirty + writeback >= file / 16 */
+#define DIRTY_SHARE 16 /* dirty + writeback >= file / 16, and at least high - low */
 static bool cache_dirty(struct cg *c)
 {
 	struct mcg_stat st;
@@ -413,7 +413,9 @@ static bool cache_dirty(struct cg *c)
 
 			if (mcg_stat_has(&st, MCG_S_FILE_WRITEBACK))
 				d += st.v[MCG_S_FILE_WRITEBACK];
-			dirty = d * DIRTY_SHARE >= st.v[MCG_S_FILE];
+			/* a write in flight is not a dirty cache: the kernel finds
+			 * clean pages at the limit unless a gap's worth is dirty */
+			dirty = d * DIRTY_SHARE >= st.v[MCG_S_FILE] && d >= c->high - c->low;
 		}
 		mcg_stat_release(&st);
 	}

@@ -95,6 +95,8 @@ ok "text status"
 
 # ---- without --clean, clean page cache is left to the kernel ----
 AR enable "$CGREL" --high-margin 16M --low-margin 32M --batch 256 --max-cpu 25 >/dev/null
+sleep 1.2 # the daemon writes its stats at most once a second
+AR status --json "$CGREL" >"$MCG_TMP/st.json"
 steps0=$(st steps)
 chunks "$CG" 12
 sleep 0.5
