@@ -6,4 +6,122 @@
 #error "include <memcg.h>, not <memcg/async.h>"
 #endif
 
+#include <signal.h>
+
+/*
+ * Background watermark reclaim. A cgroup is enabled by a small file in the
+ * state directory; one daemon (mcg_reclaimd_run) serves every enabled cgroup:
+ * when usage crosses the high watermark it reclaims down to the low one in
+ * bounded steps (mcg_reclaim_step), within a CPU budget, and backs off from a
+ * cgroup that refaults what it reclaims.
+ */
+
+enum {
+	MCG_ASYNC_HIGH_MARGIN = 1 << 0, /* high is a margin below the limit */
+	MCG_ASYNC_LOW_MARGIN = 1 << 1,  /* low is a margin below the limit */
+	MCG_ASYNC_HIGH_SET = 1 << 2,    /* high given (else the default margin) */
+	MCG_ASYNC_LOW_SET = 1 << 3,     /* low given (else the default margin) */
+	MCG_ASYNC_CLEAN = 1 << 4,       /* reclaim ahead even when the cache is clean */
+};
+
+/* Defaults: --batch pages per step, --max-cpu percent of one CPU. */
+#define MCG_ASYNC_DEFAULT_BATCH 1024
+#define MCG_ASYNC_DEFAULT_MAX_CPU 5.0
+
+struct mcg_async_conf {
+	char path[4096]; /* cgroup path relative to the hierarchy root */
+	char root[4096]; /* the hierarchy root it belongs to */
+	uint64_t high, low; /* bytes, absolute or margins per flags */
+	unsigned flags;
+	unsigned batch;  /* pages per reclaim step */
+	double max_cpu;  /* percent of one CPU */
+};
+
+/* The default margins below LIMIT: high = limit - *ret_high_margin, low likewise. */
+MCG_EXPORT void mcg_async_default_margins(uint64_t limit, uint64_t *ret_high_margin,
+					  uint64_t *ret_low_margin);
+/*
+ * Resolve the watermarks of C against LIMIT. -EDOM: no limit (MCG_MAX);
+ * -ERANGE: a watermark is not below the limit, or low is not below high
+ * (or a margin is larger than the limit).
+ */
+MCG_EXPORT int mcg_async_watermarks(const struct mcg_async_conf *c, uint64_t limit,
+				    uint64_t *ret_high, uint64_t *ret_low);
+
+/* The state directory: <run dir>/async-reclaim unless set. */
+MCG_EXPORT int mcg_async_statedir(const struct mcg_ctx *ctx, char *buf, size_t len);
+/* Write (create or replace) the enable file for C->path. */
+MCG_EXPORT int mcg_async_enable(const char *statedir, const struct mcg_async_conf *c);
+/* Remove the enable file (and the stats) of PATH; -ENOENT if it was not enabled. */
+MCG_EXPORT int mcg_async_disable(const char *statedir, const char *root, const char *path);
+/* Read one enable file. */
+MCG_EXPORT int mcg_async_conf_read(const char *file, struct mcg_async_conf *ret);
+/* Every enable file, sorted by path; free() the array. */
+MCG_EXPORT int mcg_async_list(const char *statedir, struct mcg_async_conf **ret, size_t *ret_n);
+
+/* What the daemon did for one cgroup, kept in <statedir>/stats/. */
+enum mcg_async_state {
+	MCG_ASYNC_WAITING = 0,  /* below the high watermark, waiting for an event */
+	MCG_ASYNC_RECLAIMING,   /* between the watermarks, reclaiming */
+	MCG_ASYNC_THROTTLED,    /* over its CPU budget, deferred */
+	MCG_ASYNC_THRASHING,    /* refaults keep pace with reclaim: backing off */
+	MCG_ASYNC_GONE,         /* the cgroup was removed while enabled */
+	MCG_ASYNC_NOLIMIT,      /* the limit was removed: nothing to stay under */
+	MCG_ASYNC_ERROR,        /* the last attempt failed (see last_error) */
+	MCG_ASYNC_CLEAN_SKIP,   /* above high, but the cache is clean: left to the kernel */
+};
+MCG_EXPORT const char *mcg_async_state_name(enum mcg_async_state s);
+
+struct mcg_async_stats {
+	char path[4096];
+	char root[4096];
+	enum mcg_async_state state;
+	pid_t pid;                 /* the daemon that wrote it */
+	uint64_t limit, high, low; /* as last resolved */
+	uint64_t usage;            /* at the last update */
+	uint64_t reclaimed;        /* bytes, usage before - after, summed over steps */
+	uint64_t wakeups;          /* events and timers that found usage above high */
+	uint64_t steps;            /* reclaim steps */
+	uint64_t short_steps;      /* steps the kernel ended short (EBUSY, EAGAIN) */
+	uint64_t cpu_ns;           /* CPU time spent for this cgroup */
+	uint64_t deferred;         /* times the CPU budget postponed reclaim */
+	uint64_t refaulted;        /* file refault bytes seen while enabled */
+	uint64_t thrash_episodes;  /* back-offs for thrashing */
+	uint64_t clean_skips;      /* wake-ups left to the kernel: the cache was clean */
+	double refault_ratio;      /* refaults / reclaimed over the last window */
+	int last_error;            /* -errno of the last failure, 0 if none */
+	int64_t last_error_time;   /* unix seconds */
+	int64_t enabled_time;      /* unix seconds the daemon started serving it */
+	int64_t updated;           /* unix seconds */
+	char event_source[32];     /* "eventfd", "psi+events", "timer" */
+};
+MCG_EXPORT int mcg_async_stats_read(const char *statedir, const char *root, const char *path,
+				    struct mcg_async_stats *ret);
+/* Every stats file (also of cgroups no longer enabled, e.g. removed ones), sorted; free(). */
+MCG_EXPORT int mcg_async_stats_list(const char *statedir, struct mcg_async_stats **ret,
+				    size_t *ret_n);
+MCG_EXPORT int mcg_async_stats_write(const char *statedir, const struct mcg_async_stats *s);
+
+/* The daemon's own totals, kept in <statedir>/stats/reclaimd. */
+struct mcg_reclaimd_info {
+	pid_t pid;        /* 0 when no daemon runs */
+	int64_t started;  /* unix seconds */
+	uint64_t cpu_ns;  /* total CPU time of the daemon */
+	uint64_t wakeups; /* epoll wake-ups of any kind */
+	double max_cpu;   /* the largest budget of the cgroups it serves */
+};
+/* Is a daemon serving STATEDIR? Fills RET: pid 0 if none, -1 if one is starting. */
+MCG_EXPORT int mcg_reclaimd_info(const char *statedir, struct mcg_reclaimd_info *ret);
+
+enum {
+	MCG_RECLAIMD_KEEP = 1 << 0, /* keep running with nothing enabled */
+};
+/*
+ * Run the daemon until one of STOP (blocked by the caller, read through a
+ * signalfd) arrives, or nothing is enabled (unless MCG_RECLAIMD_KEEP).
+ * Returns 0 on a clean exit, -MCG_E_LOCKED if another daemon serves STATEDIR.
+ */
+MCG_EXPORT int mcg_reclaimd_run(struct mcg_ctx *ctx, const char *statedir, const sigset_t *stop,
+				unsigned flags);
+
 #endif

@@ -1,0 +1,642 @@
+/* cmd-async-reclaim.c: "memcgctl async-reclaim": turn background watermark reclaim on and off. */
+#include "memcgctl.h"
+#include "output.h"
+
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* cmd-reclaimd.c */
+int cli_async_statedir(struct cli *cli, const char *opt, char *buf, size_t len);
+int cli_reclaimd_start(struct cli *cli, const char *statedir, pid_t *ret_pid);
+
+static const char *const words[] = {"enable", "disable", "status", NULL};
+
+struct ar_args {
+	const char *sub, *cgroup;
+	const char *high, *high_margin, *low, *low_margin, *batch, *max_cpu;
+	const char *statedir;
+	bool force, no_start, clean;
+};
+
+enum {
+	OPT_HIGH = 0x200,
+	OPT_HIGH_MARGIN,
+	OPT_LOW,
+	OPT_LOW_MARGIN,
+	OPT_BATCH,
+	OPT_MAX_CPU,
+	OPT_FORCE,
+	OPT_STATE_DIR,
+	OPT_NO_START,
+	OPT_CLEAN,
+};
+
+static const struct argp_option ar_options[] = {
+	{NULL, 0, NULL, 0, "enable:", 1},
+	{"high", OPT_HIGH, "SIZE", 0, "Start reclaiming above SIZE (or NN% of the limit)", 1},
+	{"high-margin", OPT_HIGH_MARGIN, "SIZE", 0,
+	 "Start reclaiming SIZE below the limit (default limit/10, 4 MiB..1 GiB)", 1},
+	{"low", OPT_LOW, "SIZE", 0, "Reclaim down to SIZE (or NN% of the limit)", 1},
+	{"low-margin", OPT_LOW_MARGIN, "SIZE", 0,
+	 "Reclaim down to SIZE below the limit (default twice the high margin)", 1},
+	{"batch", OPT_BATCH, "N", 0, "Pages per reclaim step (default 1024)", 1},
+	{"max-cpu", OPT_MAX_CPU, "PCT", 0, "CPU budget in percent of one CPU (default 5)", 1},
+	{"force", OPT_FORCE, NULL, 0, "Enable even on a single-CPU machine", 1},
+	{"clean", OPT_CLEAN, NULL, 0,
+	 "Reclaim ahead even when the page cache is clean (by default only when dirty)", 1},
+	{"no-start", OPT_NO_START, NULL, 0,
+	 "Do not start reclaimd (a service manager runs it)", 1},
+	{NULL, 0, NULL, 0, "Every sub-command:", 2},
+	{"state-dir", OPT_STATE_DIR, "DIR", 0,
+	 "Enabled cgroups and statistics under DIR (default RUNDIR/async-reclaim)", 2},
+	{0},
+};
+
+static error_t ar_parse(int key, char *arg, struct argp_state *state)
+{
+	struct ar_args *a = state->input;
+
+	switch (key) {
+	case OPT_HIGH:
+		a->high = arg;
+		break;
+	case OPT_HIGH_MARGIN:
+		a->high_margin = arg;
+		break;
+	case OPT_LOW:
+		a->low = arg;
+		break;
+	case OPT_LOW_MARGIN:
+		a->low_margin = arg;
+		break;
+	case OPT_BATCH:
+		a->batch = arg;
+		break;
+	case OPT_MAX_CPU:
+		a->max_cpu = arg;
+		break;
+	case OPT_FORCE:
+		a->force = true;
+		break;
+	case OPT_NO_START:
+		a->no_start = true;
+		break;
+	case OPT_CLEAN:
+		a->clean = true;
+		break;
+	case OPT_STATE_DIR:
+		a->statedir = arg;
+		break;
+	case ARGP_KEY_ARG:
+		if (!a->sub) {
+			const char *const *w;
+
+			for (w = words; *w; w++)
+				if (!strcmp(*w, arg))
+					break;
+			if (!*w)
+				argp_error(state, "unknown sub-command '%s' (enable, disable, status)",
+					   arg);
+			a->sub = arg;
+		} else if (!a->cgroup) {
+			a->cgroup = arg;
+		} else {
+			argp_error(state, "too many arguments: '%s'", arg);
+		}
+		break;
+	case ARGP_KEY_END:
+		if (!a->sub)
+			argp_error(state, "missing sub-command (enable, disable, status)");
+		if (strcmp(a->sub, "status") && !a->cgroup)
+			argp_error(state, "%s: missing CGROUP", a->sub);
+		if (strcmp(a->sub, "enable") &&
+		    (a->high || a->high_margin || a->low || a->low_margin || a->batch ||
+		     a->max_cpu || a->force || a->no_start || a->clean))
+			argp_error(state, "%s: watermark, --batch, --max-cpu, --clean, --force and "
+					  "--no-start options apply to enable only",
+				   a->sub);
+		if (a->high && a->high_margin)
+			argp_error(state, "--high and --high-margin exclude each other");
+		if (a->low && a->low_margin)
+			argp_error(state, "--low and --low-margin exclude each other");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp ar_argp = {
+	ar_options, ar_parse,
+	"enable CGROUP [OPTIONS]\ndisable CGROUP\nstatus [CGROUP]",
+	"Background reclaim for a memory cgroup: when usage comes within the high watermark of "
+	"the limit, reclaimd reclaims down to the low watermark in bounded steps, so that the "
+	"workload does not stall in direct reclaim at the limit. Helps with dirty and "
+	"expensive-to-reclaim page cache; does not help with clean page cache.",
+	cli_common_children, NULL, NULL,
+};
+
+static int cpus_available(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		return CPU_COUNT(&set);
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static int read_limit(const struct mcg_group *g, uint64_t *ret)
+{
+	return mcg_knob_read_u64(g,
+				 mcg_ctx_version(mcg_group_ctx(g)) == 2 ? "memory.max"
+									: "memory.limit_in_bytes",
+				 ret);
+}
+
+static int parse_mark(const char *opt, const char *s, uint64_t limit, uint64_t *ret)
+{
+	/* a size, or a percentage of the limit */
+	return cli_parse_size(opt, s, MCG_SIZE_PERCENT_OK, limit, 0, ret);
+}
+
+static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
+{
+	struct mcg_async_conf c;
+	struct mcg_reclaimd_info info;
+	struct mcg_group *g;
+	uint64_t limit, high, low;
+	char b1[32], b2[32], b3[32];
+	int r, status = EXIT_FAILURE;
+
+	r = cli_open_group(cli, a->cgroup, &g);
+	if (r < 0)
+		return cli_status(r);
+	memset(&c, 0, sizeof(c));
+	snprintf(c.path, sizeof(c.path), "%s", mcg_group_path(g));
+	snprintf(c.root, sizeof(c.root), "%s", mcg_ctx_root(cli->ctx));
+	c.batch = MCG_ASYNC_DEFAULT_BATCH;
+	c.max_cpu = MCG_ASYNC_DEFAULT_MAX_CPU;
+	if (a->clean)
+		c.flags |= MCG_ASYNC_CLEAN;
+	if (a->batch) {
+		char *end;
+		unsigned long v = strtoul(a->batch, &end, 10);
+
+		if (!*a->batch || *end || a->batch[0] == '-' || v == 0 || v > (1UL << 20)) {
+			cli_err("invalid --batch: '%s': must be a number of pages from 1 to %lu",
+				a->batch, 1UL << 20);
+			status = EXIT_USAGE;
+			goto out;
+		}
+		c.batch = (unsigned)v;
+	}
+	if (a->max_cpu) {
+		char *end;
+		double v = strtod(a->max_cpu, &end);
+
+		if (*end == '%')
+			end++;
+		if (!*a->max_cpu || *end || !(v > 0 && v <= 100)) {
+			cli_err("invalid --max-cpu: '%s': must be a percentage above 0 and at most 100",
+				a->max_cpu);
+			status = EXIT_USAGE;
+			goto out;
+		}
+		c.max_cpu = v;
+	}
+	r = read_limit(g, &limit);
+	if (r < 0) {
+		cli_err("cannot read the limit of '%s': %s", mcg_group_path(g), mcg_strerror(r));
+		goto out;
+	}
+	if (limit == MCG_MAX) {
+		cli_err("cannot enable async reclaim on '%s': it has no memory limit to stay under",
+			mcg_group_path(g));
+		goto out;
+	}
+	if (a->high || a->high_margin) {
+		c.flags |= MCG_ASYNC_HIGH_SET | (a->high_margin ? MCG_ASYNC_HIGH_MARGIN : 0);
+		if (parse_mark(a->high ? "--high" : "--high-margin",
+			       a->high ? a->high : a->high_margin, limit, &c.high) < 0) {
+			status = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (a->low || a->low_margin) {
+		c.flags |= MCG_ASYNC_LOW_SET | (a->low_margin ? MCG_ASYNC_LOW_MARGIN : 0);
+		if (parse_mark(a->low ? "--low" : "--low-margin", a->low ? a->low : a->low_margin,
+			       limit, &c.low) < 0) {
+			status = EXIT_USAGE;
+			goto out;
+		}
+	}
+	r = mcg_async_watermarks(&c, limit, &high, &low);
+	if (r < 0) {
+		uint64_t dh, dl;
+
+		mcg_async_default_margins(limit, &dh, &dl);
+		cli_err("invalid watermarks for '%s': need 0 < low < high < limit %s; got high %s, "
+			"low %s",
+			mcg_group_path(g), cli_size(limit, b1, sizeof(b1)),
+			!(c.flags & MCG_ASYNC_HIGH_SET) ? cli_size(limit - dh, b2, sizeof(b2))
+			: (c.flags & MCG_ASYNC_HIGH_MARGIN)
+				? (c.high >= limit ? "0" : cli_size(limit - c.high, b2, sizeof(b2)))
+				: cli_size(c.high, b2, sizeof(b2)),
+			!(c.flags & MCG_ASYNC_LOW_SET) ? "(default)"
+			: (c.flags & MCG_ASYNC_LOW_MARGIN)
+				? (c.low >= limit ? "0" : cli_size(limit - c.low, b3, sizeof(b3)))
+				: cli_size(c.low, b3, sizeof(b3)));
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (cpus_available() < 2 && !a->force) {
+		cli_err("cannot enable async reclaim on '%s': only one CPU, where a reclaim thread "
+			"competes with the workload (--force to enable anyway)",
+			mcg_group_path(g));
+		goto out;
+	}
+	r = mcg_async_enable(statedir, &c);
+	if (r < 0) {
+		cli_err("cannot enable async reclaim on '%s': cannot write to %s: %s",
+			mcg_group_path(g), statedir, mcg_strerror(r));
+		goto out;
+	}
+	info.pid = 0;
+	if (!a->no_start) {
+		if (mcg_reclaimd_info(statedir, &info) == 0 && !info.pid) {
+			pid_t pid;
+
+			r = cli_reclaimd_start(cli, statedir, &pid);
+			if (r < 0) {
+				cli_err("enabled async reclaim on '%s' but cannot start reclaimd: %s "
+					"(see %s/reclaimd.log)",
+					mcg_group_path(g), mcg_strerror(r), statedir);
+				goto out;
+			}
+			info.pid = pid;
+		}
+	}
+	if (cli->json) {
+		jw_open_object(stdout, NULL);
+		jw_string(stdout, "path", mcg_group_path(g));
+		jw_bool(stdout, "enabled", true);
+		jw_size(stdout, "limit", limit, true);
+		jw_size(stdout, "high", high, true);
+		jw_size(stdout, "low", low, true);
+		jw_u64(stdout, "batch", c.batch);
+		jw_double(stdout, "max_cpu", c.max_cpu);
+		jw_bool(stdout, "clean", a->clean);
+		if (info.pid > 0)
+			jw_i64(stdout, "reclaimd_pid", info.pid);
+		else
+			jw_null(stdout, "reclaimd_pid");
+		jw_close_object(stdout);
+		jw_end(stdout);
+	} else {
+		printf("async reclaim enabled on '%s': high %s, low %s (limit %s)", mcg_group_path(g),
+		       cli_size(high, b1, sizeof(b1)), cli_size(low, b2, sizeof(b2)),
+		       cli_size(limit, b3, sizeof(b3)));
+		if (info.pid > 0)
+			printf("; reclaimd pid %d", (int)info.pid);
+		else if (a->no_start)
+			printf("; reclaimd not started (--no-start)");
+		putchar('\n');
+	}
+	status = 0;
+out:
+	mcg_group_close(g);
+	return status;
+}
+
+static int do_disable(struct cli *cli, struct ar_args *a, const char *statedir)
+{
+	struct mcg_ctx *ctx = cli_ctx(cli);
+	struct mcg_group *g;
+	char path[4200];
+	int r;
+
+	if (!ctx)
+		return EXIT_FAILURE;
+	/* a removed cgroup can still be disabled by its path */
+	r = mcg_group_open(ctx, a->cgroup, &g);
+	if (r == 0) {
+		snprintf(path, sizeof(path), "%s", mcg_group_path(g));
+		mcg_group_close(g);
+	} else if (r == -ENOENT && strncmp(a->cgroup, "pid:", 4) && !strstr(a->cgroup, "..")) {
+		const char *p = a->cgroup;
+		size_t rl = strlen(mcg_ctx_root(ctx));
+
+		if (!strncmp(p, mcg_ctx_root(ctx), rl) && p[rl] == '/')
+			p += rl;
+		snprintf(path, sizeof(path), "%s%s", p[0] == '/' ? "" : "/", p);
+		while (strlen(path) > 1 && path[strlen(path) - 1] == '/')
+			path[strlen(path) - 1] = '\0';
+	} else {
+		return cli_status(cli_open_group(cli, a->cgroup, &g));
+	}
+	r = mcg_async_disable(statedir, mcg_ctx_root(ctx), path);
+	if (r == -ENOENT) {
+		cli_err("cannot disable async reclaim on '%s': it is not enabled", path);
+		return EXIT_FAILURE;
+	}
+	if (r < 0) {
+		cli_err("cannot disable async reclaim on '%s': %s", path, mcg_strerror(r));
+		return EXIT_FAILURE;
+	}
+	if (cli->json) {
+		jw_open_object(stdout, NULL);
+		jw_string(stdout, "path", path);
+		jw_bool(stdout, "enabled", false);
+		jw_close_object(stdout);
+		jw_end(stdout);
+	} else {
+		printf("async reclaim disabled on '%s'\n", path);
+	}
+	return 0;
+}
+
+/* One row of status: an enable file, its stats, or stats alone (a removed cgroup). */
+struct row {
+	const struct mcg_async_conf *conf;
+	const struct mcg_async_stats *st;
+	uint64_t limit, high, low;
+	bool marks_valid;
+};
+
+static const char *errname(int err, char *buf, size_t len)
+{
+	if (!err)
+		return NULL;
+	snprintf(buf, len, "%s", mcg_strerror(err));
+	return buf;
+}
+
+static void print_row_json(const struct row *r)
+{
+	const struct mcg_async_stats *s = r->st;
+	char eb[128];
+	const char *e = s ? errname(s->last_error, eb, sizeof(eb)) : NULL;
+
+	jw_open_object(stdout, NULL);
+	jw_string(stdout, "path", r->conf ? r->conf->path : s->path);
+	jw_bool(stdout, "enabled", r->conf != NULL);
+	jw_string(stdout, "state", s ? mcg_async_state_name(s->state) : "pending");
+	jw_bool(stdout, "thrashing", s && s->state == MCG_ASYNC_THRASHING);
+	if (s)
+		jw_string(stdout, "event_source", s->event_source);
+	else
+		jw_null(stdout, "event_source");
+	jw_size(stdout, "limit", r->limit, r->marks_valid || (s && s->limit));
+	jw_size(stdout, "high", r->high, r->marks_valid);
+	jw_size(stdout, "low", r->low, r->marks_valid);
+	jw_size(stdout, "usage", s ? s->usage : 0, s != NULL);
+	if (r->conf) {
+		jw_u64(stdout, "batch", r->conf->batch);
+		jw_double(stdout, "max_cpu", r->conf->max_cpu);
+		jw_bool(stdout, "clean", r->conf->flags & MCG_ASYNC_CLEAN);
+	}
+	jw_u64(stdout, "reclaimed", s ? s->reclaimed : 0);
+	jw_u64(stdout, "wakeups", s ? s->wakeups : 0);
+	jw_u64(stdout, "steps", s ? s->steps : 0);
+	jw_u64(stdout, "short_steps", s ? s->short_steps : 0);
+	jw_u64(stdout, "cpu_ns", s ? s->cpu_ns : 0);
+	jw_u64(stdout, "deferred", s ? s->deferred : 0);
+	jw_u64(stdout, "refaulted", s ? s->refaulted : 0);
+	jw_double(stdout, "refault_ratio", s ? s->refault_ratio : 0);
+	jw_u64(stdout, "thrash_episodes", s ? s->thrash_episodes : 0);
+	jw_u64(stdout, "clean_skips", s ? s->clean_skips : 0);
+	if (e)
+		jw_string(stdout, "last_error", e);
+	else
+		jw_null(stdout, "last_error");
+	if (s && s->last_error)
+		jw_i64(stdout, "last_error_time", s->last_error_time);
+	else
+		jw_null(stdout, "last_error_time");
+	if (s)
+		jw_i64(stdout, "updated", s->updated);
+	else
+		jw_null(stdout, "updated");
+	jw_close_object(stdout);
+}
+
+static const char *state_text(const struct row *r)
+{
+	const struct mcg_async_stats *s = r->st;
+
+	if (!s)
+		return "pending (reclaimd has not reported yet)";
+	switch (s->state) {
+	case MCG_ASYNC_WAITING:
+		return "waiting for usage to cross the high watermark";
+	case MCG_ASYNC_RECLAIMING:
+		return "reclaiming";
+	case MCG_ASYNC_THROTTLED:
+		return "throttled: over its CPU budget, reclaim deferred";
+	case MCG_ASYNC_THRASHING:
+		return "thrashing: the workload refaults what is reclaimed; backing off";
+	case MCG_ASYNC_GONE:
+		return "gone: the cgroup was removed while enabled";
+	case MCG_ASYNC_NOLIMIT:
+		return "idle: the cgroup has no limit any more";
+	case MCG_ASYNC_ERROR:
+		return "error (see last error)";
+	case MCG_ASYNC_CLEAN_SKIP:
+		return "clean: above high, but the page cache is clean and cheap for the kernel "
+		       "to reclaim; not reclaiming ahead (--clean to do it anyway)";
+	}
+	return "unknown";
+}
+
+static void print_row_text(const struct row *r)
+{
+	const struct mcg_async_stats *s = r->st;
+	char b[32], eb[128];
+
+	printf("%s\n", r->conf ? r->conf->path : s->path);
+	printf("  %-11s %s\n", "state", state_text(r));
+	if (s && s->event_source[0] && s->state != MCG_ASYNC_GONE)
+		printf("  %-11s %s\n", "wakes on", s->event_source);
+	if (r->marks_valid) {
+		printf("  %-11s %s\n", "limit", cli_size(r->limit, b, sizeof(b)));
+		printf("  %-11s %s\n", "high", cli_size(r->high, b, sizeof(b)));
+		printf("  %-11s %s\n", "low", cli_size(r->low, b, sizeof(b)));
+	}
+	if (r->conf)
+		printf("  %-11s %u pages per step, CPU budget %.1f%% of one CPU%s\n", "batch",
+		       r->conf->batch, r->conf->max_cpu,
+		       r->conf->flags & MCG_ASYNC_CLEAN ? ", clean cache too" : "");
+	if (!s)
+		return;
+	printf("  %-11s %s\n", "usage", cli_size(s->usage, b, sizeof(b)));
+	printf("  %-11s %s in %llu step(s) (%llu short)\n", "reclaimed",
+	       cli_size(s->reclaimed, b, sizeof(b)), (unsigned long long)s->steps,
+	       (unsigned long long)s->short_steps);
+	printf("  %-11s %llu (%llu left to the kernel: clean cache)\n", "wake-ups",
+	       (unsigned long long)s->wakeups, (unsigned long long)s->clean_skips);
+	printf("  %-11s %.3f s, deferred %llu time(s) by the budget\n", "CPU time",
+	       (double)s->cpu_ns / 1e9, (unsigned long long)s->deferred);
+	printf("  %-11s %.0f%% of reclaimed over the last window; %llu back-off(s)\n", "refaults",
+	       100 * s->refault_ratio, (unsigned long long)s->thrash_episodes);
+	printf("  %-11s %s\n", "last error",
+	       s->last_error ? errname(s->last_error, eb, sizeof(eb)) : "none");
+}
+
+static int do_status(struct cli *cli, struct ar_args *a, const char *statedir)
+{
+	struct mcg_ctx *ctx = cli_ctx(cli);
+	struct mcg_async_conf *confs = NULL;
+	struct mcg_async_stats *stats = NULL;
+	struct mcg_reclaimd_info info;
+	struct row *rows = NULL;
+	size_t nc = 0, ns = 0, nr = 0, i, j;
+	char want[4200] = "";
+	int r, status = 0;
+
+	if (!ctx)
+		return EXIT_FAILURE;
+	if (a->cgroup) {
+		struct mcg_group *g;
+
+		r = mcg_group_open(ctx, a->cgroup, &g);
+		if (r == 0) {
+			snprintf(want, sizeof(want), "%s", mcg_group_path(g));
+			mcg_group_close(g);
+		} else if (r == -ENOENT && a->cgroup[0] == '/') {
+			snprintf(want, sizeof(want), "%s", a->cgroup); /* removed: its stats */
+		} else {
+			return cli_status(cli_open_group(cli, a->cgroup, &g));
+		}
+	}
+	r = mcg_async_list(statedir, &confs, &nc);
+	if (r == 0)
+		r = mcg_async_stats_list(statedir, &stats, &ns);
+	if (r == 0)
+		r = mcg_reclaimd_info(statedir, &info);
+	if (r < 0) {
+		cli_err("cannot read the async reclaim state in %s: %s", statedir, mcg_strerror(r));
+		free(confs);
+		free(stats);
+		return EXIT_FAILURE;
+	}
+	rows = calloc(nc + ns + 1, sizeof(*rows));
+	if (!rows) {
+		free(confs);
+		free(stats);
+		return EXIT_FAILURE;
+	}
+	for (i = 0; i < nc; i++) {
+		struct row *w;
+		struct mcg_group *g;
+
+		if (strcmp(confs[i].root, mcg_ctx_root(ctx)) || (want[0] && strcmp(want, confs[i].path)))
+			continue;
+		w = &rows[nr++];
+		w->conf = &confs[i];
+		for (j = 0; j < ns; j++)
+			if (!strcmp(stats[j].root, confs[i].root) && !strcmp(stats[j].path, confs[i].path))
+				w->st = &stats[j];
+		/* the watermarks against the limit as it is now */
+		if (mcg_group_open(ctx, confs[i].path, &g) == 0) {
+			if (read_limit(g, &w->limit) == 0 &&
+			    mcg_async_watermarks(&confs[i], w->limit, &w->high, &w->low) == 0)
+				w->marks_valid = true;
+			mcg_group_close(g);
+		}
+	}
+	for (j = 0; j < ns; j++) {
+		bool has_conf = false;
+
+		if (strcmp(stats[j].root, mcg_ctx_root(ctx)) || (want[0] && strcmp(want, stats[j].path)))
+			continue;
+		for (i = 0; i < nc; i++)
+			if (!strcmp(stats[j].path, confs[i].path) && !strcmp(stats[j].root, confs[i].root))
+				has_conf = true;
+		if (has_conf || stats[j].state != MCG_ASYNC_GONE)
+			continue;
+		rows[nr].st = &stats[j];
+		rows[nr].limit = stats[j].limit;
+		nr++;
+	}
+	if (cli->json) {
+		jw_open_object(stdout, NULL);
+		jw_open_object(stdout, "reclaimd");
+		jw_bool(stdout, "running", info.pid != 0);
+		if (info.pid > 0)
+			jw_i64(stdout, "pid", info.pid);
+		else
+			jw_null(stdout, "pid");
+		if (info.pid) {
+			jw_i64(stdout, "started", info.started);
+			jw_u64(stdout, "cpu_ns", info.cpu_ns);
+			jw_u64(stdout, "wakeups", info.wakeups);
+		}
+		jw_close_object(stdout);
+		jw_string(stdout, "state_dir", statedir);
+		jw_open_array(stdout, "cgroups");
+		for (i = 0; i < nr; i++)
+			print_row_json(&rows[i]);
+		if (want[0] && nr == 0) {
+			jw_open_object(stdout, NULL);
+			jw_string(stdout, "path", want);
+			jw_bool(stdout, "enabled", false);
+			jw_close_object(stdout);
+		}
+		jw_close_array(stdout);
+		jw_close_object(stdout);
+		jw_end(stdout);
+	} else {
+		if (info.pid) {
+			long up = (long)time(NULL) - (long)info.started;
+
+			printf("reclaimd: running, pid %d, CPU %.3f s", (int)info.pid,
+			       (double)info.cpu_ns / 1e9);
+			if (up > 0)
+				printf(" (%.2f%% of one CPU over %ld s)",
+				       (double)info.cpu_ns / 1e7 / (double)up, up);
+			putchar('\n');
+		} else {
+			printf("reclaimd: not running\n");
+		}
+		for (i = 0; i < nr; i++)
+			print_row_text(&rows[i]);
+		if (want[0] && nr == 0)
+			printf("%s: async reclaim is disabled\n", want);
+		else if (nr == 0)
+			printf("no cgroup has async reclaim enabled\n");
+	}
+	free(rows);
+	free(confs);
+	free(stats);
+	return status;
+}
+
+static int ar_run(struct cli *cli, int argc, char **argv)
+{
+	struct ar_args a = {0};
+	char statedir[4200];
+	int r;
+
+	r = cli_parse(&ar_argp, argc, argv, &a);
+	if (r)
+		return r;
+	if (!cli_ctx(cli))
+		return EXIT_FAILURE;
+	if (cli_async_statedir(cli, a.statedir, statedir, sizeof(statedir)) < 0)
+		return EXIT_FAILURE;
+	if (!strcmp(a.sub, "enable"))
+		return do_enable(cli, &a, statedir);
+	if (!strcmp(a.sub, "disable"))
+		return do_disable(cli, &a, statedir);
+	return do_status(cli, &a, statedir);
+}
+
+const struct mcg_cmd cmd_async_reclaim = {
+	.name = "async-reclaim",
+	.summary = "Background reclaim below the limit: enable, disable, status",
+	.argp = &ar_argp,
+	.run = ar_run,
+	.words = words,
+};

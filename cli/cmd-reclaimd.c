@@ -1,0 +1,257 @@
+/* cmd-reclaimd.c: "memcgctl reclaimd": the daemon that serves every cgroup with async reclaim on. */
+#include "memcgctl.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Shared with cmd-async-reclaim.c. */
+int cli_async_statedir(struct cli *cli, const char *opt, char *buf, size_t len);
+int cli_reclaimd_start(struct cli *cli, const char *statedir, pid_t *ret_pid);
+
+struct reclaimd_args {
+	const char *statedir;
+	bool foreground, keep;
+};
+
+enum { OPT_STATE_DIR = 0x200, OPT_KEEP };
+
+static const struct argp_option reclaimd_options[] = {
+	{"foreground", 'f', NULL, 0, "Run in the foreground (for a service manager); log to stderr", 0},
+	{"state-dir", OPT_STATE_DIR, "DIR", 0,
+	 "Enabled cgroups and statistics under DIR (default RUNDIR/async-reclaim)", 0},
+	{"keep", OPT_KEEP, NULL, 0, "Keep running when no cgroup is enabled", 0},
+	{0},
+};
+
+static error_t reclaimd_parse(int key, char *arg, struct argp_state *state)
+{
+	struct reclaimd_args *a = state->input;
+
+	switch (key) {
+	case 'f':
+		a->foreground = true;
+		break;
+	case OPT_STATE_DIR:
+		a->statedir = arg;
+		break;
+	case OPT_KEEP:
+		a->keep = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "too many arguments: '%s'", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp reclaimd_argp = {
+	reclaimd_options, reclaimd_parse, "",
+	"Serve every cgroup that has async reclaim enabled: wake when usage crosses the high "
+	"watermark, reclaim down to the low one within a CPU budget. 'memcgctl async-reclaim "
+	"enable' starts it when needed; it exits when nothing is enabled (unless --keep) and on "
+	"SIGTERM or SIGINT; SIGHUP re-reads the state directory.",
+	cli_common_children, NULL, NULL,
+};
+
+int cli_async_statedir(struct cli *cli, const char *opt, char *buf, size_t len)
+{
+	struct mcg_ctx *ctx;
+	int r;
+
+	if (opt) {
+		if (opt[0] != '/') {
+			/* the daemon runs from / */
+			char cwd[4096];
+
+			if (!getcwd(cwd, sizeof(cwd)))
+				return -errno;
+			if ((size_t)snprintf(buf, len, "%s/%s", cwd, opt) >= len)
+				return -ENAMETOOLONG;
+			return 0;
+		}
+		if ((size_t)snprintf(buf, len, "%s", opt) >= len)
+			return -ENAMETOOLONG;
+		return 0;
+	}
+	ctx = cli_ctx(cli);
+	if (!ctx)
+		return -MCG_E_NOCONTROLLER;
+	r = mcg_async_statedir(ctx, buf, len);
+	if (r < 0)
+		cli_err("cannot name the state directory: %s", mcg_strerror(r));
+	return r;
+}
+
+static const char *absolute(const char *p, char *buf, size_t len)
+{
+	char cwd[4096];
+
+	if (p[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return p;
+	snprintf(buf, len, "%s/%s", cwd, p);
+	return buf;
+}
+
+/* Start a detached daemon for STATEDIR with this run's global options. */
+int cli_reclaimd_start(struct cli *cli, const char *statedir, pid_t *ret_pid)
+{
+	char logfile[4200], rootbuf[4200], procbuf[4200], runbuf[4200], ver[4];
+	const char *argv[24];
+	struct mcg_reclaimd_info info;
+	struct mcg_ctx *ctx = cli_ctx(cli);
+	int n = 0, status, i;
+	pid_t pid;
+
+	if (!ctx)
+		return -MCG_E_NOCONTROLLER;
+	argv[n++] = "memcgctl";
+	if (cli->root) {
+		argv[n++] = "--root";
+		argv[n++] = absolute(cli->root, rootbuf, sizeof(rootbuf));
+		snprintf(ver, sizeof(ver), "%d", mcg_ctx_version(ctx));
+		argv[n++] = "--cgroup-version";
+		argv[n++] = ver;
+	}
+	if (cli->procfs) {
+		argv[n++] = "--proc";
+		argv[n++] = absolute(cli->procfs, procbuf, sizeof(procbuf));
+	}
+	argv[n++] = "--run-dir";
+	argv[n++] = absolute(mcg_ctx_rundir(ctx), runbuf, sizeof(runbuf));
+	for (i = 0; i < cli->verbose && i < 2; i++)
+		argv[n++] = "-v";
+	argv[n++] = "reclaimd";
+	argv[n++] = "--foreground";
+	argv[n++] = "--state-dir";
+	argv[n++] = statedir;
+	argv[n] = NULL;
+	snprintf(logfile, sizeof(logfile), "%s/reclaimd.log", statedir);
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int fd;
+
+		/* a new session, then fork again so that the daemon is nobody's child */
+		if (setsid() < 0)
+			_exit(1);
+		pid = fork();
+		if (pid != 0)
+			_exit(pid < 0 ? 1 : 0);
+		if (chdir("/") < 0)
+			_exit(1);
+		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && fd != 0) {
+			dup2(fd, 0);
+			close(fd);
+		}
+		fd = open(logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd < 0)
+			fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			if (fd > 2)
+				close(fd);
+		}
+		execv("/proc/self/exe", (char *const *)argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -ECHILD;
+	/* wait until it holds its pid file (or gave up: nothing to serve, or failed) */
+	for (i = 0; i < 300; i++) {
+		struct timespec ts = {0, 10 * 1000 * 1000};
+
+		if (mcg_reclaimd_info(statedir, &info) == 0 && info.pid > 0) {
+			*ret_pid = info.pid;
+			return 0;
+		}
+		nanosleep(&ts, NULL);
+	}
+	return -ETIMEDOUT;
+}
+
+static int reclaimd_run(struct cli *cli, int argc, char **argv)
+{
+	struct reclaimd_args a = {0};
+	struct mcg_reclaimd_info info;
+	char statedir[4200];
+	struct mcg_ctx *ctx;
+	sigset_t stop;
+	pid_t pid;
+	int r;
+
+	r = cli_parse(&reclaimd_argp, argc, argv, &a);
+	if (r)
+		return r;
+	ctx = cli_ctx(cli);
+	if (!ctx)
+		return EXIT_FAILURE;
+	if (cli_async_statedir(cli, a.statedir, statedir, sizeof(statedir)) < 0)
+		return EXIT_FAILURE;
+	if (!a.foreground) {
+		if (mcg_reclaimd_info(statedir, &info) == 0 && info.pid > 0) {
+			printf("reclaimd is already running (pid %d)\n", (int)info.pid);
+			return 0;
+		}
+		struct mcg_async_conf *confs;
+		size_t n = 0;
+
+		if (mcg_async_list(statedir, &confs, &n) == 0)
+			free(confs);
+		if (n == 0 && !a.keep) {
+			printf("nothing is enabled in %s: reclaimd not started\n", statedir);
+			return 0;
+		}
+		if (a.keep) {
+			cli_err("--keep needs --foreground");
+			return EXIT_USAGE;
+		}
+		r = cli_reclaimd_start(cli, statedir, &pid);
+		if (r < 0) {
+			cli_err("cannot start reclaimd for %s: %s", statedir,
+				r == -ETIMEDOUT ? "it did not start (nothing enabled? see reclaimd.log)"
+						: mcg_strerror(r));
+			return EXIT_FAILURE;
+		}
+		printf("reclaimd started (pid %d)\n", (int)pid);
+		return 0;
+	}
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+	/* the log callback prints INFO only with -v: a daemon should say what it does */
+	if (cli->verbose < 1)
+		cli->verbose = 1;
+	r = mcg_reclaimd_run(ctx, statedir, &stop, a.keep ? MCG_RECLAIMD_KEEP : 0);
+	if (r == -MCG_E_LOCKED) {
+		if (mcg_reclaimd_info(statedir, &info) == 0 && info.pid > 0)
+			cli_err("cannot start reclaimd for %s: already running (pid %d)", statedir,
+				(int)info.pid);
+		else
+			cli_err("cannot start reclaimd for %s: already running", statedir);
+		return EXIT_FAILURE;
+	}
+	if (r < 0) {
+		cli_err("reclaimd for %s failed: %s", statedir, mcg_strerror(r));
+		return EXIT_FAILURE;
+	}
+	return 0;
+}
+
+const struct mcg_cmd cmd_reclaimd = {
+	.name = "reclaimd",
+	.summary = "Run the async reclaim daemon (started by async-reclaim enable)",
+	.argp = &reclaimd_argp,
+	.run = reclaimd_run,
+};

@@ -1,0 +1,1 @@
+--root @FIX@/v2/cgroup async-reclaim enable fixture/app --no-start --high-margin 8M --high 500M --state-dir @FIX@/state

@@ -1,0 +1,1 @@
+--root @FIX@/v2/cgroup async-reclaim enable fixture/app --no-start --high 90% --low 95% --state-dir @FIX@/state

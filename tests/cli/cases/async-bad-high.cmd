@@ -1,0 +1,1 @@
+--root @FIX@/v1/cgroup async-reclaim enable fixture/app --no-start --high 600M --state-dir @FIX@/state

@@ -1,0 +1,1 @@
+--root @FIX@/v1/cgroup async-reclaim disable fixture/app --high 1M

@@ -1,0 +1,1 @@
+--root @FIX@/v1/cgroup async-reclaim enable /fixture/app --no-start --json --batch 64 --max-cpu 2.5 --state-dir @FIX@/state

@@ -1,0 +1,1 @@
+--root @FIX@/v2/cgroup async-reclaim enable fixture/app --no-start --high-margin 16M --low 400M --state-dir @FIX@/state

@@ -1,0 +1,1 @@
+--root @FIX@/v2/cgroup async-reclaim status fixture/app --json --state-dir @FIX@/state
