@@ -87,8 +87,9 @@ static void lib_log(void *userdata, int level, const char *fmt, va_list ap)
 
 	if (level >= MCG_LOG_INFO && cli->verbose < (level == MCG_LOG_DEBUG ? 2 : 1))
 		return;
-	fputs(level <= MCG_LOG_ERR ? "memcgctl: " : level == MCG_LOG_WARNING ? "memcgctl: warning: "
-										     : "memcgctl: debug: ",
+	fputs(level == MCG_LOG_WARNING	 ? "memcgctl: warning: "
+	      : level == MCG_LOG_DEBUG ? "memcgctl: debug: "
+				       : "memcgctl: ",
 	      stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
