@@ -1,6 +1,7 @@
 /* mcg-load.c: a test workload: page cache (clean or dirty), anon and mlocked memory, on demand. */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,8 @@ static void usage(void)
 			"       mcg-load read FILE [--hold]\n"
 			"       mcg-load anon MIB [--hold]\n"
 			"       mcg-load mlock MIB [--hold]\n"
-			"       mcg-load hold\n");
+			"       mcg-load hold\n"
+			"       mcg-load exec-as UID GID CMD [ARGS...]\n");
 	exit(2);
 }
 
@@ -108,6 +110,18 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		usage();
+	/* drop to an unprivileged user and run CMD (busybox's setpriv has no --reuid) */
+	if (!strcmp(argv[1], "exec-as") && argc >= 5) {
+		gid_t gid = (gid_t)arg_mib(argv[3]);
+
+		if (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid((uid_t)arg_mib(argv[2])) < 0) {
+			perror("exec-as");
+			return 126;
+		}
+		execvp(argv[4], argv + 4);
+		perror(argv[4]);
+		return 127;
+	}
 	for (i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--hold"))
 			hold = 1;
