@@ -373,6 +373,14 @@ static const char *errname(int err, char *buf, size_t len)
 	return buf;
 }
 
+/* A row has its enable file, its daemon stats, or both. */
+static const char *row_path(const struct row *r)
+{
+	if (r->conf)
+		return r->conf->path;
+	return r->st ? r->st->path : "?";
+}
+
 static void print_row_json(const struct row *r)
 {
 	const struct mcg_async_stats *s = r->st;
@@ -380,7 +388,7 @@ static void print_row_json(const struct row *r)
 	const char *e = s ? errname(s->last_error, eb, sizeof(eb)) : NULL;
 
 	jw_open_object(stdout, NULL);
-	jw_string(stdout, "path", r->conf ? r->conf->path : s->path);
+	jw_string(stdout, "path", row_path(r));
 	jw_bool(stdout, "enabled", r->conf != NULL);
 	jw_string(stdout, "state", s ? mcg_async_state_name(s->state) : "pending");
 	jw_bool(stdout, "thrashing", s && s->state == MCG_ASYNC_THRASHING);
@@ -455,7 +463,7 @@ static void print_row_text(const struct row *r)
 	const struct mcg_async_stats *s = r->st;
 	char b[32], eb[128];
 
-	printf("%s\n", r->conf ? r->conf->path : s->path);
+	printf("%s\n", row_path(r));
 	printf("  %-11s %s\n", "state", state_text(r));
 	if (s && s->event_source[0] && s->state != MCG_ASYNC_GONE)
 		printf("  %-11s %s\n", "wakes on", s->event_source);
