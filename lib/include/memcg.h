@@ -281,7 +281,7 @@ enum { MCG_TXN_WAIT = 1 << 0 /* wait for the lock instead of failing */ };
  */
 MCG_EXPORT int mcg_txn_begin(struct mcg_group *g, unsigned flags, const char *op,
 			     struct mcg_txn **ret);
-/* Record KNOB's current value in the journal (fsynced) unless already saved. */
+/* Record KNOB's current value in the journal (written before returning; not fsynced) unless already saved. */
 MCG_EXPORT int mcg_txn_save(struct mcg_txn *t, const char *knob);
 /* Save (if needed) then write KNOB. */
 MCG_EXPORT int mcg_txn_write(struct mcg_txn *t, const char *knob, const char *val);
