@@ -332,23 +332,58 @@ static int run_kernel(struct mcg_group *g, const struct mcg_empty_opts *o,
 /* Wait-for-writeback rounds allowed when dirty data is what holds reclaim back. */
 #define DIRTY_WAIT_ROUNDS 600
 
+struct procs_count {
+	struct mcg_ctx *ctx;
+	unsigned n;
+};
+
+static int count_procs(const char *path, int depth, void *userdata)
+{
+	struct procs_count *c = userdata;
+	struct mcg_group *g;
+	unsigned n;
+
+	(void)depth;
+	if (mcg_group_open(c->ctx, path, &g) < 0) {
+		c->n++; /* unknown: assume someone lives there */
+		return 0;
+	}
+	if (mcg_group_nr_procs(g, &n) < 0)
+		n = 1;
+	c->n += n;
+	mcg_group_close(g);
+	return 0;
+}
+
 static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 		     struct mcg_empty_result *res, uint64_t t0)
 {
 	struct mcg_group *g = mcg_txn_group(t);
-	bool v1 = g->ctx->version == 1;
+	bool v1 = g->ctx->version == 1, idle = false;
+	struct procs_count pc = {.ctx = g->ctx};
+	struct mcg_reclaimer *rc;
 	struct mcg_empty_plan plan;
 	uint64_t usage = res->usage_before, deadline = 0;
 	unsigned dirty_waits = 0;
-	int r;
+	int r, r2;
 
 	if (o->timeout_ms)
 		deadline = t0 + o->timeout_ms * 1000000ULL;
+	/*
+	 * With nothing in the cgroup to charge meanwhile, the v1 limit may stay
+	 * lowered from one step to the next and be restored once at the end.
+	 */
+	if (v1 && mcg_walk(g->ctx, g->path, -1, count_procs, &pc) == 0 && pc.n == 0)
+		idle = true;
 	mcg_empty_plan_init(&plan, res->batch, res->target, (uint64_t)mcg_page_size(), v1,
 			    v1 ? reclaimable(g) : 0);
+	r = mcg_reclaimer_new(t, &rc);
+	if (r < 0)
+		return r;
 	for (;;) {
 		struct mcg_step st;
-		uint64_t want;
+		uint64_t want, ts;
+		bool keep;
 
 		if (usage <= res->target) {
 			res->stop = MCG_EMPTY_DONE;
@@ -372,23 +407,30 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 				break;
 			}
 		}
-		r = mcg_reclaim_step(t, want, &st);
+		/* keep the lower limit only with room to spare in what memory.stat calls reclaimable */
+		keep = idle && plan.budget >= want + 2 * plan.batch;
+		ts = now_ns();
+		r = mcg_reclaimer_step(rc, want, keep, &st);
+		res->steps++;
+		if (r == 0)
+			mcg_log(g->ctx, MCG_LOG_DEBUG,
+				"step %u: asked %llu, usage %llu -> %llu%s%s, %.3f ms", res->steps,
+				(unsigned long long)want, (unsigned long long)st.usage_before,
+				(unsigned long long)st.usage_after, st.short_ ? ", short: " : "",
+				st.short_ ? strerror(st.kernel_err) : "", (double)(now_ns() - ts) / 1e6);
 		if (r == -EINTR) {
-			res->writes += v1 ? 2 : 1;
-			res->steps++;
 			if (stop_requested(o)) {
 				res->stop = MCG_EMPTY_INTERRUPTED;
-				mcg_group_usage(g, &usage);
+				r = 0;
 				break;
 			}
 			continue;
 		}
 		if (r < 0)
-			return r;
-		res->writes += v1 ? 2 : 1;
-		res->steps++;
+			break;
 		res->last_err = st.short_ ? st.kernel_err : 0;
 		usage = st.usage_after;
+		res->writes = mcg_reclaimer_writes(rc);
 		report(o, res, usage, t0);
 		if (!mcg_empty_plan_account(&plan, st.usage_before, st.usage_after)) {
 			/*
@@ -399,6 +441,8 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 			if (dirty_waits < DIRTY_WAIT_ROUNDS && dirty_pending(g)) {
 				dirty_waits++;
 				plan.idle = 0;
+				mcg_log(g->ctx, MCG_LOG_DEBUG, "waiting for writeback of dirty page cache");
+				mcg_reclaimer_restore(rc);
 				nap_ms(10);
 				continue;
 			}
@@ -408,7 +452,14 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 		if (v1 && plan.budget == 0 && usage > res->target)
 			plan.budget = reclaimable(g);
 	}
-	return 0;
+	r2 = mcg_reclaimer_restore(rc);
+	res->writes = mcg_reclaimer_writes(rc);
+	mcg_reclaimer_free(rc);
+	if (r == 0 && r2 < 0)
+		r = r2;
+	if (r == 0 && res->stop == MCG_EMPTY_INTERRUPTED)
+		mcg_group_usage(g, &usage);
+	return r;
 }
 
 int mcg_empty(struct mcg_group *g, const struct mcg_empty_opts *o, struct mcg_empty_result *ret)

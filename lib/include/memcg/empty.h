@@ -45,6 +45,24 @@ MCG_EXPORT uint64_t mcg_empty_plan_next(const struct mcg_empty_plan *p, uint64_t
 MCG_EXPORT bool mcg_empty_plan_account(struct mcg_empty_plan *p, uint64_t usage_before,
 				       uint64_t usage_after);
 
+/*
+ * A reclaim loop on kept file descriptors (mcg_reclaim_step is one step of it).
+ * v1: the limit is journalled in the transaction when the reclaimer is made.
+ * A step with KEEP_LOWERED leaves the v1 limit at usage - BYTES instead of
+ * writing the original back at once (one write per step instead of two); only
+ * use it when nothing in the cgroup charges meanwhile. mcg_reclaimer_restore()
+ * and mcg_reclaimer_free() write the original back. On v2 KEEP_LOWERED changes
+ * nothing. -EINTR and other errors return after the v1 limit is restored.
+ */
+struct mcg_reclaimer;
+MCG_EXPORT int mcg_reclaimer_new(struct mcg_txn *t, struct mcg_reclaimer **ret);
+MCG_EXPORT int mcg_reclaimer_step(struct mcg_reclaimer *r, uint64_t bytes, bool keep_lowered,
+				  struct mcg_step *ret);
+MCG_EXPORT int mcg_reclaimer_restore(struct mcg_reclaimer *r);
+/* Control-file writes made so far (v1: lowering and restoring writes). */
+MCG_EXPORT unsigned mcg_reclaimer_writes(const struct mcg_reclaimer *r);
+MCG_EXPORT void mcg_reclaimer_free(struct mcg_reclaimer *r);
+
 /* Why memory is left after an empty: memory.stat (hierarchical) and the children. */
 struct mcg_residue {
 	uint64_t usage;       /* read back at the end */
@@ -103,7 +121,7 @@ struct mcg_empty_opts {
 
 struct mcg_empty_result {
 	uint64_t usage_before, usage_after, reclaimed, target, batch;
-	unsigned writes;        /* writes to control files (v1: lower + restore per step) */
+	unsigned writes;        /* writes to control files (v1: lowering and restoring) */
 	unsigned steps;         /* reclaim steps */
 	uint64_t elapsed_ns;
 	enum mcg_empty_stop stop;
