@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { OPT_BATCH = 'b', OPT_TO = 't', OPT_TIMEOUT = 'T', OPT_KERNEL = 'k' };
+enum { OPT_BATCH = 0x200, OPT_TO, OPT_TIMEOUT, OPT_KERNEL };
 
 struct empty_args {
 	const char *cgroup;
@@ -65,8 +65,9 @@ static const struct argp empty_argp = {
 	"Reclaim CGROUP's memory in steps of --batch pages until usage reaches --to (default: "
 	"as low as it goes), then say how much is left and why. cgroup v2 writes "
 	"memory.reclaim; cgroup v1 lowers memory.limit_in_bytes below usage one step at a "
-	"time and writes the original limit back after each step (journalled: 'memcgctl "
-	"recover' restores it after a crash). SIGINT stops within one step.",
+	"time and writes the original limit back (journalled first: 'memcgctl recover' "
+	"restores it after a crash). SIGINT stops within one step. Exit status: 0 done, "
+	"1 failure, 2 timeout, 64 usage error, 130/143 interrupted.",
 	cli_common_children, NULL, NULL,
 };
 
@@ -313,7 +314,7 @@ static int empty_run(struct cli *cli, int argc, char **argv)
 	if (r)
 		return r;
 	if (a.batch && (r = mcg_empty_parse_batch(a.batch, &o.batch, why, sizeof(why))) < 0) {
-		cli_err("invalid --batch '%s': %s", a.batch, why);
+		cli_err("invalid value for --batch: '%s': %s", a.batch, why);
 		return EXIT_USAGE;
 	}
 	if (a.to && cli_parse_size("--to", a.to, 0, 0, 0, &o.target) < 0)
@@ -332,7 +333,8 @@ static int empty_run(struct cli *cli, int argc, char **argv)
 	if (r < 0)
 		return cli_status(r);
 	if (mcg_group_is_root(g)) {
-		cli_err("cannot empty the root cgroup: it holds the whole system's memory");
+		cli_err("cannot empty '%s': the root cgroup holds the whole system's memory",
+			mcg_group_path(g));
 		mcg_group_close(g);
 		return EXIT_USAGE;
 	}
