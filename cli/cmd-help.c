@@ -110,7 +110,8 @@ static int complete_run(struct cli *cli, int argc, char **argv)
 		struct mcg_ctx *ctx;
 
 		/* completion must stay quiet: no error text */
-		freopen("/dev/null", "w", stderr);
+		if (!freopen("/dev/null", "w", stderr))
+			return EXIT_FAILURE;
 		ctx = cli_ctx(cli);
 		if (!ctx)
 			return EXIT_FAILURE;

@@ -129,6 +129,7 @@ int mcg_pid_cgroup(struct mcg_ctx *ctx, pid_t pid, char *buf, size_t len)
 
 		if (!c2)
 			continue;
+		*c1 = '\0';
 		*c2 = '\0';
 		if (ctx->version == 2) {
 			match = !strcmp(line, "0") && c1[1] == '\0';
@@ -334,7 +335,8 @@ int mcg_knob_write(const struct mcg_group *g, const char *knob, const char *val)
 {
 	size_t len = strlen(val);
 	ssize_t n;
-	int fd = mcg_knob_open(g, knob, O_WRONLY);
+	/* O_TRUNC is a no-op on cgroupfs and keeps fixture trees (plain files) right */
+	int fd = mcg_knob_open(g, knob, O_WRONLY | O_TRUNC);
 
 	if (fd < 0)
 		return fd;
@@ -462,7 +464,8 @@ static int walk_rec(int dirfd, const char *path, int depth, int max_depth, mcg_w
 	r = list_children(dirfd, &names, &n);
 	if (r < 0)
 		return r == -ENOENT ? 0 : r; /* removed while we walked */
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_str);
 	r = 0;
 	for (i = 0; i < n; i++) {
 		char child[4096];

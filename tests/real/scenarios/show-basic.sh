@@ -67,18 +67,19 @@ lusage=$(jq -r '.[0].usage' "$MCG_TMP/list.json")
 assert_near "list percent" "$(awk -v u="$lusage" 'BEGIN { printf "%.2f", 100 * u / (256 * 1048576) }')" "$pct" 1 0.02
 
 # a child cgroup appears in the tree under its parent, at depth 1
-scratch_new child "$CG"
-"$MEMCGCTL" list --json "$CGREL" >"$MCG_TMP/list.json"
+parent=$CG parentrel=$CGREL
+scratch_new child "$parent"
+"$MEMCGCTL" list --json "$parentrel" >"$MCG_TMP/list.json"
 assert_eq "list rows with child" 2 "$(jq length "$MCG_TMP/list.json")"
-assert_eq "child path" "$CGREL/child" "$(jq -r '.[1].path' "$MCG_TMP/list.json")"
+assert_eq "child path" "$parentrel/child" "$(jq -r '.[1].path' "$MCG_TMP/list.json")"
 assert_eq "child depth" 1 "$(jq -r '.[1].depth' "$MCG_TMP/list.json")"
-"$MEMCGCTL" list --depth 0 --json "$CGREL" >"$MCG_TMP/list.json"
+"$MEMCGCTL" list --depth 0 --json "$parentrel" >"$MCG_TMP/list.json"
 assert_eq "--depth 0 rows" 1 "$(jq length "$MCG_TMP/list.json")"
 
 # pid:N names the cgroup of a process
-assert_eq "pid:N" "$CGREL" "$("$MEMCGCTL" show --json "pid:$dirty_pid" | json .path)"
+assert_eq "pid:N" "$parentrel" "$("$MEMCGCTL" show --json "pid:$dirty_pid" | json .path)"
 # the absolute cgroupfs path works too
-assert_eq "absolute path" "$CGREL" "$("$MEMCGCTL" show --json "$CG" | json .path)"
+assert_eq "absolute path" "$parentrel" "$("$MEMCGCTL" show --json "$parent" | json .path)"
 # text output has the limit in human units
-"$MEMCGCTL" show "$CGREL" | grep -q '^  limit  *256 MiB$' || fail "text show has no '256 MiB' limit line"
+"$MEMCGCTL" show "$parentrel" | grep -q '^  limit  *256 MiB$' || fail "text show has no '256 MiB' limit line"
 ok "text show"

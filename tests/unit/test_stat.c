@@ -1,0 +1,161 @@
+/* test_stat.c: parsing real v1 and v2 memory.stat files, normalisation, absent keys, PSI. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "memcg.h"
+
+static char *slurp(const char *name)
+{
+	char path[4096];
+	FILE *f;
+	char *buf = calloc(1, 1 << 16);
+
+	snprintf(path, sizeof(path), "%s/%s", MCG_TEST_DATA, name);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(buf);
+	fread(buf, 1, (1 << 16) - 1, f);
+	fclose(f);
+	return buf;
+}
+
+static uint64_t raw(const struct mcg_stat *st, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < st->n_raw; i++)
+		if (!strcmp(st->raw[i].key, key))
+			return st->raw[i].value;
+	fail_msg("raw key %s missing", key);
+	return 0;
+}
+
+static void test_v1(void **state)
+{
+	char *text = slurp("v1.memory.stat");
+	struct mcg_stat st;
+
+	(void)state;
+	assert_int_equal(mcg_stat_parse(text, 1, &st), 0);
+	/* hierarchical total_* wins over the local key */
+	assert_true(mcg_stat_has(&st, MCG_S_FILE));
+	assert_int_equal(st.v[MCG_S_FILE], raw(&st, "total_cache"));
+	assert_int_equal(st.v[MCG_S_ANON], raw(&st, "total_rss"));
+	assert_int_equal(st.v[MCG_S_FILE_DIRTY], raw(&st, "total_dirty"));
+	assert_int_equal(st.v[MCG_S_FILE_WRITEBACK], raw(&st, "total_writeback"));
+	assert_int_equal(st.v[MCG_S_PGPGOUT], raw(&st, "total_pgpgout"));
+	/* v1 has no per-cgroup pgscan/pgsteal and no kernel key in memory.stat */
+	assert_false(mcg_stat_has(&st, MCG_S_PGSCAN));
+	assert_false(mcg_stat_has(&st, MCG_S_PGSTEAL));
+	assert_false(mcg_stat_has(&st, MCG_S_KERNEL));
+	assert_false(mcg_stat_has(&st, MCG_S_SLAB));
+	/* every key is kept, known or not */
+	assert_int_equal(raw(&st, "hierarchical_memory_limit"), raw(&st, "hierarchical_memory_limit"));
+	assert_true(st.n_raw >= 40);
+	mcg_stat_release(&st);
+	free(text);
+}
+
+static void test_v1_local_only(void **state)
+{
+	struct mcg_stat st;
+
+	(void)state;
+	/* an old or trimmed file with only local keys still normalises */
+	assert_int_equal(mcg_stat_parse("cache 4096\nrss 8192\ndirty 0\n", 1, &st), 0);
+	assert_int_equal(st.v[MCG_S_FILE], 4096);
+	assert_int_equal(st.v[MCG_S_ANON], 8192);
+	assert_true(mcg_stat_has(&st, MCG_S_FILE_DIRTY));
+	assert_false(mcg_stat_has(&st, MCG_S_FILE_WRITEBACK));
+	mcg_stat_release(&st);
+	/* total_ first, then the local key: the total stays */
+	assert_int_equal(mcg_stat_parse("total_cache 100\ncache 5\n", 1, &st), 0);
+	assert_int_equal(st.v[MCG_S_FILE], 100);
+	mcg_stat_release(&st);
+}
+
+static void test_v2(void **state)
+{
+	char *text = slurp("v2.memory.stat");
+	struct mcg_stat st;
+	unsigned i;
+
+	(void)state;
+	assert_int_equal(mcg_stat_parse(text, 2, &st), 0);
+	for (i = 0; i < MCG_S__COUNT; i++) {
+		if (i == MCG_S_PGPGIN || i == MCG_S_PGPGOUT || i == MCG_S_SWAP)
+			assert_false(mcg_stat_has(&st, i));
+		else if (!mcg_stat_has(&st, i))
+			fail_msg("v2 key %s not normalised", mcg_stat_name(i));
+		else
+			assert_int_equal(st.v[i], raw(&st, mcg_stat_name(i)));
+	}
+	/* unknown keys kept */
+	assert_int_equal(raw(&st, "thp_collapse_alloc"), 0);
+	assert_int_equal(raw(&st, "kernel_stack"), 65536);
+	mcg_stat_release(&st);
+	free(text);
+}
+
+static void test_v2_future_keys(void **state)
+{
+	struct mcg_stat st;
+
+	(void)state;
+	/* keys appear anywhere and new ones come: parse by key */
+	assert_int_equal(mcg_stat_parse("pgscan_proactive 7\nfile 4096\nnew_thing 3\n", 2, &st), 0);
+	assert_int_equal(st.v[MCG_S_FILE], 4096);
+	assert_false(mcg_stat_has(&st, MCG_S_ANON));
+	assert_int_equal(st.n_raw, 3);
+	assert_string_equal(st.raw[0].key, "pgscan_proactive");
+	mcg_stat_release(&st);
+	assert_int_equal(mcg_stat_parse("", 2, &st), 0);
+	assert_int_equal(st.valid, 0);
+	mcg_stat_release(&st);
+	assert_true(mcg_stat_parse("file 1\n", 3, &st) < 0);
+}
+
+static void test_psi(void **state)
+{
+	struct mcg_psi p;
+
+	(void)state;
+	assert_int_equal(mcg_psi_parse("some avg10=1.50 avg60=0.25 avg300=0.00 total=123456\n"
+				       "full avg10=0.10 avg60=0.00 avg300=0.00 total=99\n",
+				       &p),
+			 0);
+	assert_true(p.some_valid && p.full_valid);
+	assert_true(p.some.avg10 > 1.49 && p.some.avg10 < 1.51);
+	assert_int_equal(p.some.total_us, 123456);
+	assert_int_equal(p.full.total_us, 99);
+	assert_true(mcg_psi_parse("garbage", &p) < 0);
+}
+
+static void test_keyed(void **state)
+{
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(mcg_keyed_get("low 0\nhigh 5\nmax 7\noom 1\noom_kill 2\n", "oom", &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(mcg_keyed_get("low 0\nhigh 5\nmax 7\noom_kill 2\n", "oom", &v), -ENOENT);
+	assert_int_equal(mcg_keyed_get("oom_kill 2\n", "oom_kill", &v), 0);
+	assert_int_equal(v, 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_v1),  cmocka_unit_test(test_v1_local_only),
+		cmocka_unit_test(test_v2),  cmocka_unit_test(test_v2_future_keys),
+		cmocka_unit_test(test_psi), cmocka_unit_test(test_keyed),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
