@@ -20,6 +20,19 @@ scratch_new work "$top"
 work=$CG
 spawn_in "$locked" "$MCG_LOAD" mlock 16 --hold
 mlock_pid=$SPAWN_PID
+if [ "$MCG_CGVER" = 2 ]; then unev_key=unevictable; file_key=file; anon_key=anon; else unev_key=total_unevictable; file_key=total_cache; anon_key=total_rss; fi
+# mlocked pages reach the unevictable list through per-CPU batches; an mcg-load built with
+# ASan has its mlock() intercepted and ignored, and then nothing is unevictable at all
+i=0
+while [ "$(stat_key "$locked" "$unev_key")" -lt $((16 * 1048576)) ] && [ $i -lt 20 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+mlocked=1
+[ "$(stat_key "$locked" "$unev_key")" -ge $((16 * 1048576)) ] || {
+	say "note: mlock had no effect here (a sanitizer build of mcg-load?): unevictable checks left out"
+	mlocked=0
+}
 spawn_in "$work" "$MCG_LOAD" anon 8 --hold
 anon_pid=$SPAWN_PID
 run_in "$work" "$MCG_LOAD" write "$MCG_DATA/cache" 32 --sync >/dev/null
@@ -30,14 +43,14 @@ assert_le "filled: usage >= 70 MiB" $((70 * 1048576)) "$before"
 assert_status "empty with a residue" 0 "$MEMCGCTL" empty --json "$top_rel"
 echo "$LAST_OUT" >"$MCG_TMP/r.json"
 after=$(knob "$top" "$K_USAGE")
-if [ "$MCG_CGVER" = 2 ]; then unev_key=unevictable; file_key=file; anon_key=anon; else unev_key=total_unevictable; file_key=total_cache; anon_key=total_rss; fi
 unev=$(stat_key "$top" "$unev_key")
 
 # the kernel says: 16 MiB mlocked and 8 MiB anon stay; the page cache went
 assert_le "usage left >= 24 MiB (mlocked + anon)" $((24 * 1048576)) "$after"
-assert_le "usage left <= 28 MiB" "$after" $((28 * 1048576))
+# all that is left is the anon (mlocked included) plus a little kernel memory
+assert_le "usage left <= anon + 4 MiB" "$after" $(($(stat_key "$top" "$anon_key") + 4 * 1048576))
 assert_le "page cache left <= 1 MiB" "$(stat_key "$top" "$file_key")" 1048576
-assert_le "memory.stat unevictable >= 16 MiB" $((16 * 1048576)) "$unev"
+[ $mlocked = 0 ] || assert_le "memory.stat unevictable >= 16 MiB" $((16 * 1048576)) "$unev"
 # and memcgctl says the same, from the same files
 assert_near "residue.unevictable" "$unev" "$(json .residue.unevictable <"$MCG_TMP/r.json")" 1 262144
 assert_near "residue.anon" "$(stat_key "$top" "$anon_key")" "$(json .residue.anon <"$MCG_TMP/r.json")" 1 262144
@@ -45,7 +58,9 @@ assert_eq "residue.nr_children" 2 "$(json .residue.nr_children <"$MCG_TMP/r.json
 children=$(($(knob "$locked" "$K_USAGE") + $(knob "$work" "$K_USAGE")))
 assert_near "residue.children" "$children" "$(json .residue.children <"$MCG_TMP/r.json")" 2 262144
 assert_near "usage_after" "$after" "$(json .usage_after <"$MCG_TMP/r.json")" 1 262144
-for why in unevictable anon children; do
+reasons="anon children"
+[ $mlocked = 0 ] || reasons="unevictable $reasons"
+for why in $reasons; do
 	json '.residue.reasons[]' <"$MCG_TMP/r.json" | grep -qx "$why" || fail "reason '$why' missing: $(json -c .residue <"$MCG_TMP/r.json")"
 	ok "reason $why"
 done
@@ -64,6 +79,6 @@ fi
 
 # the text output names the reasons
 "$MEMCGCTL" empty "$top_rel" >"$MCG_TMP/text" 2>/dev/null
-grep -q "mlocked" "$MCG_TMP/text" || fail "text output does not mention mlocked memory: $(cat "$MCG_TMP/text")"
+[ $mlocked = 0 ] || grep -q "mlocked" "$MCG_TMP/text" || fail "text output does not mention mlocked memory: $(cat "$MCG_TMP/text")"
 grep -q "child cgroups (2 child cgroups)" "$MCG_TMP/text" || fail "text output does not mention the child cgroups: $(cat "$MCG_TMP/text")"
 ok "text names the residue"
