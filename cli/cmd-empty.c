@@ -53,6 +53,9 @@ static error_t empty_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--kernel takes no --%s: memory.force_empty reclaims "
 					  "everything in fixed 32-page calls",
 				   a->batch ? "batch" : "to");
+		if (a->kernel && a->timeout)
+			argp_error(state, "--kernel takes no --timeout: memory.force_empty is one "
+					  "write that only a signal interrupts");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

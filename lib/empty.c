@@ -361,7 +361,7 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 	struct mcg_group *g = mcg_txn_group(t);
 	bool v1 = g->ctx->version == 1, idle = false;
 	struct procs_count pc = {.ctx = g->ctx};
-	struct mcg_reclaimer *rc;
+	struct mcg_reclaimer *rc = NULL;
 	struct mcg_empty_plan plan;
 	uint64_t usage = res->usage_before, deadline = 0;
 	unsigned dirty_waits = 0;
@@ -377,9 +377,7 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 		idle = true;
 	mcg_empty_plan_init(&plan, res->batch, res->target, (uint64_t)mcg_page_size(), v1,
 			    v1 ? reclaimable(g) : 0);
-	r = mcg_reclaimer_new(t, &rc);
-	if (r < 0)
-		return r;
+	r = 0;
 	for (;;) {
 		struct mcg_step st;
 		uint64_t want, ts;
@@ -409,6 +407,12 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 		}
 		/* keep the lower limit only with room to spare in what memory.stat calls reclaimable */
 		keep = idle && plan.budget >= want + 2 * plan.batch;
+		if (!rc) {
+			/* journals the v1 limit: only once there is something to do */
+			r = mcg_reclaimer_new(t, &rc);
+			if (r < 0)
+				return r;
+		}
 		ts = now_ns();
 		r = mcg_reclaimer_step(rc, want, keep, &st);
 		res->steps++;
@@ -424,6 +428,7 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 				r = 0;
 				break;
 			}
+			r = 0; /* a signal that is not ours to act on: the step is simply redone */
 			continue;
 		}
 		if (r < 0)
@@ -442,7 +447,9 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 				dirty_waits++;
 				plan.idle = 0;
 				mcg_log(g->ctx, MCG_LOG_DEBUG, "waiting for writeback of dirty page cache");
-				mcg_reclaimer_restore(rc);
+				r = mcg_reclaimer_restore(rc);
+				if (r < 0)
+					break;
 				nap_ms(10);
 				continue;
 			}
@@ -452,13 +459,13 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 		if (v1 && plan.budget == 0 && usage > res->target)
 			plan.budget = reclaimable(g);
 	}
-	r2 = mcg_reclaimer_restore(rc);
-	res->writes = mcg_reclaimer_writes(rc);
-	mcg_reclaimer_free(rc);
-	if (r == 0 && r2 < 0)
-		r = r2;
-	if (r == 0 && res->stop == MCG_EMPTY_INTERRUPTED)
-		mcg_group_usage(g, &usage);
+	if (rc) {
+		r2 = mcg_reclaimer_restore(rc);
+		res->writes = mcg_reclaimer_writes(rc);
+		mcg_reclaimer_free(rc);
+		if (r == 0 && r2 < 0)
+			r = r2;
+	}
 	return r;
 }
 

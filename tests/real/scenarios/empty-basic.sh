@@ -41,8 +41,10 @@ fill
 "$MEMCGCTL" empty --to 40M --json "$CGREL" >"$MCG_TMP/to.json"
 after=$(knob "$CG" "$K_USAGE")
 assert_le "--to 40M: usage <= 40 MiB" "$after" $((40 * 1048576))
-# one 4 MiB batch (plus the kernel's over-reclaim of a folio or two) below the target at most
-assert_le "--to 40M: usage >= 34 MiB" $((34 * 1048576)) "$after"
+# one 4 MiB batch below the target at most, plus the kernel's over-reclaim (a folio or two
+# on v1; memory.reclaim on v2 may free up to twice what it was asked)
+if [ "$MCG_CGVER" = 2 ]; then lo=28; else lo=34; fi
+assert_le "--to 40M: usage >= $lo MiB" $((lo * 1048576)) "$after"
 assert_eq "--to stop reason" done "$(json .stop <"$MCG_TMP/to.json")"
 assert_eq "limit after --to" "$limit" "$(knob "$CG" "$K_LIMIT")"
 
