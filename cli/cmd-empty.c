@@ -210,7 +210,7 @@ static void print_json(struct cli *cli, const struct mcg_group *g, const struct 
 	jw_u64(stdout, "reclaimed", res->reclaimed);
 	jw_u64(stdout, "steps", res->steps);
 	jw_u64(stdout, "writes", res->writes);
-	jw_double(stdout, "elapsed", (double)res->elapsed_ns / 1e9);
+	jw_double(stdout, "elapsed_ms", (double)res->elapsed_ns / 1e6);
 	jw_string(stdout, "stop", mcg_empty_stop_name(res->stop));
 	if (res->last_err)
 		jw_string(stdout, "last_kernel_error", strerror(res->last_err));
