@@ -156,20 +156,9 @@ int mcg_reclaimer_step(struct mcg_reclaimer *r, uint64_t bytes, bool keep_lowere
 	}
 	if (e < 0)
 		return e;
-	if (r->v1 && r->lowered && !st.short_) {
-		/*
-		 * The kernel installed the lower limit only once usage fit under it,
-		 * and a standing limit keeps it there: the limit is the usage bound,
-		 * without a read (a step of clean cache in 2 MiB folios is ~25 us).
-		 */
-		uint64_t lim = st.usage_before > bytes ? (st.usage_before - bytes) / ps * ps : 0;
-
-		st.usage_after = lim;
-	} else {
-		e = read_usage(r, &st.usage_after);
-		if (e < 0)
-			return e;
-	}
+	e = read_usage(r, &st.usage_after);
+	if (e < 0)
+		return e;
 	r->usage = st.usage_after;
 	r->have_usage = true;
 	*ret = st;
