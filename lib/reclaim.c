@@ -1,8 +1,11 @@
-/* reclaim.c: one bounded reclaim step, memory.reclaim on v2 and a journalled limit step on v1. */
+/* reclaim.c: bounded reclaim steps, memory.reclaim on v2 and a journalled limit step on v1. */
 #include "internal.h"
 
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int mcg_group_usage(const struct mcg_group *g, uint64_t *ret)
 {
@@ -10,69 +13,182 @@ int mcg_group_usage(const struct mcg_group *g, uint64_t *ret)
 				 ret);
 }
 
-static int v2_step(struct mcg_group *g, uint64_t bytes, struct mcg_step *st)
-{
-	char buf[32];
-	int r;
+/*
+ * A reclaim loop keeps its files open: measured here, an open/write/close of a
+ * limit costs ~25 us and an open/read/close of usage ~50 us, against ~16 us and
+ * ~2 us on kept descriptors; at 256 steps per GiB that was a third of the time
+ * force_empty takes for clean cache.
+ */
+struct mcg_reclaimer {
+	struct mcg_txn *t;
+	struct mcg_group *g;
+	bool v1;
+	int ctl_fd;   /* v2 memory.reclaim, v1 memory.limit_in_bytes */
+	int usage_fd; /* memory.current / memory.usage_in_bytes */
+	char orig[64]; /* v1: the journalled limit, as the kernel printed it */
+	bool lowered;  /* v1: the limit stands below orig */
+	bool have_usage;
+	uint64_t usage; /* read after the last step */
+	unsigned writes;
+};
 
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)bytes);
-	r = mcg_knob_write(g, "memory.reclaim", buf);
-	if (r == -EAGAIN) {
-		st->short_ = true;
-		st->kernel_err = EAGAIN;
-		r = 0;
-	}
-	return r;
+static int read_usage(struct mcg_reclaimer *r, uint64_t *ret)
+{
+	char buf[64];
+	ssize_t n = mcg_fd_pread(r->usage_fd, buf, sizeof(buf));
+
+	if (n < 0)
+		return (int)n;
+	return mcg_parse_u64(buf, ret);
 }
 
-static int v1_step(struct mcg_txn *t, uint64_t bytes, struct mcg_step *st)
+static int write_all(int fd, const char *s)
+{
+	size_t len = strlen(s);
+	ssize_t n = pwrite(fd, s, len, 0);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+int mcg_reclaimer_new(struct mcg_txn *t, struct mcg_reclaimer **ret)
 {
 	struct mcg_group *g = mcg_txn_group(t);
-	uint64_t ps = (uint64_t)mcg_page_size(), target;
+	struct mcg_reclaimer *r = calloc(1, sizeof(*r));
 	const char *orig;
-	char buf[32];
-	int r, r2, tries = 0;
+	int e;
 
-	r = mcg_txn_save(t, "memory.limit_in_bytes");
-	if (r < 0)
-		return r;
-	r = mcg__txn_saved(t, "memory.limit_in_bytes", &orig);
-	if (r < 0)
-		return r;
-	target = st->usage_before > bytes ? (st->usage_before - bytes) / ps * ps : 0;
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)target);
-	/* Lowering the limit alone keeps limit <= memsw; the kernel reclaims here. */
-	r = mcg_knob_write(g, "memory.limit_in_bytes", buf);
-	if (r == -EBUSY) {
-		st->short_ = true;
-		st->kernel_err = EBUSY;
-		r = 0;
+	if (!r)
+		return -ENOMEM;
+	r->t = t;
+	r->g = g;
+	r->v1 = g->ctx->version == 1;
+	r->ctl_fd = r->usage_fd = -1;
+	if (r->v1) {
+		/* journalled before the first step, restored on every way out */
+		e = mcg_txn_save(t, "memory.limit_in_bytes");
+		if (e < 0)
+			goto fail;
+		e = mcg__txn_saved(t, "memory.limit_in_bytes", &orig);
+		if (e < 0)
+			goto fail;
+		snprintf(r->orig, sizeof(r->orig), "%s", orig);
 	}
-	/* Always put the original limit back, even after EINTR. */
+	e = mcg_knob_open(g, r->v1 ? "memory.limit_in_bytes" : "memory.reclaim", O_WRONLY);
+	if (e < 0)
+		goto fail;
+	r->ctl_fd = e;
+	e = mcg_knob_open(g, r->v1 ? "memory.usage_in_bytes" : "memory.current", O_RDONLY);
+	if (e < 0)
+		goto fail;
+	r->usage_fd = e;
+	*ret = r;
+	return 0;
+fail:
+	if (r->ctl_fd >= 0)
+		close(r->ctl_fd);
+	free(r);
+	return e;
+}
+
+int mcg_reclaimer_restore(struct mcg_reclaimer *r)
+{
+	int e, tries = 0;
+
+	if (!r->v1 || !r->lowered)
+		return 0;
+	/* raising a limit does not reclaim; retry a signal that lands meanwhile */
 	do {
-		r2 = mcg_knob_write(g, "memory.limit_in_bytes", orig);
-	} while (r2 == -EINTR && ++tries < 100);
-	return r < 0 ? r : r2;
+		e = write_all(r->ctl_fd, r->orig);
+	} while (e == -EINTR && ++tries < 100);
+	r->writes++;
+	if (e == 0)
+		r->lowered = false;
+	return e;
+}
+
+int mcg_reclaimer_step(struct mcg_reclaimer *r, uint64_t bytes, bool keep_lowered,
+		       struct mcg_step *ret)
+{
+	struct mcg_step st = {.asked = bytes};
+	uint64_t ps = (uint64_t)mcg_page_size();
+	char buf[32];
+	int e, e2;
+
+	if (r->have_usage) {
+		st.usage_before = r->usage;
+	} else {
+		e = read_usage(r, &st.usage_before);
+		if (e < 0)
+			return e;
+	}
+	r->have_usage = false;
+	if (r->v1) {
+		uint64_t target = st.usage_before > bytes ? (st.usage_before - bytes) / ps * ps : 0;
+
+		/* Lowering the limit alone keeps limit <= memsw; the kernel reclaims here. */
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)target);
+		e = write_all(r->ctl_fd, buf);
+		r->writes++;
+		if (e == 0)
+			r->lowered = true;
+		else if (e == -EBUSY) {
+			st.short_ = true;
+			st.kernel_err = EBUSY;
+			e = 0;
+		}
+		if (e < 0 || !keep_lowered) {
+			/* Always put the original limit back, even after EINTR. */
+			e2 = mcg_reclaimer_restore(r);
+			if (e == 0)
+				e = e2;
+		}
+	} else {
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)bytes);
+		e = write_all(r->ctl_fd, buf);
+		r->writes++;
+		if (e == -EAGAIN) {
+			st.short_ = true;
+			st.kernel_err = EAGAIN;
+			e = 0;
+		}
+	}
+	if (e < 0)
+		return e;
+	e = read_usage(r, &st.usage_after);
+	if (e < 0)
+		return e;
+	r->usage = st.usage_after;
+	r->have_usage = true;
+	*ret = st;
+	return 0;
+}
+
+unsigned mcg_reclaimer_writes(const struct mcg_reclaimer *r)
+{
+	return r->writes;
+}
+
+void mcg_reclaimer_free(struct mcg_reclaimer *r)
+{
+	if (!r)
+		return;
+	mcg_reclaimer_restore(r);
+	close(r->ctl_fd);
+	close(r->usage_fd);
+	free(r);
 }
 
 int mcg_reclaim_step(struct mcg_txn *t, uint64_t bytes, struct mcg_step *ret)
 {
-	struct mcg_group *g = mcg_txn_group(t);
-	struct mcg_step st = {.asked = bytes};
-	int r;
+	struct mcg_reclaimer *r;
+	int e;
 
-	r = mcg_group_usage(g, &st.usage_before);
-	if (r < 0)
-		return r;
-	if (g->ctx->version == 2)
-		r = v2_step(g, bytes, &st);
-	else
-		r = v1_step(t, bytes, &st);
-	if (r < 0)
-		return r;
-	r = mcg_group_usage(g, &st.usage_after);
-	if (r < 0)
-		return r;
-	*ret = st;
-	return 0;
+	e = mcg_reclaimer_new(t, &r);
+	if (e < 0)
+		return e;
+	e = mcg_reclaimer_step(r, bytes, false, ret);
+	mcg_reclaimer_free(r);
+	return e;
 }

@@ -6,4 +6,141 @@
 #error "include <memcg.h>, not <memcg/empty.h>"
 #endif
 
+#include <signal.h>
+
+/* Default step: 1024 pages, the batch the 2018 force_empty patch proposed. */
+#define MCG_EMPTY_DEFAULT_PAGES 1024
+/* Largest step accepted: one write must not block for seconds on dirty cache. */
+#define MCG_EMPTY_MAX_BATCH (1ULL << 30)
+/* Steps in a row that free nothing before giving up (the kernel's MAX_RECLAIM_RETRIES). */
+#define MCG_EMPTY_PATIENCE 16
+
+/*
+ * Parse a --batch value: a bare number counts pages, a size with a suffix ("4M")
+ * counts bytes. Refuses 0, negative numbers, garbage and anything above
+ * MCG_EMPTY_MAX_BATCH. The result is in bytes, a whole number of pages.
+ */
+MCG_EXPORT int mcg_empty_parse_batch(const char *s, uint64_t *ret_bytes, char *why, size_t whylen);
+
+/*
+ * The stepping plan, kept apart from the kernel so it can be tested alone.
+ * On v1 each step lowers the limit below usage; a step is kept within the
+ * memory that memory.stat says is reclaimable (the "budget"), so a workload
+ * charging meanwhile never faces a limit it can only meet by OOM.
+ */
+struct mcg_empty_plan {
+	uint64_t batch;    /* bytes per step */
+	uint64_t target;   /* stop at or below this usage */
+	uint64_t page;     /* page size */
+	bool bounded;      /* steps bounded by budget (v1) */
+	uint64_t budget;   /* reclaimable bytes believed left (bounded plans) */
+	unsigned patience; /* steps without progress allowed in a row */
+	unsigned idle;     /* steps without progress seen in a row */
+};
+MCG_EXPORT void mcg_empty_plan_init(struct mcg_empty_plan *p, uint64_t batch, uint64_t target,
+				    uint64_t page, bool bounded, uint64_t budget);
+/* Bytes to ask for at USAGE; 0 when usage is at the target or the budget is spent. */
+MCG_EXPORT uint64_t mcg_empty_plan_next(const struct mcg_empty_plan *p, uint64_t usage);
+/* Account one step. Returns false once PATIENCE steps in a row freed nothing. */
+MCG_EXPORT bool mcg_empty_plan_account(struct mcg_empty_plan *p, uint64_t usage_before,
+				       uint64_t usage_after);
+
+/*
+ * A reclaim loop on kept file descriptors (mcg_reclaim_step is one step of it).
+ * v1: the limit is journalled in the transaction when the reclaimer is made.
+ * A step with KEEP_LOWERED leaves the v1 limit at usage - BYTES instead of
+ * writing the original back at once (one write per step instead of two); only
+ * use it when nothing in the cgroup charges meanwhile. mcg_reclaimer_restore()
+ * and mcg_reclaimer_free() write the original back. On v2 KEEP_LOWERED changes
+ * nothing. -EINTR and other errors return after the v1 limit is restored.
+ */
+struct mcg_reclaimer;
+MCG_EXPORT int mcg_reclaimer_new(struct mcg_txn *t, struct mcg_reclaimer **ret);
+MCG_EXPORT int mcg_reclaimer_step(struct mcg_reclaimer *r, uint64_t bytes, bool keep_lowered,
+				  struct mcg_step *ret);
+MCG_EXPORT int mcg_reclaimer_restore(struct mcg_reclaimer *r);
+/* Control-file writes made so far (v1: lowering and restoring writes). */
+MCG_EXPORT unsigned mcg_reclaimer_writes(const struct mcg_reclaimer *r);
+MCG_EXPORT void mcg_reclaimer_free(struct mcg_reclaimer *r);
+
+/* Why memory is left after an empty: memory.stat (hierarchical) and the children. */
+struct mcg_residue {
+	uint64_t usage;       /* read back at the end */
+	uint64_t file;        /* page cache still charged (includes dirty, writeback) */
+	uint64_t file_dirty;  /* dirty page cache: reclaimable only after writeback */
+	uint64_t file_writeback;
+	uint64_t shmem;       /* tmpfs/shm: reclaimable only to swap */
+	uint64_t anon;        /* anonymous memory: reclaimable only to swap */
+	uint64_t unevictable; /* mlocked and other unevictable pages */
+	uint64_t kernel;      /* kernel memory charged to the cgroup */
+	uint64_t children;    /* usage of the child cgroups (included in usage) */
+	unsigned nr_children;
+	uint64_t swap_free;   /* SwapFree from meminfo; 0: anon cannot go anywhere */
+	uint64_t valid;       /* bit MCG_RESIDUE_x set: the field was read */
+};
+enum {
+	MCG_RESIDUE_FILE = 1 << 0,
+	MCG_RESIDUE_DIRTY = 1 << 1,
+	MCG_RESIDUE_WRITEBACK = 1 << 2,
+	MCG_RESIDUE_SHMEM = 1 << 3,
+	MCG_RESIDUE_ANON = 1 << 4,
+	MCG_RESIDUE_UNEVICTABLE = 1 << 5,
+	MCG_RESIDUE_KERNEL = 1 << 6,
+	MCG_RESIDUE_CHILDREN = 1 << 7,
+	MCG_RESIDUE_SWAP = 1 << 8,
+};
+MCG_EXPORT int mcg_residue_read(const struct mcg_group *g, struct mcg_residue *ret);
+
+enum mcg_empty_stop {
+	MCG_EMPTY_DONE,          /* usage is at or below the target */
+	MCG_EMPTY_UNRECLAIMABLE, /* memory.stat shows nothing reclaimable above the target */
+	MCG_EMPTY_NO_PROGRESS,   /* PATIENCE steps in a row freed nothing */
+	MCG_EMPTY_TIMEOUT,
+	MCG_EMPTY_INTERRUPTED,
+	MCG_EMPTY_KERNEL,        /* memory.force_empty returned */
+};
+MCG_EXPORT const char *mcg_empty_stop_name(enum mcg_empty_stop s);
+
+struct mcg_empty_progress {
+	uint64_t usage_start, usage, target, reclaimed;
+	unsigned writes;
+	uint64_t elapsed_ns;
+};
+typedef void (*mcg_empty_progress_fn)(const struct mcg_empty_progress *p, void *userdata);
+
+struct mcg_empty_opts {
+	uint64_t batch;      /* bytes per step; 0: MCG_EMPTY_DEFAULT_PAGES pages */
+	uint64_t target;     /* stop at or below this usage (0: empty) */
+	uint64_t timeout_ms; /* 0: none; checked between steps */
+	bool kernel;         /* v1: one write to memory.force_empty instead */
+	/* Non-zero: stop after the current step (a signal handler's flag). */
+	const volatile sig_atomic_t *stop;
+	mcg_empty_progress_fn progress; /* after every step */
+	void *userdata;
+};
+
+struct mcg_empty_result {
+	uint64_t usage_before, usage_after, reclaimed, target, batch;
+	unsigned writes;        /* writes to control files (v1: lowering and restoring) */
+	unsigned steps;         /* reclaim steps */
+	uint64_t elapsed_ns;
+	enum mcg_empty_stop stop;
+	int last_err;           /* the kernel's errno of the last short step, or 0 */
+	bool limit_changed;     /* v1: the limit was stepped (and restored) */
+	uint64_t limit_before, limit_after; /* v1: read before and after */
+	struct mcg_residue residue;
+};
+
+/*
+ * Reclaim G's memory down to opts->target in steps of opts->batch: v2 writes
+ * memory.reclaim, v1 steps memory.limit_in_bytes down and back (mcg_reclaim_step)
+ * inside one transaction, so the original limit is journalled before the first
+ * step and restored on every return. Usage is re-read after every step; the
+ * result says why it stopped and what is left. -EOPNOTSUPP for opts->kernel on
+ * v2, -EPERM for the root cgroup, -MCG_E_LOCKED / -MCG_E_STALE_JOURNAL from the
+ * transaction.
+ */
+MCG_EXPORT int mcg_empty(struct mcg_group *g, const struct mcg_empty_opts *opts,
+			 struct mcg_empty_result *ret);
+
 #endif

@@ -1,0 +1,407 @@
+/* cmd-empty.c: "memcgctl empty": reclaim a cgroup's memory in batches, with progress and residue. */
+#include "memcgctl.h"
+#include "output.h"
+
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { OPT_BATCH = 0x200, OPT_TO, OPT_TIMEOUT, OPT_KERNEL };
+
+struct empty_args {
+	const char *cgroup;
+	const char *batch, *to, *timeout;
+	bool kernel;
+};
+
+static const struct argp_option empty_options[] = {
+	{"batch", OPT_BATCH, "N", 0,
+	 "Pages per step (default 1024); a size with a suffix (4M) is bytes", 0},
+	{"to", OPT_TO, "SIZE", 0, "Stop when usage is at or below SIZE (default: empty)", 0},
+	{"timeout", OPT_TIMEOUT, "DURATION", 0, "Stop after DURATION (500ms, 10s, 2m)", 0},
+	{"kernel", OPT_KERNEL, NULL, 0,
+	 "v1: one write to memory.force_empty instead of steps (for comparison)", 0},
+	{0},
+};
+
+static error_t empty_parse(int key, char *arg, struct argp_state *state)
+{
+	struct empty_args *a = state->input;
+
+	switch (key) {
+	case OPT_BATCH:
+		a->batch = arg;
+		break;
+	case OPT_TO:
+		a->to = arg;
+		break;
+	case OPT_TIMEOUT:
+		a->timeout = arg;
+		break;
+	case OPT_KERNEL:
+		a->kernel = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (a->cgroup)
+			argp_error(state, "too many arguments: '%s'", arg);
+		a->cgroup = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!a->cgroup)
+			argp_error(state, "missing CGROUP");
+		if (a->kernel && (a->batch || a->to))
+			argp_error(state, "--kernel takes no --%s: memory.force_empty reclaims "
+					  "everything in fixed 32-page calls",
+				   a->batch ? "batch" : "to");
+		if (a->kernel && a->timeout)
+			argp_error(state, "--kernel takes no --timeout: memory.force_empty is one "
+					  "write that only a signal interrupts");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp empty_argp = {
+	empty_options, empty_parse, "CGROUP",
+	"Reclaim CGROUP's memory in steps of --batch pages until usage reaches --to (default: "
+	"as low as it goes), then say how much is left and why. cgroup v2 writes "
+	"memory.reclaim; cgroup v1 lowers memory.limit_in_bytes below usage one step at a "
+	"time and writes the original limit back (journalled first: 'memcgctl recover' "
+	"restores it after a crash). SIGINT stops within one step. Exit status: 0 done, "
+	"1 failure, 2 timeout, 64 usage error, 130/143 interrupted.",
+	cli_common_children, NULL, NULL,
+};
+
+struct progress {
+	bool bar;           /* a terminal: redraw one line */
+	bool lines;         /* not a terminal, -v: a plain line per second */
+	uint64_t last_ns;
+	bool drawn;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void on_progress(const struct mcg_empty_progress *p, void *userdata)
+{
+	struct progress *pr = userdata;
+	uint64_t now = mono_ns(), span = p->usage_start > p->target ? p->usage_start - p->target : 0;
+	uint64_t left = p->usage > p->target ? p->usage - p->target : 0;
+	char a[32], b[32], c[32];
+	double rate = p->elapsed_ns ? (double)p->reclaimed * 1e9 / (double)p->elapsed_ns : 0;
+	unsigned pct = span ? (unsigned)((span - (left < span ? left : span)) * 100 / span) : 100;
+
+	if (pr->bar) {
+		char bar[21];
+		unsigned i, fill = pct / 5;
+
+		if (now - pr->last_ns < 100000000ULL)
+			return;
+		for (i = 0; i < 20; i++)
+			bar[i] = i < fill ? '#' : '.';
+		bar[20] = '\0';
+		printf("\r[%s] %3u%%  reclaimed %s  %s/s  remaining %s  \033[K", bar, pct,
+		       mcg_size_format(p->reclaimed, a, sizeof(a)),
+		       mcg_size_format((uint64_t)rate, b, sizeof(b)),
+		       mcg_size_format(left, c, sizeof(c)));
+		fflush(stdout);
+		pr->drawn = true;
+	} else if (pr->lines) {
+		if (now - pr->last_ns < 1000000000ULL)
+			return;
+		fprintf(stderr, "memcgctl: reclaimed %s (%s/s), %s to go, %u writes\n",
+			mcg_size_format(p->reclaimed, a, sizeof(a)),
+			mcg_size_format((uint64_t)rate, b, sizeof(b)),
+			mcg_size_format(left, c, sizeof(c)), p->writes);
+	} else {
+		return;
+	}
+	pr->last_ns = now;
+}
+
+/* The reasons for a residue, each with its amount; NULL reason ends the list. */
+struct reason {
+	const char *key, *text;
+	uint64_t bytes;
+};
+
+static size_t residue_reasons(const struct mcg_residue *r, struct reason *out, size_t max)
+{
+	size_t n = 0;
+	uint64_t clean;
+
+#define ADD(bit, k, t, v)                                                                    \
+	do {                                                                                 \
+		if ((r->valid & (bit)) && (v) > 0 && n < max)                                \
+			out[n++] = (struct reason){k, t, v};                                 \
+	} while (0)
+	ADD(MCG_RESIDUE_UNEVICTABLE, "unevictable", "unevictable (mlocked) memory", r->unevictable);
+	if (r->valid & MCG_RESIDUE_SWAP && r->swap_free == 0)
+		ADD(MCG_RESIDUE_ANON, "anon", "anonymous memory, and no swap to put it in", r->anon);
+	else
+		ADD(MCG_RESIDUE_ANON, "anon", "anonymous memory (reclaimable only to swap)",
+		    r->anon);
+	ADD(MCG_RESIDUE_SHMEM, "shmem", "shared memory / tmpfs (reclaimable only to swap)",
+	    r->shmem);
+	ADD(MCG_RESIDUE_KERNEL, "kernel", "kernel memory (not reclaimed by memcg reclaim)",
+	    r->kernel);
+	ADD(MCG_RESIDUE_DIRTY, "file_dirty", "dirty page cache not yet written back",
+	    r->file_dirty);
+	ADD(MCG_RESIDUE_WRITEBACK, "file_writeback", "page cache under writeback",
+	    r->file_writeback);
+	clean = r->file;
+	clean -= clean >= r->file_dirty ? r->file_dirty : clean;
+	clean -= clean >= r->file_writeback ? r->file_writeback : clean;
+	clean -= clean >= r->shmem ? r->shmem : clean;
+	ADD(MCG_RESIDUE_FILE, "file_clean", "clean page cache still charged", clean);
+	if (r->valid & MCG_RESIDUE_CHILDREN && r->nr_children && n < max)
+		out[n++] = (struct reason){"children", "held by child cgroups", r->children};
+#undef ADD
+	return n;
+}
+
+static const char *stop_text(enum mcg_empty_stop s)
+{
+	switch (s) {
+	case MCG_EMPTY_DONE:
+		return "reached the target";
+	case MCG_EMPTY_UNRECLAIMABLE:
+		return "nothing reclaimable left above the target";
+	case MCG_EMPTY_NO_PROGRESS:
+		return "steps stopped making progress";
+	case MCG_EMPTY_TIMEOUT:
+		return "timed out";
+	case MCG_EMPTY_INTERRUPTED:
+		return "interrupted";
+	case MCG_EMPTY_KERNEL:
+		return "memory.force_empty returned";
+	}
+	return "?";
+}
+
+static void print_json(struct cli *cli, const struct mcg_group *g, const struct mcg_empty_result *res,
+		       bool kernel)
+{
+	struct reason rs[12];
+	size_t n = residue_reasons(&res->residue, rs, 12), i;
+	const struct mcg_residue *r = &res->residue;
+	int v = mcg_ctx_version(cli->ctx);
+
+	jw_open_object(stdout, NULL);
+	jw_string(stdout, "path", mcg_group_path(g));
+	jw_i64(stdout, "version", v);
+	jw_string(stdout, "method",
+		  kernel ? "memory.force_empty" : v == 2 ? "memory.reclaim" : "limit-steps");
+	jw_size(stdout, "batch", kernel ? 0 : res->batch, !kernel);
+	if (kernel)
+		jw_null(stdout, "batch_pages");
+	else
+		jw_u64(stdout, "batch_pages", res->batch / (uint64_t)mcg_page_size());
+	jw_u64(stdout, "target", res->target);
+	jw_u64(stdout, "usage_before", res->usage_before);
+	jw_u64(stdout, "usage_after", res->usage_after);
+	jw_u64(stdout, "reclaimed", res->reclaimed);
+	jw_u64(stdout, "steps", res->steps);
+	jw_u64(stdout, "writes", res->writes);
+	jw_double(stdout, "elapsed_ms", (double)res->elapsed_ns / 1e6);
+	jw_string(stdout, "stop", mcg_empty_stop_name(res->stop));
+	if (res->last_err)
+		jw_string(stdout, "last_kernel_error", strerror(res->last_err));
+	else
+		jw_null(stdout, "last_kernel_error");
+	jw_size(stdout, "limit_before", res->limit_before, v == 1);
+	jw_size(stdout, "limit_after", res->limit_after, v == 1);
+	jw_open_object(stdout, "residue");
+	jw_size(stdout, "usage", r->usage, true);
+	jw_size(stdout, "file", r->file, r->valid & MCG_RESIDUE_FILE);
+	jw_size(stdout, "file_dirty", r->file_dirty, r->valid & MCG_RESIDUE_DIRTY);
+	jw_size(stdout, "file_writeback", r->file_writeback, r->valid & MCG_RESIDUE_WRITEBACK);
+	jw_size(stdout, "shmem", r->shmem, r->valid & MCG_RESIDUE_SHMEM);
+	jw_size(stdout, "anon", r->anon, r->valid & MCG_RESIDUE_ANON);
+	jw_size(stdout, "unevictable", r->unevictable, r->valid & MCG_RESIDUE_UNEVICTABLE);
+	jw_size(stdout, "kernel", r->kernel, r->valid & MCG_RESIDUE_KERNEL);
+	jw_size(stdout, "children", r->children, r->valid & MCG_RESIDUE_CHILDREN);
+	jw_u64(stdout, "nr_children", r->nr_children);
+	jw_size(stdout, "swap_free", r->swap_free, r->valid & MCG_RESIDUE_SWAP);
+	jw_open_array(stdout, "reasons");
+	for (i = 0; i < n; i++)
+		jw_string(stdout, NULL, rs[i].key);
+	jw_close_array(stdout);
+	jw_close_object(stdout);
+	jw_close_object(stdout);
+	jw_end(stdout);
+}
+
+static void print_text(const struct mcg_group *g, const struct mcg_empty_result *res, bool kernel)
+{
+	struct reason rs[12];
+	size_t n = residue_reasons(&res->residue, rs, 12), i;
+	char a[32], b[32], c[32];
+	int v = mcg_ctx_version(mcg_group_ctx(g));
+
+	printf("%s: %s -> %s, reclaimed %s in %.3f s", mcg_group_path(g),
+	       cli_size(res->usage_before, a, sizeof(a)), cli_size(res->usage_after, b, sizeof(b)),
+	       cli_size(res->reclaimed, c, sizeof(c)), (double)res->elapsed_ns / 1e9);
+	if (kernel)
+		printf(" (memory.force_empty, 1 write)\n");
+	else
+		printf(" (%u writes of %s, batch %s)\n", res->writes,
+		       v == 2 ? "memory.reclaim" : "memory.limit_in_bytes",
+		       cli_size(res->batch, a, sizeof(a)));
+	printf("stopped: %s\n", stop_text(res->stop));
+	if (v == 1 && !kernel && res->limit_changed)
+		printf("limit: restored to %s\n", cli_size(res->limit_after, a, sizeof(a)));
+	if (res->usage_after == 0 || !n)
+		return;
+	printf("left: %s\n", cli_size(res->usage_after, a, sizeof(a)));
+	for (i = 0; i < n; i++) {
+		if (!strcmp(rs[i].key, "children"))
+			printf("  %-10s %s (%u child cgroup%s)\n", cli_size(rs[i].bytes, a, sizeof(a)),
+			       rs[i].text, res->residue.nr_children,
+			       res->residue.nr_children == 1 ? "" : "s");
+		else
+			printf("  %-10s %s\n", cli_size(rs[i].bytes, a, sizeof(a)), rs[i].text);
+	}
+}
+
+struct procs_sum {
+	struct mcg_ctx *ctx;
+	unsigned n;
+};
+
+static int count_procs(const char *path, int depth, void *userdata)
+{
+	struct procs_sum *s = userdata;
+	struct mcg_group *g;
+	unsigned n;
+
+	(void)depth;
+	if (mcg_group_open(s->ctx, path, &g) < 0)
+		return 0;
+	if (mcg_group_nr_procs(g, &n) == 0)
+		s->n += n;
+	mcg_group_close(g);
+	return 0;
+}
+
+static void recovered(const struct mcg_recovery *r, void *userdata)
+{
+	(void)userdata;
+	if (r->error)
+		cli_err("cannot restore what a killed '%s' (pid %d) left on '%s': %s", r->op,
+			(int)r->pid, r->path, mcg_strerror(r->error));
+	else
+		cli_warn("restored %d value(s) left changed by a killed '%s' (pid %d) on '%s'",
+			 r->restored, r->op, (int)r->pid, r->path);
+}
+
+static int empty_run(struct cli *cli, int argc, char **argv)
+{
+	struct empty_args a = {0};
+	struct mcg_empty_opts o = {0};
+	struct mcg_empty_result res;
+	struct progress pr = {0};
+	struct procs_sum ps = {0};
+	struct mcg_group *g;
+	char why[128];
+	int r;
+
+	r = cli_parse(&empty_argp, argc, argv, &a);
+	if (r)
+		return r;
+	if (a.batch && (r = mcg_empty_parse_batch(a.batch, &o.batch, why, sizeof(why))) < 0) {
+		cli_err("invalid value for --batch: '%s': %s", a.batch, why);
+		return EXIT_USAGE;
+	}
+	if (a.to && cli_parse_size("--to", a.to, 0, 0, 0, &o.target) < 0)
+		return EXIT_USAGE;
+	if (a.timeout) {
+		if (cli_parse_duration("--timeout", a.timeout, &o.timeout_ms) < 0)
+			return EXIT_USAGE;
+		if (o.timeout_ms == 0) {
+			cli_err("invalid duration for --timeout: '%s': must be more than 0",
+				a.timeout);
+			return EXIT_USAGE;
+		}
+	}
+	o.kernel = a.kernel;
+	r = cli_open_group(cli, a.cgroup, &g);
+	if (r < 0)
+		return cli_status(r);
+	if (mcg_group_is_root(g)) {
+		cli_err("cannot empty '%s': the root cgroup holds the whole system's memory",
+			mcg_group_path(g));
+		mcg_group_close(g);
+		return EXIT_USAGE;
+	}
+	if (a.kernel && mcg_ctx_version(cli->ctx) != 1) {
+		cli_err("cannot use --kernel on '%s': memory.force_empty exists only on cgroup v1 "
+			"(v2 has memory.reclaim, which empty uses without --kernel)",
+			mcg_group_path(g));
+		mcg_group_close(g);
+		return EXIT_USAGE;
+	}
+	ps.ctx = cli->ctx;
+	if (mcg_walk(cli->ctx, mcg_group_path(g), -1, count_procs, &ps) == 0 && ps.n > 0)
+		cli_warn("'%s' has %u live process%s: %s working set will be refaulted",
+			 mcg_group_path(g), ps.n, ps.n == 1 ? "" : "es",
+			 ps.n == 1 ? "its" : "their");
+	pr.bar = !cli->json && cli_isatty();
+	pr.lines = !pr.bar && cli->verbose > 0;
+	o.progress = on_progress;
+	o.userdata = &pr;
+	o.stop = &cli_interrupted;
+	cli_trap_signals();
+	r = mcg_empty(g, &o, &res);
+	if (r == -MCG_E_STALE_JOURNAL) {
+		/* a killed run left a limit lowered: put it back, then go on */
+		int rr = mcg_recover(cli->ctx, mcg_group_path(g), false, recovered, NULL);
+
+		if (rr > 0)
+			r = mcg_empty(g, &o, &res);
+	}
+	if (pr.drawn) {
+		printf("\r\033[K");
+		fflush(stdout);
+	}
+	if (r < 0) {
+		if (r == -MCG_E_LOCKED)
+			cli_err("cannot empty '%s': another memcgctl is changing it",
+				mcg_group_path(g));
+		else
+			cli_err("cannot empty '%s': %s", mcg_group_path(g), mcg_strerror(r));
+		mcg_group_close(g);
+		return cli_interrupted ? 128 + cli_interrupted : cli_status(r);
+	}
+	if (cli->json)
+		print_json(cli, g, &res, a.kernel);
+	else
+		print_text(g, &res, a.kernel);
+	if (mcg_ctx_version(cli->ctx) == 1 && res.limit_after != res.limit_before) {
+		/* someone else changed it meanwhile, or restoring failed: say so */
+		cli_err("limit of '%s' reads %llu after the run, %llu before", mcg_group_path(g),
+			(unsigned long long)res.limit_after, (unsigned long long)res.limit_before);
+		mcg_group_close(g);
+		return EXIT_FAILURE;
+	}
+	mcg_group_close(g);
+	if (res.stop == MCG_EMPTY_INTERRUPTED)
+		return 128 + (cli_interrupted ? cli_interrupted : SIGINT);
+	if (res.stop == MCG_EMPTY_TIMEOUT)
+		return 2;
+	return 0;
+}
+
+const struct mcg_cmd cmd_empty = {
+	.name = "empty",
+	.summary = "Reclaim a cgroup's memory in batches and say what is left",
+	.argp = &empty_argp,
+	.run = empty_run,
+};

@@ -1,0 +1,1 @@
+--root @FIX@/v1/cgroup empty --batch 2G /fixture/app

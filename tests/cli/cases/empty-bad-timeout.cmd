@@ -1,0 +1,1 @@
+--root @FIX@/v1/cgroup empty --timeout 0 /fixture/app

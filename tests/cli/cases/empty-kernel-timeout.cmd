@@ -1,0 +1,1 @@
+--root @FIX@/v1/cgroup empty --kernel --timeout 1s /fixture/app

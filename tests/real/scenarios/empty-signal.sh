@@ -1,0 +1,82 @@
+#!/bin/sh
+# tiers: v1 v2
+# SIGINT in the middle of an empty of dirty page cache stops it within a step with the limit
+# read back exactly as before and no journal left; after SIGKILL the journal stays, and the
+# next empty (or 'memcgctl recover') puts the limit back.
+set -eu
+. "$MCG_TESTLIB"
+require_cgroups
+
+scratch_new signal
+echo $((1024 * 1024 * 1024)) >"$CG/$K_LIMIT"
+limit=$(knob "$CG" "$K_LIMIT")
+
+# start an empty of 128 MiB of dirty cache in small folios with one-page steps; return
+# once it has reclaimed 1 MiB (so it is mid-way); sets EPID
+start_empty() {
+	run_in "$CG" "$MCG_LOAD" write "$MCG_DATA/dirty" 128 --bs 4 >/dev/null
+	full=$(knob "$CG" "$K_USAGE")
+	"$MEMCGCTL" empty --batch 1 --json "$CGREL" >"$MCG_TMP/sig.json" 2>"$MCG_TMP/sig.err" &
+	EPID=$!
+	echo "$EPID" >>"$MCG_CLEAN_PIDS"
+	# poll with the read builtin: a fork per poll is too slow for a 0.2 s empty
+	i=0
+	read -r u <"$CG/$K_USAGE"
+	while [ "$u" -gt $((full - 1048576)) ]; do
+		i=$((i + 1))
+		if [ $((i % 100)) = 0 ]; then
+			kill -0 "$EPID" 2>/dev/null || fail "empty finished before it could be interrupted"
+			[ $i -lt 1000000 ] || fail "empty made no progress"
+		fi
+		read -r u <"$CG/$K_USAGE"
+	done
+}
+
+start_empty
+kill -INT "$EPID" || fail "empty finished before the signal"
+set +e
+wait "$EPID"
+st=$?
+set -e
+assert_eq "exit status after SIGINT" 130 "$st"
+assert_eq "limit read back after SIGINT" "$limit" "$(knob "$CG" "$K_LIMIT")"
+assert_eq "JSON stop" interrupted "$(json .stop <"$MCG_TMP/sig.json")"
+assert_eq "no journal left" "" "$(ls "$MEMCGCTL_RUNDIR/journal" 2>/dev/null)"
+# it stopped mid-way: most of the cache is still there
+assert_le "usage left after SIGINT >= 32 MiB" $((32 * 1048576)) "$(knob "$CG" "$K_USAGE")"
+
+# SIGTERM is handled the same way
+start_empty
+kill -TERM "$EPID" || fail "empty finished before the signal"
+set +e
+wait "$EPID"
+st=$?
+set -e
+assert_eq "exit status after SIGTERM" 143 "$st"
+assert_eq "limit read back after SIGTERM" "$limit" "$(knob "$CG" "$K_LIMIT")"
+
+if [ "$MCG_CGVER" = 1 ]; then
+	# SIGKILL: no chance to roll back; the journal says what to restore
+	start_empty
+	kill -KILL "$EPID"
+	wait "$EPID" 2>/dev/null || true
+	journal=$(ls "$MEMCGCTL_RUNDIR/journal")
+	[ -n "$journal" ] || fail "no journal after SIGKILL"
+	ok "journal kept after SIGKILL: $journal"
+	grep -q "^knob memory.limit_in_bytes $limit\$" "$MEMCGCTL_RUNDIR/journal/$journal" ||
+		fail "journal does not hold the original limit: $(cat "$MEMCGCTL_RUNDIR/journal/$journal")"
+	ok "journal holds the original limit"
+	say "limit after SIGKILL: $(knob "$CG" "$K_LIMIT")"
+	# the next empty restores it first, says so, then empties
+	assert_status "empty after SIGKILL" 0 "$MEMCGCTL" empty "$CGREL"
+	echo "$LAST_ERR" | grep -q "restored" || fail "no word of the restore: $LAST_ERR"
+	assert_eq "limit after the next empty" "$limit" "$(knob "$CG" "$K_LIMIT")"
+	assert_eq "no journal after the next empty" "" "$(ls "$MEMCGCTL_RUNDIR/journal")"
+	# and 'memcgctl recover' does it too
+	start_empty
+	kill -KILL "$EPID"
+	wait "$EPID" 2>/dev/null || true
+	assert_status "recover after SIGKILL" 0 "$MEMCGCTL" recover "$CGREL"
+	assert_eq "limit after recover" "$limit" "$(knob "$CG" "$K_LIMIT")"
+	assert_eq "no journal after recover" "" "$(ls "$MEMCGCTL_RUNDIR/journal")"
+fi

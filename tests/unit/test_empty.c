@@ -1,0 +1,162 @@
+/* test_empty.c: the batch parser and the stepping plan of 'empty' (targets, budget, patience). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "memcg.h"
+
+#define PAGE ((uint64_t)mcg_page_size())
+
+static void test_batch_valid(void **state)
+{
+	static const struct {
+		const char *in;
+		uint64_t pages; /* expected bytes = pages * PAGE, or bytes when pages == 0 */
+		uint64_t bytes;
+	} cases[] = {
+		{"1", 1, 0},      {"32", 32, 0}, {"1024", 1024, 0}, {"65536", 65536, 0},
+		{"4M", 0, 4 << 20}, {"1G", 0, 1 << 30}, {"256K", 0, 256 << 10},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t b = 0;
+		char why[128];
+
+		assert_int_equal(mcg_empty_parse_batch(cases[i].in, &b, why, sizeof(why)), 0);
+		assert_int_equal(b, cases[i].pages ? cases[i].pages * PAGE : cases[i].bytes);
+		assert_int_equal(b % PAGE, 0);
+	}
+}
+
+static void test_batch_invalid(void **state)
+{
+	static const char *const bad[] = {
+		"0", "-1", "-4M", "", "abc", "12x", "0M", "1.5", "99999999999999999999999",
+		"2G", "1025M",
+	};
+	size_t i;
+	uint64_t b = 12345;
+	char why[128] = "";
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why[0] = '\0';
+		assert_true(mcg_empty_parse_batch(bad[i], &b, why, sizeof(why)) < 0);
+		assert_int_equal(b, 12345); /* untouched on failure */
+		assert_true(why[0] != '\0');
+	}
+	/* one page over 1 GiB of pages */
+	snprintf(why, sizeof(why), "%llu", (unsigned long long)(MCG_EMPTY_MAX_BATCH / PAGE + 1));
+	assert_true(mcg_empty_parse_batch(why, &b, why, sizeof(why)) < 0);
+	/* exactly 1 GiB is the largest */
+	snprintf(why, sizeof(why), "%llu", (unsigned long long)(MCG_EMPTY_MAX_BATCH / PAGE));
+	assert_int_equal(mcg_empty_parse_batch(why, &b, why, sizeof(why)), 0);
+	assert_int_equal(b, MCG_EMPTY_MAX_BATCH);
+	/* a size below one page */
+	b = 12345;
+	assert_true(mcg_empty_parse_batch("1K", &b, why, sizeof(why)) < 0 || PAGE <= 1024);
+	if (PAGE > 1024)
+		assert_int_equal(b, 12345);
+}
+
+static void test_plan_steps_to_target(void **state)
+{
+	struct mcg_empty_plan p;
+
+	(void)state;
+	mcg_empty_plan_init(&p, 1024 * PAGE, 0, PAGE, false, 0);
+	/* far above the target: one batch */
+	assert_int_equal(mcg_empty_plan_next(&p, 100 << 20), 1024 * PAGE);
+	/* close to the target: only what is left, in whole pages */
+	assert_int_equal(mcg_empty_plan_next(&p, 3 * PAGE), 3 * PAGE);
+	assert_int_equal(mcg_empty_plan_next(&p, PAGE + 1), 2 * PAGE);
+	/* at or below: nothing */
+	assert_int_equal(mcg_empty_plan_next(&p, 0), 0);
+
+	mcg_empty_plan_init(&p, 1024 * PAGE, 50 << 20, PAGE, false, 0);
+	assert_int_equal(mcg_empty_plan_next(&p, 50 << 20), 0);
+	assert_int_equal(mcg_empty_plan_next(&p, (50 << 20) - 1), 0);
+	assert_int_equal(mcg_empty_plan_next(&p, (50 << 20) + 10 * PAGE), 10 * PAGE);
+	assert_int_equal(mcg_empty_plan_next(&p, 1ULL << 40), 1024 * PAGE);
+}
+
+static void test_plan_budget(void **state)
+{
+	struct mcg_empty_plan p;
+
+	(void)state;
+	/* v1: never ask beyond what memory.stat called reclaimable */
+	mcg_empty_plan_init(&p, 1024 * PAGE, 0, PAGE, true, 100 * PAGE);
+	assert_int_equal(mcg_empty_plan_next(&p, 1 << 30), 100 * PAGE);
+	assert_true(mcg_empty_plan_account(&p, 1 << 30, (1 << 30) - 60 * PAGE));
+	assert_int_equal(p.budget, 40 * PAGE);
+	assert_int_equal(mcg_empty_plan_next(&p, (1 << 30) - 60 * PAGE), 40 * PAGE);
+	/* freeing more than the budget (usage moved) spends it, never wraps */
+	assert_true(mcg_empty_plan_account(&p, 1 << 30, (1 << 30) - 500 * PAGE));
+	assert_int_equal(p.budget, 0);
+	assert_int_equal(mcg_empty_plan_next(&p, 1 << 30), 0);
+	/* less than a page of budget is no budget */
+	mcg_empty_plan_init(&p, 1024 * PAGE, 0, PAGE, true, PAGE - 1);
+	assert_int_equal(mcg_empty_plan_next(&p, 1 << 30), 0);
+	/* unbounded plans (v2) ignore the budget */
+	mcg_empty_plan_init(&p, 1024 * PAGE, 0, PAGE, false, 0);
+	assert_int_equal(mcg_empty_plan_next(&p, 1 << 30), 1024 * PAGE);
+}
+
+static void test_plan_patience(void **state)
+{
+	struct mcg_empty_plan p;
+	unsigned i;
+
+	(void)state;
+	mcg_empty_plan_init(&p, 32 * PAGE, 0, PAGE, false, 0);
+	/* progress resets the count; PATIENCE idle steps in a row stop */
+	for (i = 0; i + 1 < MCG_EMPTY_PATIENCE; i++)
+		assert_true(mcg_empty_plan_account(&p, 1000 * PAGE, 1000 * PAGE));
+	assert_true(mcg_empty_plan_account(&p, 1000 * PAGE, 999 * PAGE));
+	assert_int_equal(p.idle, 0);
+	for (i = 0; i + 1 < MCG_EMPTY_PATIENCE; i++)
+		assert_true(mcg_empty_plan_account(&p, 1000 * PAGE, 1001 * PAGE)); /* usage grew */
+	assert_false(mcg_empty_plan_account(&p, 1000 * PAGE, 1000 * PAGE));
+}
+
+static void test_plan_batch_rounding(void **state)
+{
+	struct mcg_empty_plan p;
+
+	(void)state;
+	mcg_empty_plan_init(&p, PAGE + 5, 0, PAGE, false, 0);
+	assert_int_equal(p.batch, PAGE);
+	mcg_empty_plan_init(&p, 3, 0, PAGE, false, 0);
+	assert_int_equal(p.batch, PAGE);
+}
+
+static void test_stop_names(void **state)
+{
+	(void)state;
+	assert_string_equal(mcg_empty_stop_name(MCG_EMPTY_DONE), "done");
+	assert_string_equal(mcg_empty_stop_name(MCG_EMPTY_UNRECLAIMABLE), "unreclaimable");
+	assert_string_equal(mcg_empty_stop_name(MCG_EMPTY_NO_PROGRESS), "no-progress");
+	assert_string_equal(mcg_empty_stop_name(MCG_EMPTY_TIMEOUT), "timeout");
+	assert_string_equal(mcg_empty_stop_name(MCG_EMPTY_INTERRUPTED), "interrupted");
+	assert_string_equal(mcg_empty_stop_name(MCG_EMPTY_KERNEL), "force-empty");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_batch_valid),	     cmocka_unit_test(test_batch_invalid),
+		cmocka_unit_test(test_plan_steps_to_target), cmocka_unit_test(test_plan_budget),
+		cmocka_unit_test(test_plan_patience),	     cmocka_unit_test(test_plan_batch_rounding),
+		cmocka_unit_test(test_stop_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
