@@ -977,49 +977,39 @@ static void sample_global(struct mcg_sampler *s, struct mcg_sample_global *g)
 	g->delayacct = d < 0 ? -1 : d;
 }
 
-/* ---- async-reclaim state: <rundir>/async/<escaped path> ---------------- */
+/* ---- async-reclaim state: the enable files of 'memcgctl async-reclaim' ---- */
 
 static void read_async(struct mcg_sampler *s)
 {
+	struct mcg_async_conf *confs = NULL;
 	char dir[PATH_MAX];
-	size_t cap = 0;
-	DIR *d;
-	struct dirent *de;
+	size_t n = 0, i;
+	struct stat st;
 
 	free_async(s);
-	snprintf(dir, sizeof(dir), "%s/async", mcg_ctx_rundir(s->ctx));
-	d = opendir(dir);
-	if (!d)
+	if (mcg_async_statedir(s->ctx, dir, sizeof(dir)) < 0 || stat(dir, &st) < 0)
+		return; /* never enabled here: unknown, shown as '-' */
+	if (mcg_async_list(dir, &confs, &n) < 0)
 		return;
-	s->async = calloc(1, sizeof(*s->async));
-	while (s->async && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
+	s->async = calloc(n + 1, sizeof(*s->async));
+	for (i = 0; s->async && i < n; i++) {
+		/* another hierarchy's entries (a fixture, a test root) are not ours */
+		if (strcmp(confs[i].root, mcg_ctx_root(s->ctx)))
 			continue;
-		if (s->nasync == cap) {
-			char **nv = realloc(s->async, (cap = cap ? cap * 2 : 16) * sizeof(*nv));
-
-			if (!nv)
-				break;
-			s->async = nv;
-		}
-		s->async[s->nasync] = strdup(de->d_name);
+		s->async[s->nasync] = strdup(confs[i].path);
 		if (s->async[s->nasync])
 			s->nasync++;
 	}
-	closedir(d);
-	if (s->async)
+	free(confs);
+	if (s->async && s->nasync > 1)
 		qsort(s->async, s->nasync, sizeof(*s->async), cmp_str);
 }
 
 static int async_state(const struct mcg_sampler *s, const char *path)
 {
-	char name[PATH_MAX];
-	const char *key = name;
-
 	if (!s->async)
 		return -1;
-	mcg__path_to_name(path, name, sizeof(name));
-	return bsearch(&key, s->async, s->nasync, sizeof(*s->async), cmp_str) != NULL;
+	return bsearch(&path, s->async, s->nasync, sizeof(*s->async), cmp_str) != NULL;
 }
 
 /* ---- snapshots --------------------------------------------------------- */
