@@ -83,18 +83,9 @@ int mcg_async_statedir(const struct mcg_ctx *ctx, char *buf, size_t len)
 static int file_for(const char *statedir, const char *sub, const char *root, const char *path,
 		    const char *suffix, char *buf, size_t len)
 {
-	char full[8200], esc[8200];
+	char esc[8200];
 
-	snprintf(full, sizeof(full), "%s%s", root, strcmp(path, "/") ? path : "");
-	mcg__path_to_name(full, esc, sizeof(esc));
-	if (strlen(esc) > 200) {
-		uint64_t h = 1469598103934665603ULL;
-		const char *p;
-
-		for (p = full; *p; p++)
-			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-		snprintf(esc, sizeof(esc), "long-%016llx", (unsigned long long)h);
-	}
+	mcg__cgroup_file_name(root, path, esc, sizeof(esc));
 	if ((size_t)snprintf(buf, len, "%s%s%s/%s%s", statedir, sub ? "/" : "", sub ? sub : "",
 			     esc, suffix) >= len)
 		return -ENAMETOOLONG;

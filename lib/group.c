@@ -512,3 +512,20 @@ void mcg__path_to_name(const char *path, char *buf, size_t len)
 	}
 	buf[o] = '\0';
 }
+
+void mcg__cgroup_file_name(const char *root, const char *path, char *buf, size_t len)
+{
+	char full[8200];
+
+	snprintf(full, sizeof(full), "%s%s", root, strcmp(path, "/") ? path : "");
+	mcg__path_to_name(full, buf, len);
+	if (strlen(buf) > 200) {
+		/* FNV-1a keeps long paths within NAME_MAX */
+		uint64_t h = 1469598103934665603ULL;
+		const char *p;
+
+		for (p = full; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+		snprintf(buf, len, "long-%016llx", (unsigned long long)h);
+	}
+}

@@ -37,6 +37,8 @@ int mcg__mkdir_p(const char *path, mode_t mode);
 /* Escape a cgroup path into one file name ("/a/b" -> "a%2fb", "/" -> "%2f"). */
 void mcg__path_to_name(const char *path, char *buf, size_t len);
 
+/* One file name for the cgroup PATH of hierarchy ROOT (escaped; hashed when long). */
+void mcg__cgroup_file_name(const char *root, const char *path, char *buf, size_t len);
 /* The value saved for KNOB in the transaction, or -ENOENT. */
 int mcg__txn_saved(struct mcg_txn *t, const char *knob, const char **ret);
 

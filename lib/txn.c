@@ -33,22 +33,9 @@ struct mcg_txn {
 static void names_for(const struct mcg_ctx *ctx, const char *path, char *lock, char *journal,
 		      size_t len)
 {
-	char full[8192], esc[8192];
-	const char *name = esc;
-	char hashed[64];
+	char name[256]; /* hashed past 200 characters */
 
-	snprintf(full, sizeof(full), "%s%s", ctx->root, strcmp(path, "/") ? path : "");
-	mcg__path_to_name(full, esc, sizeof(esc));
-	if (strlen(esc) > 200) {
-		/* FNV-1a keeps long paths within NAME_MAX */
-		uint64_t h = 1469598103934665603ULL;
-		const char *p;
-
-		for (p = full; *p; p++)
-			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-		snprintf(hashed, sizeof(hashed), "long-%016llx", (unsigned long long)h);
-		name = hashed;
-	}
+	mcg__cgroup_file_name(ctx->root, path, name, sizeof(name));
 	if (lock)
 		snprintf(lock, len, "%s/locks/%s.lock", ctx->rundir, name);
 	if (journal)
