@@ -1,7 +1,7 @@
 #!/bin/sh
 # async-reclaim-v2.guest.sh: the guest half of bench/async-reclaim-v2.sh (busybox ash, cgroup
 # v2, run by tests/real-v2/guest-init.sh as a scenario). The host prepends the parameters:
-# NFILES FILE_KIB REQ_KIB LIMIT ROUNDS WARMUP SECS ASYNC_OPTS BUDGET DISK_BPS. The workload is
+# NFILES FILE_KIB REQ_KIB LIMIT ROUNDS WARMUP SECS ASYNC_OPTS BUDGET DISK_BPS PREFILL. The workload is
 # bench/async-workload.c built on the host for these sizes, in $MCG_EXTRA_DIR.
 # Like bench/async-reclaim (v1): configurations nolimit / limit / async alternate in a rotating
 # order within each round; medians over rounds and medians of the per-round async/limit ratios.
@@ -61,6 +61,11 @@ run_one() {
 		"$MEMCGCTL" async-reclaim enable "$CGREL" $ASYNC_OPTS >/dev/null
 		daemon=$("$MEMCGCTL" async-reclaim status --json | jq -r '.reclaimd.pid')
 	fi
+	if [ "$PREFILL" = 1 ]; then
+		# read every file from inside the cgroup: it starts at its limit, full of clean cache
+		# (in steady state, as the v1 bench's much faster worker gets within its warm-up)
+		sh -c 'echo $$ >"$1/cgroup.procs" && exec cat "$2"/*' sh "$CG" "$data" >/dev/null
+	fi
 	c0=0; [ -n "$daemon" ] && c0=$(cpu_ticks "$daemon")
 	f0=$(failcnt) s0=$(pgsteal)
 	t0=$(now)
@@ -116,7 +121,9 @@ done
 echo "async-reclaim benchmark (v2 guest): cgroup v2, kernel $(uname -r), $(nproc) vCPUs (QEMU TCG),"
 echo "$(awk '/^MemTotal/ { printf "%d MiB", $2 / 1024 }' /proc/meminfo) RAM, data disk ext4 on virtio-blk throttled to $DISK_BPS bytes/s writes;"
 echo "limit $LIMIT, $NFILES x $FILE_KIB KiB files, $REQ_KIB KiB requests, mode $mode,"
-echo "$done_rounds rounds x ${SECS}s (after ${WARMUP}s warm-up) per configuration; medians over rounds."
+echo "$done_rounds rounds x ${SECS}s (after ${WARMUP}s warm-up) per configuration; medians over rounds;"
+if [ "$PREFILL" = 1 ]; then echo "before each run the cache is dropped, then every file is read from inside the cgroup."
+else echo "before each run the cache is dropped (no prefill)."; fi
 echo "async options: ${ASYNC_OPTS:-(defaults)}; reclaimer CPU = reclaimd utime+stime / wall time;"
 echo "limit_hits = memory.events max; end_MiB = memory.current at the end; steal_MiB = memory.stat pgsteal"
 echo "(kernel + memory.reclaim) during the run."

@@ -9,7 +9,11 @@
 # Builds nothing but the workload (bench/async-workload.c, compiled with cc for these sizes
 # into a temporary dir and carried into the guest with run-guest.sh --extra).
 # usage: bench/async-reclaim-v2.sh BUILD_DIR     (a cmake build dir with memcgctl)
-# env: ROUNDS (4) WARMUP (8 s: the limited cgroup fills first) SECS (10 s) LIMIT (80M) DISK_BPS (8388608 = 8 MiB/s)
+# measured results and what they show: bench/README-async-v2.txt
+# env: ROUNDS (4) WARMUP (5 s) SECS (10 s) LIMIT (80M) DISK_BPS (8388608 = 8 MiB/s)
+#      PREFILL (1: before each run read every file from inside the cgroup, so that it starts
+#      at its limit; 0: start from an empty cache, as the v1 bench: the throttled writer then
+#      never fills the limited cgroup in the guest, see bench/README-async-v2.txt)
 #      ASYNC_OPTS (enable options) BUDGET (420 s of rounds in the guest; a round that would
 #      not fit is not started) MCG_V2_TIMEOUT (600 s for the whole guest)
 set -eu
@@ -18,12 +22,12 @@ src=$(cd "$here/.." && pwd)
 [ $# -eq 1 ] || { echo "usage: $0 BUILD_DIR" >&2; exit 64; }
 build=$(cd "$1" && pwd)
 [ -x "$build/memcgctl" ] || { echo "async-reclaim-v2 bench: no memcgctl in $build (build first)" >&2; exit 1; }
-ROUNDS=${ROUNDS:-4} WARMUP=${WARMUP:-8} SECS=${SECS:-10} LIMIT=${LIMIT:-80M}
+ROUNDS=${ROUNDS:-4} WARMUP=${WARMUP:-5} PREFILL=${PREFILL:-1} SECS=${SECS:-10} LIMIT=${LIMIT:-80M}
 DISK_BPS=${DISK_BPS:-8388608} ASYNC_OPTS=${ASYNC_OPTS:-} BUDGET=${BUDGET:-420}
 # shellcheck disable=SC2034 # NFILES reaches the guest through eval below
 NFILES=4096 FILE_KIB=40 REQ_KIB=32
 x=
-for v in ROUNDS WARMUP SECS DISK_BPS BUDGET; do
+for v in ROUNDS WARMUP SECS DISK_BPS BUDGET PREFILL; do
 	eval "x=\$$v"
 	case $x in '' | *[!0-9]*) echo "async-reclaim-v2 bench: $v must be a whole number: '$x'" >&2; exit 64 ;; esac
 done
@@ -58,7 +62,7 @@ cc -O2 -o "$tmp/async-workload" "$tmp/async-workload.c" -lm
 # the guest scenario: parameters, then the guest script
 {
 	echo "#!/bin/sh"
-	for v in NFILES FILE_KIB REQ_KIB LIMIT ROUNDS WARMUP SECS BUDGET DISK_BPS; do
+	for v in NFILES FILE_KIB REQ_KIB LIMIT ROUNDS WARMUP SECS BUDGET DISK_BPS PREFILL; do
 		eval "echo \"$v=\$$v\""
 	done
 	printf "ASYNC_OPTS='%s'\n" "$(printf %s "$ASYNC_OPTS" | sed "s/'/'\\\\''/g")"
