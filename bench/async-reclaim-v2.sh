@@ -38,6 +38,7 @@ guest=
 # shellcheck disable=SC2317 # called from the traps
 cleanup() {
 	trap - EXIT INT TERM HUP
+	set +e # run-guest.sh's non-zero exit must not stop the cleanup
 	# run-guest.sh stops its QEMU on TERM (its own trap) and removes its scratch dir
 	if [ -n "$guest" ] && kill -0 "$guest" 2>/dev/null; then
 		kill -TERM "$guest" 2>/dev/null
