@@ -2,8 +2,10 @@
 # run-guest.sh: boot Debian's cloud kernel (pure cgroup v2) under QEMU/TCG once and run the
 # real-kernel scenarios tagged "# tiers: ... v2" inside it; report each one on the host.
 #
-# Usage: run-guest.sh [--build DIR] [--src DIR] [--results DIR] [--keep] [SCENARIO.sh ...]
+# Usage: run-guest.sh [--build DIR] [--src DIR] [--results DIR] [--extra FILE]... [SCENARIO.sh ...]
 #   --build DIR    CMake build dir (memcgctl, tests/real/mcg-load, tests/real-v2/mcg-write)
+#   --extra FILE   also copy this host binary (and its ldd libraries) into the guest as
+#                  /mcg/extra/NAME ($MCG_EXTRA_DIR in scenarios); repeatable
 #   --src DIR      source tree (default: two levels above this script)
 #   --results DIR  keep the guest's results here (default: a temporary dir, removed)
 #   SCENARIO.sh    run these instead of every v2 scenario in tests/real/scenarios/
@@ -25,6 +27,7 @@ src=$(cd "$here/../.." && pwd)
 build=${MCG_BUILDDIR:-$src/build}
 results=
 keep_results=0
+extras=
 timeout_s=${MCG_V2_TIMEOUT:-170}
 scen_timeout=${MCG_V2_SCENARIO_TIMEOUT:-90}
 mem=${MCG_V2_MEM_MIB:-768}
@@ -49,6 +52,14 @@ while [ $# -gt 0 ]; do
 	--build) build=$2; shift 2 ;;
 	--src) src=$2; shift 2 ;;
 	--results) results=$2; keep_results=1; shift 2 ;;
+	--extra)
+		[ -f "$2" ] || die "no extra file $2"
+		case ${2##*/} in
+		*[!A-Za-z0-9_.-]*) die "extra file name must be [A-Za-z0-9_.-]: $2" ;;
+		esac
+		extras="$extras $2"
+		shift 2
+		;;
 	--) shift; break ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
@@ -158,6 +169,9 @@ copy_with_libs "$memcgctl" /mcg/build/memcgctl
 [ -x "$mcgload" ] && copy_with_libs "$mcgload" /mcg/build/tests/real/mcg-load
 [ -x "$mcgwrite" ] && copy_with_libs "$mcgwrite" /mcg/build/tests/real-v2/mcg-write
 copy_with_libs "$(command -v jq)" /usr/bin/jq
+for f in $extras; do
+	copy_with_libs "$f" "/mcg/extra/${f##*/}"
+done
 libdirs=$(cd "$root" && find . -name '*.so*' | sed 's|^\.||; s|/[^/]*$||' | sort -u | tr '\n' ':')
 
 cp -R "$src/tests/real" "$root/mcg/src/tests/real"
@@ -190,6 +204,7 @@ cat >"$root/etc/mcg-v2.env" <<ENV
 export MEMCGCTL=/mcg/build/memcgctl
 export MCG_LOAD=/mcg/build/tests/real/mcg-load
 export MCG_WRITE=/mcg/build/tests/real-v2/mcg-write
+export MCG_EXTRA_DIR=/mcg/extra
 export MCG_SRCDIR=/mcg/src
 export MCG_TESTLIB=/mcg/src/tests/real/lib.sh
 export MCG_CGROOT=/sys/fs/cgroup
