@@ -69,7 +69,8 @@ around() {
 }
 
 vm_thresh() { awk '$1 == "nr_dirty_threshold" { print $2 * 4096 }' /proc/vmstat; }
-# the kernel's threshold moves with free memory: keep it from before and after the read
+# the kernel's threshold moves with free memory (and 'around' may redo the read): keep it
+# from before and after, within 5%; the computed-against-kernel check below is the tight one
 kt_before=$(vm_thresh)
 around "$MEMCGCTL" dirty --json "$CGREL"
 kt_after=$(vm_thresh)
@@ -87,7 +88,7 @@ assert_eq "limit" $LIMIT "$(json '.cgroups[0].limit' <"$MCG_TMP/d.json")"
 # Global: the kernel's thresholds are /proc/vmstat's; ours are derived within 1%.
 kt=$(json .global.kernel.threshold <"$MCG_TMP/d.json")
 awk -v a="$kt_before" -v b="$kt_after" -v x="$kt" 'BEGIN { lo = a < b ? a : b; hi = a < b ? b : a
-	exit !(x >= lo * 0.99 && x <= hi * 1.01) }' ||
+	exit !(x >= lo * 0.95 && x <= hi * 1.05) }' ||
 	fail "kernel threshold $kt outside /proc/vmstat's $kt_before .. $kt_after read around it"
 ok "kernel threshold $kt within /proc/vmstat's $kt_before .. $kt_after"
 assert_near "computed threshold against the kernel's" "$(json .global.kernel.threshold <"$MCG_TMP/d.json")" \
