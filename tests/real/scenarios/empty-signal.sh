@@ -11,10 +11,15 @@ scratch_new signal
 echo $((1024 * 1024 * 1024)) >"$CG/$K_LIMIT"
 limit=$(knob "$CG" "$K_LIMIT")
 
-# start an empty of 128 MiB of dirty cache in small folios with one-page steps; return
+# start an empty of 192 MiB of dirty cache in small folios with one-page steps; return
 # once it has reclaimed 1 MiB (so it is mid-way); sets EPID
+# (a new file each time: rewriting a truncated file makes ext4 start its writeback at close,
+# and clean pages would be emptied before the signal arrives)
+round=0
 start_empty() {
-	run_in "$CG" "$MCG_LOAD" write "$MCG_DATA/dirty" 128 --bs 4 >/dev/null
+	round=$((round + 1))
+	rm -f "$MCG_DATA"/dirty.*
+	run_in "$CG" "$MCG_LOAD" write "$MCG_DATA/dirty.$round" 192 --bs 4 >/dev/null
 	full=$(knob "$CG" "$K_USAGE")
 	"$MEMCGCTL" empty --batch 1 --json "$CGREL" >"$MCG_TMP/sig.json" 2>"$MCG_TMP/sig.err" &
 	EPID=$!
