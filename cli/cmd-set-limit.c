@@ -486,21 +486,11 @@ static void systemd_hint(const struct mcg_group *g, const struct mcg_limit_req *
 /* Write permission on every file the request touches, before taking any lock. */
 static int check_access(const struct mcg_group *g, const struct sl_args *a)
 {
-	static const char *const v2[MCG_LK__COUNT] = {
-		[MCG_LK_MAX] = "memory.max",	   [MCG_LK_HIGH] = "memory.high",
-		[MCG_LK_LOW] = "memory.low",	   [MCG_LK_MIN] = "memory.min",
-		[MCG_LK_SWAP] = "memory.swap.max",
-	};
-	static const char *const v1[MCG_LK__COUNT] = {
-		[MCG_LK_MAX] = "memory.limit_in_bytes",
-		[MCG_LK_SOFT] = "memory.soft_limit_in_bytes",
-		[MCG_LK_SWAP] = "memory.memsw.limit_in_bytes",
-	};
-	bool is_v2 = mcg_ctx_version(mcg_group_ctx(g)) == 2;
+	int version = mcg_ctx_version(mcg_group_ctx(g));
 	size_t k;
 
 	for (k = 0; k < MCG_LK__COUNT; k++) {
-		const char *f = is_v2 ? v2[k] : v1[k];
+		const char *f = mcg_limit_knob_file(version, (enum mcg_limit_knob)k);
 
 		if (!a->val[k] || !f)
 			continue;

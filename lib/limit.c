@@ -51,7 +51,7 @@ static void set_why(char *why, size_t len, const char *s)
 }
 
 /* The file that holds knob K on G's version (v1 swap: the memsw limit). */
-static const char *knob_file(int version, enum mcg_limit_knob k)
+const char *mcg_limit_knob_file(int version, enum mcg_limit_knob k)
 {
 	static const char *const v2[MCG_LK__COUNT] = {
 		[MCG_LK_MAX] = "memory.max",	   [MCG_LK_HIGH] = "memory.high",
@@ -72,7 +72,7 @@ static const char *knob_file(int version, enum mcg_limit_knob k)
 int mcg_limit_supported(const struct mcg_group *g, enum mcg_limit_knob k, char *why, size_t whylen)
 {
 	int v = g->ctx->version;
-	const char *file = knob_file(v, k);
+	const char *file = mcg_limit_knob_file(v, k);
 
 	if (v == 1 && !file) {
 		set_why(why, whylen,
@@ -112,7 +112,7 @@ int mcg_limit_supported(const struct mcg_group *g, enum mcg_limit_knob k, char *
 
 int mcg_limit_current(const struct mcg_group *g, enum mcg_limit_knob k, uint64_t *ret)
 {
-	const char *file = knob_file(g->ctx->version, k);
+	const char *file = mcg_limit_knob_file(g->ctx->version, k);
 	uint64_t lim, memsw;
 	int r;
 
@@ -340,7 +340,7 @@ static int add_simple(const struct mcg_group *g, const struct mcg_limit_req *req
 		return r;
 	if (cur == req->v[k])
 		return 0;
-	return add(pl, MCG_LW_SET, knob_file(g->ctx->version, k), cur, req->v[k]) ? 0 : -E2BIG;
+	return add(pl, MCG_LW_SET, mcg_limit_knob_file(g->ctx->version, k), cur, req->v[k]) ? 0 : -E2BIG;
 }
 
 static int plan_v2(const struct mcg_group *g, const struct mcg_limit_req *req,

@@ -32,6 +32,8 @@ struct mcg_limit_req {
 /* A request with every value MCG_KEEP. */
 MCG_EXPORT void mcg_limit_req_init(struct mcg_limit_req *req);
 MCG_EXPORT const char *mcg_limit_knob_name(enum mcg_limit_knob k);
+/* The file that holds knob K on cgroup VERSION (v1 swap: the memsw limit), NULL if none. */
+MCG_EXPORT const char *mcg_limit_knob_file(int version, enum mcg_limit_knob k);
 /*
  * Can knob K be set on G's cgroup version? 0, or -EOPNOTSUPP with WHY set to
  * the reason ("memory.high exists only on cgroup v2", ...).
