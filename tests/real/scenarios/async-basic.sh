@@ -77,7 +77,8 @@ h1=$(hits "$CG")
 AR status --json "$CGREL" >"$MCG_TMP/st.json"
 say "status: $(jq -c '.cgroups[0] | {state, reclaimed, wakeups, steps, short_steps, deferred, cpu_ns, last_error}' "$MCG_TMP/st.json")"
 assert_le "usage back under high" "$usage" $((48 * MIB))
-assert_le "limit hits while enabled (barely move)" $((h1 - h0)) 3
+# a handful when the daemon is descheduled on a loaded machine; without it, ~200 (below)
+assert_le "limit hits while enabled (barely move)" $((h1 - h0)) 12
 st() { jq -r ".cgroups[0].$1" "$MCG_TMP/st.json"; }
 assert_eq "status path" "$CGREL" "$(st path)"
 assert_eq "status enabled" true "$(st enabled)"
