@@ -236,21 +236,19 @@ int mcg_async_conf_read(const char *file, struct mcg_async_conf *ret)
 	return 0;
 }
 
-static int cmp_conf(const void *a, const void *b)
+/*
+ * Read every file of DIR that ACCEPT takes into an array of SIZE-byte elements
+ * (READ fills one; a file it refuses is skipped), sorted with CMP. A missing
+ * directory is an empty list. free() the array.
+ */
+static int load_dir(const char *dir, size_t size, bool (*accept)(const char *name),
+		    int (*read)(const char *file, void *elem), int (*cmp)(const void *, const void *),
+		    void **ret, size_t *ret_n)
 {
-	const struct mcg_async_conf *x = a, *y = b;
-	int r = strcmp(x->root, y->root);
-
-	return r ? r : strcmp(x->path, y->path);
-}
-
-int mcg_async_list(const char *statedir, struct mcg_async_conf **ret, size_t *ret_n)
-{
-	struct mcg_async_conf *v = NULL;
+	char *v = NULL, file[8400];
 	size_t n = 0, cap = 0;
 	struct dirent *de;
-	char file[8400];
-	DIR *d = opendir(statedir);
+	DIR *d = opendir(dir);
 
 	if (!d) {
 		if (errno != ENOENT)
@@ -260,15 +258,13 @@ int mcg_async_list(const char *statedir, struct mcg_async_conf **ret, size_t *re
 		return 0;
 	}
 	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-
-		if (len < 6 || strcmp(de->d_name + len - 5, ".conf"))
+		if (!accept(de->d_name))
 			continue;
 		if (n == cap) {
-			struct mcg_async_conf *nv;
+			char *nv;
 
 			cap = cap ? cap * 2 : 4;
-			nv = realloc(v, cap * sizeof(*v));
+			nv = realloc(v, cap * size);
 			if (!nv) {
 				free(v);
 				closedir(d);
@@ -276,16 +272,41 @@ int mcg_async_list(const char *statedir, struct mcg_async_conf **ret, size_t *re
 			}
 			v = nv;
 		}
-		snprintf(file, sizeof(file), "%s/%s", statedir, de->d_name);
-		if (mcg_async_conf_read(file, &v[n]) == 0)
+		snprintf(file, sizeof(file), "%s/%s", dir, de->d_name);
+		if (read(file, v + n * size) == 0)
 			n++;
 	}
 	closedir(d);
 	if (n)
-		qsort(v, n, sizeof(*v), cmp_conf);
+		qsort(v, n, size, cmp);
 	*ret = v;
 	*ret_n = n;
 	return 0;
+}
+
+static int cmp_conf(const void *a, const void *b)
+{
+	const struct mcg_async_conf *x = a, *y = b;
+	int r = strcmp(x->root, y->root);
+
+	return r ? r : strcmp(x->path, y->path);
+}
+
+static bool is_conf(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len >= 6 && !strcmp(name + len - 5, ".conf");
+}
+
+static int read_conf(const char *file, void *elem)
+{
+	return mcg_async_conf_read(file, elem);
+}
+
+int mcg_async_list(const char *statedir, struct mcg_async_conf **ret, size_t *ret_n)
+{
+	return load_dir(statedir, sizeof(**ret), is_conf, read_conf, cmp_conf, (void **)ret, ret_n);
 }
 
 static const char *const state_names[] = {
@@ -433,52 +454,25 @@ static int cmp_stats(const void *a, const void *b)
 	return r ? r : strcmp(x->path, y->path);
 }
 
+static bool is_stats(const char *name)
+{
+	size_t len = strlen(name);
+
+	return name[0] != '.' && strcmp(name, "reclaimd") &&
+	       !(len > 4 && !strcmp(name + len - 4, ".tmp"));
+}
+
+static int read_stats(const char *file, void *elem)
+{
+	return read_stats_file(file, elem);
+}
+
 int mcg_async_stats_list(const char *statedir, struct mcg_async_stats **ret, size_t *ret_n)
 {
-	struct mcg_async_stats *v = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
 	char dir[4200];
-	DIR *d;
 
 	snprintf(dir, sizeof(dir), "%s/stats", statedir);
-	d = opendir(dir);
-	if (!d) {
-		if (errno != ENOENT)
-			return -errno;
-		*ret = NULL;
-		*ret_n = 0;
-		return 0;
-	}
-	while ((de = readdir(d))) {
-		char file[8400];
-		size_t len = strlen(de->d_name);
-
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "reclaimd") ||
-		    (len > 4 && !strcmp(de->d_name + len - 4, ".tmp")))
-			continue;
-		if (n == cap) {
-			struct mcg_async_stats *nv;
-
-			cap = cap ? cap * 2 : 4;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = nv;
-		}
-		snprintf(file, sizeof(file), "%s/%s", dir, de->d_name);
-		if (read_stats_file(file, &v[n]) == 0)
-			n++;
-	}
-	closedir(d);
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_stats);
-	*ret = v;
-	*ret_n = n;
-	return 0;
+	return load_dir(dir, sizeof(**ret), is_stats, read_stats, cmp_stats, (void **)ret, ret_n);
 }
 
 int mcg_reclaimd_info(const char *statedir, struct mcg_reclaimd_info *ret)
