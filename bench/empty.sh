@@ -9,8 +9,14 @@
 # and the control-file writes each needed. Both sides run as one memcgctl process
 # ('empty --kernel' is one write to memory.force_empty); the time compared is the span
 # memcgctl reports (lock taken to limit written back), the same on both sides, and the
-# wall clock of the whole process is printed too. Then measures SIGINT-to-exit during a dirty empty and checks
-# the limit read back is the one set before.
+# wall clock of the whole process is printed too. A fifth configuration, "raw", is
+# bench/empty-rawloop.c at --batch 1024: the bare stepping loop (kept descriptors, one
+# limit write and one usage read per step, nothing else), the floor any tool that steps
+# the v1 limit pays to the kernel; the last two columns are raw/force_empty and
+# memcgctl/raw at 1024, which separate the kernel's per-step cost from memcgctl's own.
+# (Not for dirty cache: the bare loop stops at the first EBUSY, before writeback is done.)
+# Then measures SIGINT-to-exit during a dirty empty and checks the limit read back is
+# the one set before.
 #
 # Environment: MEMCGCTL, MCG_LOAD (default: ./build), SIZES (MiB, default "1024 2048 4096"),
 # ROUNDS (default 3), BATCHES (default "32 1024 65536"), STATES (default "read synced
@@ -63,6 +69,8 @@ trap 'exit 143' TERM
 
 mkdir "$CG"
 mkdir -p "$DATA"
+cc -O2 -o "$TMP/rawloop" "$here/bench/empty-rawloop.c"
+RAW_PAGES=1024
 
 now_ns() { date +%s%N; }
 in_cg() { sh -c 'echo $$ >"$1/cgroup.procs" || exit 99; shift; exec "$@"' sh "$CG" "$@" >/dev/null; }
@@ -81,6 +89,13 @@ fill() {
 # memcgctl reports from taking the lock to the limit written back (the reclaim itself, the
 # same span on both sides), and the wall clock from process start to exit.
 run_empty() {
+	if [ "$1" = raw ]; then
+		t0=$(now_ns)
+		set -- $("$TMP/rawloop" "$CG" "$RAW_PAGES")
+		t1=$(now_ns)
+		printf '%s %s %s %s\n' "$1" "$2" "$3" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", (b - a) / 1e9 }')"
+		return
+	fi
 	if [ "$1" = kernel ]; then set -- --kernel; else set -- --batch "$1"; fi
 	t0=$(now_ns)
 	"$MEMCGCTL" empty --json "$@" "/$name" >"$TMP/out.json"
@@ -92,18 +107,18 @@ run_empty() {
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-configs="kernel $BATCHES"
-nconf=$(echo "$configs" | wc -w)
 echo "# memcgctl empty vs memory.force_empty; kernel $(uname -r); $(nproc) CPUs; rounds $ROUNDS"
 echo "# ratio = median over rounds of time(memcgctl empty --batch B) / time(force_empty) in the same"
 echo "# round; time = what memcgctl reports from taking the lock to the limit written back"
-printf '%-7s %6s %8s %10s %8s %10s %8s %10s %8s\n' state MiB force_s "ratio@${BATCHES%% *}" writes \
-	"ratio@1024" writes "ratio@$(echo "$BATCHES" | awk '{ print $NF }')" writes
+printf '%-7s %6s %8s %10s %8s %10s %8s %10s %8s %10s %10s\n' state MiB force_s "ratio@${BATCHES%% *}" writes \
+	"ratio@1024" writes "ratio@$(echo "$BATCHES" | awk '{ print $NF }')" writes raw/force mcg/raw
 for mib in $SIZES; do
 	# the read state's file exists before the rounds; written once, then evicted
 	in_cg "$MCG_LOAD" write "$DATA/read-$mib" "$mib" --sync
 	echo 0 >"$CG/memory.force_empty"
 	for state in $STATES; do
+		if [ "$state" = dirty ]; then configs="kernel $BATCHES"; else configs="kernel raw $BATCHES"; fi
+		nconf=$(echo "$configs" | wc -w)
 		: >"$TMP/res"
 		r=1
 		while [ $r -le "$ROUNDS" ]; do
@@ -133,6 +148,15 @@ for mib in $SIZES; do
 			line="$line $(printf '%10.3f %8.0f' "$ratio" "$writes")"
 			wline="$wline $(printf '%10.3f' "$wratio")"
 		done
+		rawk=$(awk '$2 == "kernel" { k[$1] = $3 } $2 == "raw" { m[$1] = $3 }
+			END { for (r in m) if (k[r] > 0) print m[r] / k[r] }' "$TMP/res" | median)
+		mraw=$(awk -v b="$RAW_PAGES" '$2 == "raw" { k[$1] = $3 } $2 == b { m[$1] = $3 }
+			END { for (r in m) if (k[r] > 0) print m[r] / k[r] }' "$TMP/res" | median)
+		if awk '$2 == "raw" { f = 1 } END { exit !f }' "$TMP/res"; then
+			line="$line $(printf '%10.3f %10.3f' "$rawk" "${mraw:-0}")"
+		else
+			line="$line $(printf '%10s %10s' - -)"
+		fi
 		echo "$line"
 		echo "$wline" >>"$TMP/wall"
 		cp "$TMP/res" "$TMP/res-$state-$mib"

@@ -35,8 +35,17 @@ struct mcg_reclaimer {
 static int read_usage(struct mcg_reclaimer *r, uint64_t *ret)
 {
 	char buf[64];
-	ssize_t n = mcg_fd_pread(r->usage_fd, buf, sizeof(buf));
+	ssize_t n = pread(r->usage_fd, buf, sizeof(buf) - 1, 0);
 
+	/*
+	 * One value and its newline come back whole from the first read; the
+	 * read to EOF that a general reader does would be a second syscall per
+	 * step. Anything else takes the general path.
+	 */
+	if (n <= 0 || buf[n - 1] != '\n')
+		n = mcg_fd_pread(r->usage_fd, buf, sizeof(buf));
+	else
+		buf[n] = '\0';
 	if (n < 0)
 		return (int)n;
 	return mcg_parse_u64(buf, ret);
