@@ -22,6 +22,7 @@
 #define FALLBACK_NS (1 * NSEC)
 #define NOLIMIT_RECHECK_NS (5 * NSEC)
 #define LOCKED_RETRY_NS (100 * MSEC)
+#define CLEAN_RECHECK_NS (20 * MSEC)
 #define STATS_EVERY_NS (1 * NSEC)
 /* The CPU budget may be saved up for this long (a burst after an idle period). */
 #define BUDGET_BURST_NS (2 * NSEC)
@@ -515,6 +516,7 @@ static bool stop_pending(struct daemon *d)
 static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 {
 	uint64_t ps = (uint64_t)mcg_page_size(), now = now_ns(), cpu0, cost;
+	struct mcg_reclaimer *rc = NULL;
 	struct mcg_txn *t = NULL;
 	int r;
 
@@ -547,13 +549,20 @@ static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 		return;
 	}
 	c->st.state = MCG_ASYNC_RECLAIMING;
-	while (usage > c->low) {
+	/*
+	 * One reclaimer per burst: the v1 limit is journalled once and the
+	 * control files stay open, so a step is one write (and the write back of
+	 * the limit on v1) and one read, not a journal and four opens.
+	 */
+	r = mcg_reclaimer_new(t, &rc);
+	while (r == 0 && usage > c->low) {
 		uint64_t want = (uint64_t)c->conf.batch * ps;
 		struct mcg_step st;
 
 		if (usage - c->low < want)
 			want = (usage - c->low + ps - 1) / ps * ps;
-		r = mcg_reclaim_step(t, want, &st);
+		/* a workload charges meanwhile: the limit goes back after every step */
+		r = mcg_reclaimer_step(rc, want, false, &st);
 		if (r < 0)
 			break;
 		c->st.steps++;
@@ -571,6 +580,13 @@ static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 			break;
 		if ((double)(cpu_ns() - cpu0) >= c->tokens_ns)
 			break; /* budget spent: the rest waits */
+	}
+	if (rc) {
+		int r2 = mcg_reclaimer_restore(rc);
+
+		if (r == 0 && r2 < 0)
+			r = r2;
+		mcg_reclaimer_free(rc);
 	}
 	if (r < 0) {
 		/* the step restored the limit already; roll back anything it could not */
@@ -661,6 +677,12 @@ static void check(struct daemon *d, struct cg *c, bool event)
 				c->stats_dirty = true;
 			c->st.state = MCG_ASYNC_CLEAN_SKIP;
 			c->st.clean_skips++;
+			/*
+			 * Usage stays above high, so no threshold event comes when
+			 * the cache turns dirty: look again soon (one memory.stat
+			 * read, ~20 us), not at the 1 s fallback.
+			 */
+			c->next_ns = now + CLEAN_RECHECK_NS;
 			return;
 		}
 		reclaim(d, c, usage);
