@@ -30,7 +30,11 @@ assert_le "page cache left <= 1 MiB" "$(stat_key "$CG" "$file_key")" 1048576
 assert_eq "limit read back unchanged" "$limit" "$(knob "$CG" "$K_LIMIT")"
 # the JSON agrees with the kernel's files
 assert_le "reported reclaimed >= 90 MiB" $((90 * 1048576)) "$(json .reclaimed <"$MCG_TMP/e.json")"
-assert_near "reported usage_after" "$after" "$(json .usage_after <"$MCG_TMP/e.json")" 0 262144
+# (kernel memory freed by RCU after memcgctl's last read can still leave: seen in the v2
+# guest, 376 KiB reported and 116 KiB read back; nothing charges, so usage only falls)
+reported=$(json .usage_after <"$MCG_TMP/e.json")
+assert_le "reported usage_after >= usage read back later" "$after" "$reported"
+assert_near "reported usage_after" "$after" "$reported" 0 1048576
 stop=$(json .stop <"$MCG_TMP/e.json")
 case $stop in done | unreclaimable | no-progress) ok "stop reason $stop" ;; *) fail "stop reason $stop" ;; esac
 assert_le "writes > 0" 1 "$(json .writes <"$MCG_TMP/e.json")"
