@@ -21,11 +21,11 @@ static void test_default_margins(void **state)
 	static const struct {
 		uint64_t limit, high_margin, low_margin;
 	} cases[] = {
-		{320 * MIB, 32 * MIB, 64 * MIB},   /* limit/10 */
-		{32 * MIB, 4 * MIB, 8 * MIB},      /* at least 4 MiB */
-		{16 * MIB, 2 * MIB, 4 * MIB},      /* small: at most limit/8 */
-		{64 * GIB, 1 * GIB, 2 * GIB},      /* at most 1 GiB */
-		{1000 * MIB, 100 * MIB, 200 * MIB},
+		{320 * MIB, 8 * MIB, 24 * MIB},    /* limit/40, three times that */
+		{32 * MIB, 4 * MIB, 8 * MIB},      /* at least 4 MiB; low at most limit/4 */
+		{16 * MIB, 2 * MIB, 4 * MIB},      /* small: at most limit/8 and limit/4 */
+		{64 * GIB, 1 * GIB, 3 * GIB},      /* at most 1 GiB */
+		{1000 * MIB, 25 * MIB, 75 * MIB},
 	};
 	size_t i;
 
@@ -65,8 +65,8 @@ static void test_watermarks(void **state)
 		uint64_t want_high, want_low;
 	} cases[] = {
 		/* defaults scale with the limit */
-		{320 * MIB, 0, 0, 0, 0, 288 * MIB, 256 * MIB},
-		{1000 * MIB, 0, 0, 0, 0, 900 * MIB, 800 * MIB},
+		{320 * MIB, 0, 0, 0, 0, 312 * MIB, 296 * MIB},
+		{1000 * MIB, 0, 0, 0, 0, 975 * MIB, 925 * MIB},
 		/* absolute */
 		{320 * MIB, 300 * MIB, 250 * MIB, HS | LS, 0, 300 * MIB, 250 * MIB},
 		/* margins */
@@ -74,9 +74,9 @@ static void test_watermarks(void **state)
 		/* mixed: high absolute, low margin */
 		{320 * MIB, 310 * MIB, 40 * MIB, HS | LS | LM, 0, 310 * MIB, 280 * MIB},
 		/* only high given: the default gap below it */
-		{320 * MIB, 200 * MIB, 0, HS, 0, 200 * MIB, 168 * MIB},
+		{320 * MIB, 200 * MIB, 0, HS, 0, 200 * MIB, 184 * MIB},
 		/* only low given: the default high */
-		{320 * MIB, 0, 100 * MIB, LS, 0, 288 * MIB, 100 * MIB},
+		{320 * MIB, 0, 100 * MIB, LS, 0, 312 * MIB, 100 * MIB},
 		/* refused: crossing, equal, at or above the limit, margins too large */
 		{320 * MIB, 250 * MIB, 300 * MIB, HS | LS, -ERANGE, 0, 0},
 		{320 * MIB, 300 * MIB, 300 * MIB, HS | LS, -ERANGE, 0, 0},
@@ -85,7 +85,7 @@ static void test_watermarks(void **state)
 		{320 * MIB, 0, 320 * MIB, LS | LM, -ERANGE, 0, 0},
 		{320 * MIB, 320 * MIB, 0, HS | HM, -ERANGE, 0, 0},
 		{320 * MIB, 8 * MIB, 4 * MIB, HS | HM | LS | LM, -ERANGE, 0, 0}, /* low above high */
-		{320 * MIB, 30 * MIB, 0, HS, -ERANGE, 0, 0}, /* no room for the default gap */
+		{320 * MIB, 16 * MIB, 0, HS, -ERANGE, 0, 0}, /* no room for the default gap */
 		{320 * MIB, 300 * MIB, 0, HS | LS, -ERANGE, 0, 0}, /* low 0 */
 		/* no limit */
 		{MCG_MAX, 0, 0, 0, -EDOM, 0, 0},
