@@ -385,7 +385,7 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 
 		budget_fresh = false;
 
-		if (usage <= res->target) {
+		if (usage <= res->target || (res->target == 0 && usage <= MCG_EMPTY_SLACK)) {
 			res->stop = MCG_EMPTY_DONE;
 			break;
 		}
