@@ -40,10 +40,8 @@ void mcg_async_default_margins(uint64_t limit, uint64_t *ret_high_margin, uint64
 		high = limit / 8;
 	high = high / ps * ps;
 	low = 3 * high;
-	if (low > limit / 4)
+	if (low > limit / 4) /* still at least twice high: high <= limit/8 */
 		low = limit / 4 / ps * ps;
-	if (low <= high)
-		low = 2 * high;
 	*ret_high_margin = high;
 	*ret_low_margin = low;
 }

@@ -359,7 +359,7 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 		     struct mcg_empty_result *res, uint64_t t0)
 {
 	struct mcg_group *g = mcg_txn_group(t);
-	bool v1 = g->ctx->version == 1, idle = false, budget_fresh = false;
+	bool v1 = g->ctx->version == 1, idle = false;
 	struct procs_count pc = {.ctx = g->ctx};
 	struct mcg_reclaimer *rc = NULL;
 	struct mcg_empty_plan plan;
@@ -381,9 +381,7 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 	for (;;) {
 		struct mcg_step st;
 		uint64_t want, ts;
-		bool keep, fresh = budget_fresh; /* memory.stat read at the end of the last step */
-
-		budget_fresh = false;
+		bool keep;
 
 		if (usage <= res->target || (res->target == 0 && usage <= MCG_EMPTY_SLACK)) {
 			res->stop = MCG_EMPTY_DONE;
@@ -400,8 +398,7 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 		want = mcg_empty_plan_next(&plan, usage);
 		if (want == 0) {
 			/* v1 budget spent: ask memory.stat again before giving up */
-			if (!fresh)
-				plan.budget = reclaimable(g);
+			plan.budget = reclaimable(g);
 			want = mcg_empty_plan_next(&plan, usage);
 			if (want == 0) {
 				res->stop = MCG_EMPTY_UNRECLAIMABLE;
@@ -459,9 +456,6 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 			res->stop = MCG_EMPTY_NO_PROGRESS;
 			break;
 		}
-		budget_fresh = v1 && plan.budget == 0 && usage > res->target;
-		if (budget_fresh)
-			plan.budget = reclaimable(g);
 	}
 	if (rc) {
 		r2 = mcg_reclaimer_restore(rc);
