@@ -537,10 +537,9 @@ int mcg_dirty_sampler_add(struct mcg_dirty_sampler *s, const char *spec)
 
 static uint64_t read_fd_u64(int fd, uint64_t dflt)
 {
-	char buf[64];
 	uint64_t v;
 
-	if (fd < 0 || mcg_fd_pread(fd, buf, sizeof(buf)) <= 0 || mcg_parse_u64(buf, &v) < 0)
+	if (fd < 0 || mcg__fd_read_u64(fd, &v) < 0)
 		return dflt;
 	return v;
 }

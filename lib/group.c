@@ -299,6 +299,20 @@ ssize_t mcg_fd_pread(int fd, char *buf, size_t len)
 	return total;
 }
 
+int mcg__fd_read_u64(int fd, uint64_t *ret)
+{
+	char buf[64];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0 || buf[n - 1] != '\n')
+		n = mcg_fd_pread(fd, buf, sizeof(buf));
+	else
+		buf[n] = '\0';
+	if (n < 0)
+		return (int)n;
+	return mcg_parse_u64(buf, ret);
+}
+
 int mcg_knob_open(const struct mcg_group *g, const char *knob, int flags)
 {
 	int fd;

@@ -32,6 +32,12 @@ uint64_t mcg__v1_unlimited(void);
 int mcg__cgroup_err(int code);
 /* Read a whole file under DIRFD into a malloc'd NUL-terminated buffer. */
 int mcg__read_file_at(int dirfd, const char *name, char **ret, size_t *ret_len);
+/*
+ * Read one number from a kept descriptor of a single-value file: one pread when
+ * the value and its newline come back whole (a reclaim loop's per-step read),
+ * the general read to EOF otherwise.
+ */
+int mcg__fd_read_u64(int fd, uint64_t *ret);
 /* mkdir -p with mode 0700 for the run directory. */
 int mcg__mkdir_p(const char *path, mode_t mode);
 /* Escape a cgroup path into one file name ("/a/b" -> "a%2fb", "/" -> "%2f"). */

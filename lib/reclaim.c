@@ -32,25 +32,6 @@ struct mcg_reclaimer {
 	unsigned writes;
 };
 
-static int read_usage(struct mcg_reclaimer *r, uint64_t *ret)
-{
-	char buf[64];
-	ssize_t n = pread(r->usage_fd, buf, sizeof(buf) - 1, 0);
-
-	/*
-	 * One value and its newline come back whole from the first read; the
-	 * read to EOF that a general reader does would be a second syscall per
-	 * step. Anything else takes the general path.
-	 */
-	if (n <= 0 || buf[n - 1] != '\n')
-		n = mcg_fd_pread(r->usage_fd, buf, sizeof(buf));
-	else
-		buf[n] = '\0';
-	if (n < 0)
-		return (int)n;
-	return mcg_parse_u64(buf, ret);
-}
-
 static int write_all(int fd, const char *s)
 {
 	size_t len = strlen(s);
@@ -128,7 +109,7 @@ int mcg_reclaimer_step(struct mcg_reclaimer *r, uint64_t bytes, bool keep_lowere
 	if (r->have_usage) {
 		st.usage_before = r->usage;
 	} else {
-		e = read_usage(r, &st.usage_before);
+		e = mcg__fd_read_u64(r->usage_fd, &st.usage_before);
 		if (e < 0)
 			return e;
 	}
@@ -165,7 +146,7 @@ int mcg_reclaimer_step(struct mcg_reclaimer *r, uint64_t bytes, bool keep_lowere
 	}
 	if (e < 0)
 		return e;
-	e = read_usage(r, &st.usage_after);
+	e = mcg__fd_read_u64(r->usage_fd, &st.usage_after);
 	if (e < 0)
 		return e;
 	r->usage = st.usage_after;

@@ -96,16 +96,6 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-static int read_fd_u64(int fd, uint64_t *ret)
-{
-	char buf[64];
-	ssize_t n = mcg_fd_pread(fd, buf, sizeof(buf));
-
-	if (n < 0)
-		return (int)n;
-	return mcg_parse_u64(buf, ret);
-}
-
 static void set_error(struct cg *c, int err)
 {
 	c->st.last_error = err;
@@ -217,7 +207,7 @@ static int refresh_limit(struct daemon *d, struct cg *c)
 	uint64_t limit, high, low;
 	int r;
 
-	r = read_fd_u64(c->limit_fd, &limit);
+	r = mcg__fd_read_u64(c->limit_fd, &limit);
 	if (r < 0)
 		return r;
 	if (limit == c->limit && c->valid && c->registered_high == c->high)
@@ -648,7 +638,7 @@ static void check(struct daemon *d, struct cg *c, bool event)
 	c->next_ns = now + (c->valid ? FALLBACK_NS : NOLIMIT_RECHECK_NS);
 	r = refresh_limit(d, c);
 	if (r == 0)
-		r = read_fd_u64(c->usage_fd, &usage);
+		r = mcg__fd_read_u64(c->usage_fd, &usage);
 	if (r < 0) {
 		if (group_gone(d, c) || r == -ENODEV || r == -ENOENT) {
 			mark_gone(d, c);
