@@ -85,6 +85,18 @@ int mcg_async_statedir(const struct mcg_ctx *ctx, char *buf, size_t len)
 }
 
 /* The file name for a cgroup: root and path, escaped into one name. */
+int mcg__async_mkdirs(const char *statedir)
+{
+	char stats[8400];
+	int r = mcg__mkdir_p(statedir, 0755);
+
+	if (r < 0)
+		return r;
+	if ((size_t)snprintf(stats, sizeof(stats), "%s/stats", statedir) >= sizeof(stats))
+		return -ENAMETOOLONG;
+	return mcg__mkdir_p(stats, 0755);
+}
+
 static int file_for(const char *statedir, const char *sub, const char *root, const char *path,
 		    const char *suffix, char *buf, size_t len)
 {
@@ -127,17 +139,13 @@ static int write_atomic(const char *path, const char *text)
 
 int mcg_async_enable(const char *statedir, const struct mcg_async_conf *c)
 {
-	char file[8400], text[9000], sub[8400];
+	char file[8400], text[9000];
 	int r;
 
 	if (!c->path[0] || c->path[0] != '/' || !c->root[0] || c->batch == 0 ||
 	    !(c->max_cpu > 0 && c->max_cpu <= 100))
 		return -EINVAL;
-	r = mcg__mkdir_p(statedir, 0755);
-	if (r < 0)
-		return r;
-	snprintf(sub, sizeof(sub), "%s/stats", statedir);
-	r = mcg__mkdir_p(sub, 0755);
+	r = mcg__async_mkdirs(statedir);
 	if (r < 0)
 		return r;
 	r = file_for(statedir, NULL, c->root, c->path, ".conf", file, sizeof(file));

@@ -38,6 +38,8 @@ int mcg__read_file_at(int dirfd, const char *name, char **ret, size_t *ret_len);
  * the general read to EOF otherwise.
  */
 int mcg__fd_read_u64(int fd, uint64_t *ret);
+/* The async-reclaim state directory and its stats/ below it (mode 0755). */
+int mcg__async_mkdirs(const char *statedir);
 /* mkdir -p with mode 0700 for the run directory. */
 int mcg__mkdir_p(const char *path, mode_t mode);
 /* Escape a cgroup path into one file name ("/a/b" -> "a%2fb", "/" -> "%2f"). */

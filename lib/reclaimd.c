@@ -828,17 +828,12 @@ int mcg_reclaimd_run(struct mcg_ctx *ctx, const char *statedir, const sigset_t *
 {
 	struct daemon d = {.ctx = ctx, .statedir = statedir, .stop = stop};
 	struct epoll_event ev;
-	char sub[4300];
 	size_t i;
 	int r;
 
 	d.epfd = d.ifd = d.sfd = d.pidfd = -1;
 	snprintf(d.pidfile, sizeof(d.pidfile), "%s/reclaimd.pid", statedir);
-	r = mcg__mkdir_p(statedir, 0755);
-	if (r < 0)
-		return r;
-	snprintf(sub, sizeof(sub), "%s/stats", statedir);
-	r = mcg__mkdir_p(sub, 0755);
+	r = mcg__async_mkdirs(statedir);
 	if (r < 0)
 		return r;
 	r = pidfile_lock(&d);
