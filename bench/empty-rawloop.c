@@ -41,7 +41,7 @@ static unsigned long long read_u64(int fd)
 
 int main(int argc, char **argv)
 {
-	unsigned long long usage, target, batch;
+	unsigned long long usage, target, batch, page = (unsigned long long)sysconf(_SC_PAGESIZE);
 	char path[4096], orig[64], buf[32];
 	int lim, use, len, writes = 0;
 	ssize_t n;
@@ -51,7 +51,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: empty-rawloop CGROUP_DIR PAGES\n");
 		return 64;
 	}
-	batch = (unsigned long long)atol(argv[2]) * (unsigned long long)sysconf(_SC_PAGESIZE);
+	batch = (unsigned long long)atol(argv[2]) * page;
 	snprintf(path, sizeof(path), "%s/memory.limit_in_bytes", argv[1]);
 	lim = open(path, O_RDWR | O_CLOEXEC);
 	snprintf(path, sizeof(path), "%s/memory.usage_in_bytes", argv[1]);
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 	t0 = now();
 	usage = read_u64(use);
 	while (usage > 0) {
-		target = usage > batch ? (usage - batch) / 4096 * 4096 : 0;
+		target = usage > batch ? (usage - batch) / page * page : 0;
 		len = snprintf(buf, sizeof(buf), "%llu", target);
 		writes++;
 		if (pwrite(lim, buf, (size_t)len, 0) < 0) {

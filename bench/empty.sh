@@ -109,6 +109,12 @@ run_empty() {
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# paired NUM DEN COL: the median over rounds of config NUM's column COL divided by config
+# DEN's in the same round (columns of $TMP/res: 3 reclaim span, 7 wall clock)
+paired() {
+	awk -v n="$1" -v d="$2" -v c="$3" '$2 == d { k[$1] = $c } $2 == n { m[$1] = $c }
+		END { for (r in m) if (k[r] > 0) print m[r] / k[r] }' "$TMP/res" | median
+}
 
 echo "# memcgctl empty vs memory.force_empty; kernel $(uname -r); $(nproc) CPUs; rounds $ROUNDS"
 echo "# ratio = median over rounds of time(memcgctl empty --batch B) / time(force_empty) in the same"
@@ -143,20 +149,14 @@ for mib in $SIZES; do
 		line=$(printf '%-7s %6s %8.3f' "$state" "$mib" "$ktime")
 		wline=$(printf '%-7s %6s %8.3f' "$state" "$mib" "$(awk '$2 == "kernel" { print $7 }' "$TMP/res" | median)")
 		for b in $BATCHES; do
-			ratio=$(awk -v b="$b" '$2 == "kernel" { k[$1] = $3 } $2 == b { m[$1] = $3 }
-				END { for (r in m) if (k[r] > 0) print m[r] / k[r] }' "$TMP/res" | median)
-			wratio=$(awk -v b="$b" '$2 == "kernel" { k[$1] = $7 } $2 == b { m[$1] = $7 }
-				END { for (r in m) if (k[r] > 0) print m[r] / k[r] }' "$TMP/res" | median)
+			ratio=$(paired "$b" kernel 3)
+			wratio=$(paired "$b" kernel 7)
 			writes=$(awk -v b="$b" '$2 == b { print $4 }' "$TMP/res" | median)
 			line="$line $(printf '%10.3f %8.0f' "$ratio" "$writes")"
 			wline="$wline $(printf '%10.3f' "$wratio")"
 		done
-		rawk=$(awk '$2 == "kernel" { k[$1] = $3 } $2 == "raw" { m[$1] = $3 }
-			END { for (r in m) if (k[r] > 0) print m[r] / k[r] }' "$TMP/res" | median)
-		mraw=$(awk -v b="$RAW_PAGES" '$2 == "raw" { k[$1] = $3 } $2 == b { m[$1] = $3 }
-			END { for (r in m) if (k[r] > 0) print m[r] / k[r] }' "$TMP/res" | median)
 		if awk '$2 == "raw" { f = 1 } END { exit !f }' "$TMP/res"; then
-			line="$line $(printf '%10.3f %10.3f' "$rawk" "${mraw:-0}")"
+			line="$line $(printf '%10.3f %10.3f' "$(paired raw kernel 3)" "$(paired "$RAW_PAGES" raw 3)")"
 		else
 			line="$line $(printf '%10s %10s' - -)"
 		fi
