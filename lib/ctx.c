@@ -22,6 +22,10 @@ static const char *const mcg_errors[] = {
 		"an interrupted memcgctl run left a journal (run 'memcgctl recover')",
 	[MCG_E_LOCKED - MCG_E_BASE] = "another memcgctl is changing this cgroup",
 	[MCG_E_LIBCGROUP - MCG_E_BASE] = "libcgroup failed",
+	[MCG_E_UNTRUSTED - MCG_E_BASE] =
+		"not trusted: a symlink, or not a directory owned by root that only root can write",
+	[MCG_E_CONFLICT - MCG_E_BASE] = "another writer changed the value memcgctl had set",
+	[MCG_E_CORRUPT - MCG_E_BASE] = "corrupt file: not what memcgctl writes",
 };
 
 const char *mcg_strerror(int err)
@@ -168,6 +172,7 @@ static struct mcg_ctx *ctx_alloc(mcg_log_fn log, void *userdata)
 	if (!ctx)
 		return NULL;
 	ctx->rootfd = -1;
+	ctx->rundirfd = -1;
 	ctx->log = log;
 	ctx->log_data = userdata;
 	ctx->procfs = strdup("/proc");
@@ -301,6 +306,8 @@ void mcg_ctx_free(struct mcg_ctx *ctx)
 		close(ctx->rootfd);
 	free(ctx->root);
 	free(ctx->procfs);
+	if (ctx->rundirfd >= 0)
+		close(ctx->rundirfd);
 	free(ctx->rundir);
 	free(ctx);
 }
@@ -348,6 +355,12 @@ const char *mcg_ctx_procfs(const struct mcg_ctx *ctx)
 
 int mcg_ctx_set_rundir(struct mcg_ctx *ctx, const char *dir)
 {
+	if (!dir || !*dir)
+		return -EINVAL;
+	if (ctx->rundirfd >= 0) {
+		close(ctx->rundirfd);
+		ctx->rundirfd = -1;
+	}
 	return replace_str(&ctx->rundir, dir);
 }
 

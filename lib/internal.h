@@ -14,6 +14,7 @@ struct mcg_ctx {
 	enum mcg_mode mode;
 	char *procfs; /* "/proc" or a fixture's */
 	char *rundir; /* journals and locks */
+	int rundirfd; /* the checked run directory, opened on first use; -1 before */
 	mcg_log_fn log;
 	void *log_data;
 };
@@ -49,5 +50,24 @@ void mcg__path_to_name(const char *path, char *buf, size_t len);
 void mcg__cgroup_file_name(const char *root, const char *path, char *buf, size_t len);
 /* The value saved for KNOB in the transaction, or -ENOENT. */
 int mcg__txn_saved(struct mcg_txn *t, const char *knob, const char **ret);
+
+
+/*
+ * Trusted directories (safedir.c). Run, state and history files are opened only
+ * relative to a directory that is owned by the effective uid and writable by
+ * nobody else, opened once with O_NOFOLLOW; -MCG_E_UNTRUSTED otherwise.
+ */
+/* Open PATH (made with MODE, parents 0755, when CREATE and missing) as a trusted directory. */
+int mcg__trusted_dir(const char *path, mode_t mode, bool create, int *ret_fd);
+/* The same for the single component NAME below the trusted DIRFD. */
+int mcg__trusted_subdir(int dirfd, const char *name, mode_t mode, bool create, int *ret_fd);
+/* openat(DIRFD, NAME, FLAGS|O_NOFOLLOW|O_CLOEXEC): a regular file owned by the euid; the fd. */
+int mcg__openat_file(int dirfd, const char *name, int flags, mode_t mode);
+/* Read NAME under DIRFD (as mcg__openat_file) into a NUL-terminated buffer; -EFBIG past MAX bytes. */
+int mcg__read_at(int dirfd, const char *name, size_t max, char **ret, size_t *ret_len);
+/* Replace NAME under DIRFD with DATA: NAME.tmp made with O_EXCL, written, renamed over NAME. */
+int mcg__write_atomic_at(int dirfd, const char *name, const void *data, size_t len, mode_t mode);
+/* The context's run directory as a trusted directory (kept open in the context). */
+int mcg__rundir_fd(struct mcg_ctx *ctx, bool create, int *ret_fd);
 
 #endif

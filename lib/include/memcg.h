@@ -34,9 +34,24 @@ enum {
 	MCG_E_STALE_JOURNAL, /* a journal from an interrupted run exists */
 	MCG_E_LOCKED,       /* another memcgctl holds the cgroup */
 	MCG_E_LIBCGROUP,    /* libcgroup failed without an errno */
+	MCG_E_UNTRUSTED,    /* a run/state directory or file memcgctl must not trust */
+	MCG_E_CONFLICT,     /* another writer changed a value memcgctl had set */
+	MCG_E_CORRUPT,      /* a journal or state file memcgctl did not write */
 	MCG_E__END,
 };
 MCG_EXPORT const char *mcg_strerror(int err);
+
+/*
+ * Escape S for a terminal or a text file: printable ASCII and valid, printable
+ * UTF-8 pass through; a backslash becomes "\\", C0/C1 controls and DEL become
+ * \a \b \t \n \v \f \r \e or \xHH, and every byte of invalid UTF-8
+ * becomes \xHH. The result is NUL-terminated and truncated to fit LEN (never
+ * in the middle of an escape). Returns the length the whole escaped string
+ * needs, not counting the NUL, as snprintf does.
+ */
+MCG_EXPORT size_t mcg_escape(const char *s, char *buf, size_t len);
+/* The same, into a malloc'd string; NULL on allocation failure. */
+MCG_EXPORT char *mcg_escape_dup(const char *s);
 
 /* ---- context ---------------------------------------------------------- */
 

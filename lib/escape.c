@@ -1,0 +1,102 @@
+/* escape.c: the one escaper for names printed as text (cgroup names are chosen by whoever can mkdir). */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Length of the valid, printable UTF-8 sequence at S (2..4 bytes), or 0 when
+ * S does not start one: overlong forms, surrogates, code points past U+10FFFF
+ * and the C1 controls U+0080..U+009F (a terminal acts on them) are refused.
+ */
+static size_t utf8_seq(const unsigned char *s)
+{
+	uint32_t cp;
+	size_t n, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+		return 0;
+	return n;
+}
+
+size_t mcg_escape(const char *s, char *buf, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t need = 0, used = 0;
+	bool full = len == 0;
+
+	while (*p) {
+		char tmp[8];
+		const char *piece = tmp;
+		size_t n;
+
+		if (*p == '\\') {
+			piece = "\\\\";
+			n = 2;
+			p++;
+		} else if (*p >= 0x20 && *p < 0x7f) {
+			tmp[0] = (char)*p++;
+			n = 1;
+		} else if (*p >= 0x80 && (n = utf8_seq(p)) > 0) {
+			piece = (const char *)p;
+			p += n;
+		} else {
+			static const char named[] = "\a\b\t\n\v\f\r\033";
+			static const char letter[] = "abtnvfre";
+			const char *q = *p ? strchr(named, *p) : NULL;
+
+			if (q) {
+				tmp[0] = '\\';
+				tmp[1] = letter[q - named];
+				n = 2;
+			} else {
+				static const char hex[] = "0123456789abcdef";
+
+				tmp[0] = '\\';
+				tmp[1] = 'x';
+				tmp[2] = hex[*p >> 4];
+				tmp[3] = hex[*p & 15];
+				n = 4;
+			}
+			p++;
+		}
+		need += n;
+		if (!full && used + n < len) {
+			memcpy(buf + used, piece, n);
+			used += n;
+		} else {
+			full = true;
+		}
+	}
+	if (len)
+		buf[used] = '\0';
+	return need;
+}
+
+char *mcg_escape_dup(const char *s)
+{
+	size_t n = mcg_escape(s, NULL, 0);
+	char *buf = malloc(n + 1);
+
+	if (buf)
+		mcg_escape(s, buf, n + 1);
+	return buf;
+}
