@@ -12,6 +12,11 @@
 #include "memcg.h"
 
 #define EXIT_USAGE 64
+/*
+ * Another writer (systemd, kubelet, an administrator) changed a value memcgctl
+ * had set for the time being: memcgctl stopped and left their value in place.
+ */
+#define EXIT_CONFLICT 3
 
 /* Global options; every command also accepts them after its name. */
 struct cli {
