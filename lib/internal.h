@@ -70,4 +70,61 @@ int mcg__write_atomic_at(int dirfd, const char *name, const void *data, size_t l
 /* The context's run directory as a trusted directory (kept open in the context). */
 int mcg__rundir_fd(struct mcg_ctx *ctx, bool create, int *ret_fd);
 
+
+/*
+ * Journals (txn.c). One file per cgroup under RUNDIR/journal, named
+ * mcg__cgroup_file_name(root, path) + ".journal":
+ *   memcgctl-journal 2
+ *   op OP / pid N / version 1|2 / boot ID (optional) / dev N / ino N
+ *   root ROOT / path PATH        (bytes <= ' ', >= 0x7f and '%' as %XX)
+ *   knob NAME ORIG A B           (one per saved knob; A, B: 20 digits)
+ * ORIG is the value to restore as the kernel printed it; A is the value
+ * memcgctl believed present and B the one it was writing when it last
+ * touched NAME (rewritten in place before every temporary write), so
+ * recovery restores ORIG only over ORIG, A or B. dev/ino identify the cgroup
+ * directory (on v2 the inode number is the cgroup id).
+ */
+#define MCG__JOURNAL_MAX_KNOBS 8
+#define MCG__JOURNAL_MAX_SIZE 16384
+struct mcg__journal_knob {
+	char knob[48];
+	char orig[24];   /* "max", "-1" or a decimal number */
+	uint64_t orig_v; /* normalised (mcg__limit_norm) */
+	uint64_t a, b;   /* normalised; 18446744073709551615 is max */
+};
+struct mcg__journal {
+	char op[32], boot[40];
+	char root[4096], path[4096]; /* decoded */
+	int pid, version;
+	uint64_t dev, ino;
+	size_t n;
+	struct mcg__journal_knob k[MCG__JOURNAL_MAX_KNOBS];
+};
+/*
+ * Parse a journal (no I/O): 0, or -MCG_E_CORRUPT for anything memcgctl does
+ * not write (unknown knob or key, a value that is not max/-1/a number, the
+ * root cgroup, a path with . or .. components, ...).
+ */
+int mcg__journal_parse(const char *buf, size_t len, struct mcg__journal *ret);
+/* The same, with a short reason in *WHY on -MCG_E_CORRUPT. */
+int mcg__journal_parse_why(const char *buf, size_t len, struct mcg__journal *ret, const char **why);
+/* A limit as the kernel stores it: page-rounded down, the v1 sentinel and above as MCG_MAX. */
+uint64_t mcg__limit_norm(uint64_t v);
+/* Parse the first line of a limit ("max", "-1", a decimal number), normalised. */
+int mcg__limit_parse(const char *s, uint64_t *ret);
+/*
+ * Compare-and-write a knob saved in T: read it, and unless it holds what
+ * memcgctl last wrote there (the saved value before the first write), forget
+ * the knob (journal entry removed), record the conflict (mcg_txn_conflict)
+ * and return -MCG_E_CONFLICT without writing. Otherwise journal "A B" and
+ * write V (MCG_MAX as max / -1). The knob is saved first if it is not yet.
+ */
+int mcg__txn_set(struct mcg_txn *t, const char *knob, uint64_t v);
+/* Journal that KNOB (saved) holds BELIEVED and NEXT is about to be written. */
+int mcg__txn_temp(struct mcg_txn *t, const char *knob, uint64_t believed, uint64_t next);
+/* Forget KNOB after a conflict: FOUND was read where EXPECTED should have been. */
+int mcg__txn_forget(struct mcg_txn *t, const char *knob, uint64_t found, uint64_t expected);
+/* The saved (original) value of KNOB, normalised; -ENOENT if not saved. */
+int mcg__txn_saved_u64(struct mcg_txn *t, const char *knob, uint64_t *ret);
+
 #endif

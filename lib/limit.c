@@ -494,14 +494,19 @@ static void pause_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * Every value set-limit writes goes through the transaction's compare-and-write:
+ * the file must still hold what set-limit last wrote there (or the saved
+ * original before the first write), else another writer changed it and the
+ * run stops with -MCG_E_CONFLICT, leaving their value (see mcg__txn_set).
+ */
 static int write_val(struct run *run, const char *knob, uint64_t v)
 {
 	char buf[32];
 
-	if (v == MCG_MAX)
-		snprintf(buf, sizeof(buf), "%s", run->g->ctx->version == 2 ? "max" : "-1");
-	else
-		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	if (strcmp(knob, "memory.reclaim"))
+		return mcg__txn_set(run->t, knob, v);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
 	return mcg_knob_write(run->g, knob, buf);
 }
 
@@ -668,7 +673,16 @@ fail:
 	if (mcg_group_usage(run.g, &f.usage) < 0)
 		f.usage = usage;
 	f.rollback_err = mcg_txn_rollback(t);
-	f.rolled_back = f.rollback_err == 0;
+	/* a conflict leaves the other writer's value and restores the rest */
+	f.rolled_back = f.rollback_err == 0 || f.rollback_err == -MCG_E_CONFLICT;
+	{
+		const char *k;
+
+		if (mcg_txn_conflict(t, &k, &f.found, &f.expected) == 0) {
+			f.conflict = true;
+			snprintf(f.knob, sizeof(f.knob), "%s", k);
+		}
+	}
 	if (fail)
 		*fail = f;
 	return r;

@@ -23,10 +23,19 @@ struct mcg_reclaimer {
 	struct mcg_txn *t;
 	struct mcg_group *g;
 	bool v1;
-	int ctl_fd;   /* v2 memory.reclaim, v1 memory.limit_in_bytes */
+	int ctl_fd;   /* v2 memory.reclaim, v1 memory.limit_in_bytes (read and written) */
 	int usage_fd; /* memory.current / memory.usage_in_bytes */
 	char orig[64]; /* v1: the journalled limit, as the kernel printed it */
+	uint64_t orig_v; /* v1: the same, normalised */
+	/*
+	 * v1: what the limit file may hold now, as memcgctl left it: the last
+	 * value written (both equal), or after a failed write the value before
+	 * and the one asked for (the kernel may or may not have installed it).
+	 */
+	uint64_t exp1, exp2;
 	bool lowered;  /* v1: the limit stands below orig */
+	bool forgot;   /* v1: a conflict: the limit is someone else's now */
+	uint64_t c_found, c_expected;
 	bool have_usage;
 	uint64_t usage; /* read after the last step */
 	unsigned writes;
@@ -63,9 +72,14 @@ int mcg_reclaimer_new(struct mcg_txn *t, struct mcg_reclaimer **ret)
 		e = mcg__txn_saved(t, "memory.limit_in_bytes", &orig);
 		if (e < 0)
 			goto fail;
-		snprintf(r->orig, sizeof(r->orig), "%s", orig);
+		snprintf(r->orig, sizeof(r->orig), "%s\n", orig);
+		e = mcg__txn_saved_u64(t, "memory.limit_in_bytes", &r->orig_v);
+		if (e < 0)
+			goto fail;
+		r->exp1 = r->exp2 = r->orig_v;
 	}
-	e = mcg_knob_open(g, r->v1 ? "memory.limit_in_bytes" : "memory.reclaim", O_WRONLY);
+	e = mcg_knob_open(g, r->v1 ? "memory.limit_in_bytes" : "memory.reclaim",
+			  r->v1 ? O_RDWR : O_WRONLY);
 	if (e < 0)
 		goto fail;
 	r->ctl_fd = e;
@@ -82,17 +96,80 @@ fail:
 	return e;
 }
 
+/*
+ * v1: does the limit still hold what the reclaimer left there? One pread on
+ * the kept descriptor, right before the write it guards: the window in which
+ * another writer's value can still be overwritten is that pread and the
+ * write (cgroupfs has no compare-and-swap). On a mismatch the reclaimer and
+ * its transaction forget the limit: nothing of ours is left to put back.
+ */
+static int check_limit(struct mcg_reclaimer *r)
+{
+	char buf[64];
+	uint64_t cur;
+	ssize_t n;
+
+	if (r->forgot)
+		return -MCG_E_CONFLICT;
+	n = pread(r->ctl_fd, buf, sizeof(buf) - 1, 0);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (mcg__limit_parse(buf, &cur) < 0)
+		return -EBADMSG;
+	if (cur == r->exp1 || cur == r->exp2)
+		return 0;
+	r->forgot = true;
+	r->lowered = false;
+	r->c_found = cur;
+	r->c_expected = r->exp2;
+	mcg__txn_forget(r->t, "memory.limit_in_bytes", cur, r->exp2);
+	return -MCG_E_CONFLICT;
+}
+
+int mcg_reclaimer_conflict(const struct mcg_reclaimer *r, uint64_t *ret_found,
+			   uint64_t *ret_expected)
+{
+	if (!r->forgot)
+		return -ENOENT;
+	if (ret_found)
+		*ret_found = r->c_found;
+	if (ret_expected)
+		*ret_expected = r->c_expected;
+	return 0;
+}
+
+/*
+ * The trailing newline changes nothing for the kernel (it strips the value)
+ * and keeps a fixture file of regular files readable after an in-place pwrite.
+ */
+static int write_limit_fd(struct mcg_reclaimer *r, const char *s, uint64_t v)
+{
+	int e = write_all(r->ctl_fd, s);
+
+	r->writes++;
+	if (e == 0) {
+		r->exp1 = r->exp2 = mcg__limit_norm(v);
+	} else {
+		/* EBUSY, EINTR: v1 installs a limit only once usage fits; allow both */
+		r->exp2 = mcg__limit_norm(v);
+	}
+	return e;
+}
+
 int mcg_reclaimer_restore(struct mcg_reclaimer *r)
 {
 	int e, tries = 0;
 
-	if (!r->v1 || !r->lowered)
+	if (!r->v1 || r->forgot || !r->lowered)
 		return 0;
+	e = check_limit(r);
+	if (e < 0)
+		return e;
 	/* raising a limit does not reclaim; retry a signal that lands meanwhile */
 	do {
-		e = write_all(r->ctl_fd, r->orig);
+		e = write_limit_fd(r, r->orig, r->orig_v);
 	} while (e == -EINTR && ++tries < 100);
-	r->writes++;
 	if (e == 0)
 		r->lowered = false;
 	return e;
@@ -117,10 +194,16 @@ int mcg_reclaimer_step(struct mcg_reclaimer *r, uint64_t bytes, bool keep_lowere
 	if (r->v1) {
 		uint64_t target = st.usage_before > bytes ? (st.usage_before - bytes) / ps * ps : 0;
 
+		e = check_limit(r);
+		if (e < 0)
+			return e;
+		/* what recover may find: the value there now, or the one written next */
+		e = mcg__txn_temp(r->t, "memory.limit_in_bytes", r->exp2, target);
+		if (e < 0)
+			return e;
 		/* Lowering the limit alone keeps limit <= memsw; the kernel reclaims here. */
-		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)target);
-		e = write_all(r->ctl_fd, buf);
-		r->writes++;
+		snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)target);
+		e = write_limit_fd(r, buf, target);
 		if (e == 0)
 			r->lowered = true;
 		else if (e == -EBUSY) {
@@ -131,7 +214,7 @@ int mcg_reclaimer_step(struct mcg_reclaimer *r, uint64_t bytes, bool keep_lowere
 		if (e < 0 || !keep_lowered) {
 			/* Always put the original limit back, even after EINTR. */
 			e2 = mcg_reclaimer_restore(r);
-			if (e == 0)
+			if (e == 0 || e2 == -MCG_E_CONFLICT)
 				e = e2;
 		}
 	} else {

@@ -1,6 +1,7 @@
-/* txn.c: journalled, locked knob changes that are rolled back on failure or after a crash. */
+/* txn.c: journalled, locked knob changes, put back on failure or after a crash only where memcgctl's own value still stands. */
 #include "internal.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,38 +9,478 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-#define MAX_SAVED 8
-#define JOURNAL_MAGIC "memcgctl-journal 1"
+#define MAX_SAVED MCG__JOURNAL_MAX_KNOBS
+#define JOURNAL_MAGIC "memcgctl-journal 2"
+#define TEMP_WIDTH 41 /* "%020llu %020llu" */
 
 struct saved {
-	char knob[64];
-	char value[64];
+	struct mcg__journal_knob k; /* as journalled: orig, A, B */
+	uint64_t exp1, exp2;	    /* what the file may hold now: memcgctl's last value(s) */
+	size_t off;		    /* offset of "A B" in the journal file */
 };
 
 struct mcg_txn {
 	struct mcg_group *g;
 	char boot[40];
 	char op[32];
-	char lock_path[4096];
-	char journal_path[4096];
-	int lockfd;
+	char name[256];		 /* mcg__cgroup_file_name() of the cgroup */
+	char journal_path[4400]; /* for messages */
+	uint64_t dev, ino;	 /* the cgroup directory's identity */
+	int locksfd, jdirfd, lockfd, jfd;
 	bool journal_written, finished;
 	size_t n_saved;
 	struct saved saved[MAX_SAVED];
+	bool conflict;
+	char c_knob[48];
+	uint64_t c_found, c_expected;
 };
 
-static void names_for(const struct mcg_ctx *ctx, const char *path, char *lock, char *journal,
-		      size_t len)
-{
-	char name[256]; /* hashed past 200 characters */
+/* ---- values ---- */
 
-	mcg__cgroup_file_name(ctx->root, path, name, sizeof(name));
-	if (lock)
-		snprintf(lock, len, "%s/locks/%s.lock", ctx->rundir, name);
-	if (journal)
-		snprintf(journal, len, "%s/journal/%s.journal", ctx->rundir, name);
+uint64_t mcg__limit_norm(uint64_t v)
+{
+	uint64_t ps = (uint64_t)mcg_page_size();
+
+	if (v >= mcg__v1_unlimited())
+		return MCG_MAX;
+	return v / ps * ps;
+}
+
+/* Strictly decimal, 1-20 digits, no overflow; N bytes of S. */
+static bool dec_n(const char *s, size_t n, uint64_t *ret)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (n == 0 || n > 20)
+		return false;
+	for (i = 0; i < n; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+
+		if (d > 9 || v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*ret = v;
+	return true;
+}
+
+int mcg__limit_parse(const char *s, uint64_t *ret)
+{
+	size_t n = strcspn(s, "\n");
+	uint64_t v;
+
+	if (n == 3 && !memcmp(s, "max", 3))
+		v = MCG_MAX;
+	else if (n == 2 && !memcmp(s, "-1", 2))
+		v = MCG_MAX;
+	else if (!dec_n(s, n, &v))
+		return -EINVAL;
+	*ret = mcg__limit_norm(v);
+	return 0;
+}
+
+static int read_limit(const struct mcg_group *g, const char *knob, uint64_t *ret)
+{
+	char buf[64];
+	ssize_t n = mcg_knob_read(g, knob, buf, sizeof(buf));
+
+	if (n < 0)
+		return (int)n;
+	return mcg__limit_parse(buf, ret);
+}
+
+static int write_limit(const struct mcg_group *g, const char *knob, uint64_t v)
+{
+	char buf[32];
+
+	if (v == MCG_MAX)
+		snprintf(buf, sizeof(buf), "%s", g->ctx->version == 2 ? "max" : "-1");
+	else
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	return mcg_knob_write(g, knob, buf);
+}
+
+/* ---- the journal text ---- */
+
+static bool knob_allowed(int version, const char *knob)
+{
+	size_t k;
+
+	for (k = 0; k < MCG_LK__COUNT; k++) {
+		const char *f = mcg_limit_knob_file(version, (enum mcg_limit_knob)k);
+
+		if (f && !strcmp(f, knob))
+			return true;
+	}
+	return false;
+}
+
+/* %XX for bytes that would end a field or a line, and for '%' itself. */
+static size_t encode(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; *s && o + 4 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c <= ' ' || c >= 0x7f || c == '%')
+			o += (size_t)snprintf(buf + o, len - o, "%%%02X", c);
+		else
+			buf[o++] = (char)c;
+	}
+	buf[o] = '\0';
+	return o;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+static bool decode(const char *s, size_t n, char *buf, size_t len)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (o + 1 >= len)
+			return false;
+		if (c == '%') {
+			int h, l;
+
+			if (i + 2 >= n)
+				return false;
+			h = hexval(s[i + 1]);
+			l = hexval(s[i + 2]);
+			if (h < 0 || l < 0 || (h == 0 && l == 0))
+				return false;
+			buf[o++] = (char)(h * 16 + l);
+			i += 2;
+		} else if (c <= ' ' || c == 0x7f) {
+			return false; /* memcgctl encodes these */
+		} else {
+			buf[o++] = (char)c;
+		}
+	}
+	buf[o] = '\0';
+	return true;
+}
+
+/* A cgroup path as memcgctl prints it: "/a/b", no empty, "." or ".." component, not "/". */
+static bool path_ok(const char *p)
+{
+	const char *c = p;
+
+	if (p[0] != '/' || !p[1])
+		return false;
+	while (*c == '/') {
+		const char *e = strchr(c + 1, '/');
+		size_t n = e ? (size_t)(e - c - 1) : strlen(c + 1);
+
+		if (n == 0 || (n == 1 && c[1] == '.') || (n == 2 && c[1] == '.' && c[2] == '.'))
+			return false;
+		if (!e)
+			return true;
+		c = e;
+	}
+	return false;
+}
+
+static bool chars_ok(const char *s, size_t n, const char *set)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strchr(set, s[i]) || !s[i])
+			return false;
+	return true;
+}
+
+int mcg__journal_parse_why(const char *buf, size_t len, struct mcg__journal *ret, const char **why)
+{
+	struct mcg__journal *j;
+	const char *p = buf, *end = buf + len;
+	unsigned seen = 0;
+	bool first = true;
+	int r = -MCG_E_CORRUPT;
+	size_t i, k;
+	uint64_t v;
+
+#define BAD(s)                                                                               \
+	do {                                                                                 \
+		*why = (s);                                                                  \
+		goto out;                                                                    \
+	} while (0)
+	*why = "";
+	if (len == 0) {
+		*why = "empty file";
+		return -MCG_E_CORRUPT;
+	}
+	if (len > MCG__JOURNAL_MAX_SIZE) {
+		*why = "too large";
+		return -MCG_E_CORRUPT;
+	}
+	if (memchr(buf, '\0', len)) {
+		*why = "binary data";
+		return -MCG_E_CORRUPT;
+	}
+	if (buf[len - 1] != '\n') {
+		*why = "truncated (no final newline)";
+		return -MCG_E_CORRUPT;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)(nl - p), kl;
+		const char *sp = memchr(p, ' ', n), *val;
+		size_t vl;
+		unsigned bit;
+
+		if (first) {
+			if (n != strlen(JOURNAL_MAGIC) || memcmp(p, JOURNAL_MAGIC, n))
+				BAD(n > 17 && !memcmp(p, "memcgctl-journal ", 17)
+					    ? "unknown journal version"
+					    : "not a memcgctl journal");
+			first = false;
+			p = nl + 1;
+			continue;
+		}
+		if (!sp)
+			BAD("a line without a value");
+		kl = (size_t)(sp - p);
+		val = sp + 1;
+		vl = n - kl - 1;
+#define KEY(s) (kl == sizeof(s) - 1 && !memcmp(p, s, kl))
+		if (KEY("knob")) {
+			struct mcg__journal_knob *kn;
+			const char *f[4];
+			size_t fl[4], nf = 0, o = 0;
+
+			if (j->n == MCG__JOURNAL_MAX_KNOBS)
+				BAD("too many knobs");
+			while (nf < 4 && o <= vl) {
+				const char *s2 = memchr(val + o, ' ', vl - o);
+				size_t l2 = s2 ? (size_t)(s2 - (val + o)) : vl - o;
+
+				f[nf] = val + o;
+				fl[nf++] = l2;
+				o += l2 + 1;
+				if (!s2)
+					break;
+			}
+			if (nf != 4 || o <= vl)
+				BAD("a knob line without NAME ORIG A B");
+			kn = &j->k[j->n];
+			if (fl[0] >= sizeof(kn->knob) || !chars_ok(f[0], fl[0], "abcdefghijklmnopqrstuvwxyz._"))
+				BAD("a knob name memcgctl does not write");
+			memcpy(kn->knob, f[0], fl[0]);
+			if (fl[1] >= sizeof(kn->orig))
+				BAD("a saved value that is not max, -1 or a number");
+			memcpy(kn->orig, f[1], fl[1]);
+			if (mcg__limit_parse(kn->orig, &kn->orig_v) < 0)
+				BAD("a saved value that is not max, -1 or a number");
+			if (fl[2] != 20 || fl[3] != 20 || !dec_n(f[2], 20, &kn->a) ||
+			    !dec_n(f[3], 20, &kn->b))
+				BAD("a temporary value that is not a 20-digit number");
+			j->n++;
+			p = nl + 1;
+			continue;
+		}
+		if (KEY("op"))
+			bit = 1;
+		else if (KEY("pid"))
+			bit = 2;
+		else if (KEY("version"))
+			bit = 4;
+		else if (KEY("boot"))
+			bit = 8;
+		else if (KEY("dev"))
+			bit = 16;
+		else if (KEY("ino"))
+			bit = 32;
+		else if (KEY("root"))
+			bit = 64;
+		else if (KEY("path"))
+			bit = 128;
+		else
+			BAD("an unknown line");
+#undef KEY
+		if (seen & bit)
+			BAD("a repeated line");
+		seen |= bit;
+		switch (bit) {
+		case 1:
+			if (vl == 0 || vl >= sizeof(j->op) ||
+			    !chars_ok(val, vl, "abcdefghijklmnopqrstuvwxyz0123456789- "))
+				BAD("a bad op");
+			memcpy(j->op, val, vl);
+			break;
+		case 2:
+			if (!dec_n(val, vl, &v) || v == 0 || v > 4194304)
+				BAD("a bad pid");
+			j->pid = (int)v;
+			break;
+		case 4:
+			if (vl != 1 || (val[0] != '1' && val[0] != '2'))
+				BAD("a bad cgroup version");
+			j->version = val[0] - '0';
+			break;
+		case 8:
+			if (vl == 0 || vl >= sizeof(j->boot) || !chars_ok(val, vl, "0123456789abcdef-"))
+				BAD("a bad boot id");
+			memcpy(j->boot, val, vl);
+			break;
+		case 16:
+			if (!dec_n(val, vl, &j->dev))
+				BAD("a bad device number");
+			break;
+		case 32:
+			if (!dec_n(val, vl, &j->ino))
+				BAD("a bad inode number");
+			break;
+		case 64:
+			if (!decode(val, vl, j->root, sizeof(j->root)) || j->root[0] != '/')
+				BAD("a bad hierarchy root");
+			break;
+		case 128:
+			if (!decode(val, vl, j->path, sizeof(j->path)))
+				BAD("a bad cgroup path");
+			if (!strcmp(j->path, "/"))
+				BAD("names the root cgroup");
+			if (!path_ok(j->path))
+				BAD("a bad cgroup path");
+			break;
+		}
+		p = nl + 1;
+	}
+	if ((seen & (1 | 2 | 4 | 16 | 32 | 64 | 128)) != (1 | 2 | 4 | 16 | 32 | 64 | 128))
+		BAD("a line is missing");
+	if (j->n == 0)
+		BAD("no saved knob");
+	for (i = 0; i < j->n; i++) {
+		if (!knob_allowed(j->version, j->k[i].knob))
+			BAD("a knob memcgctl does not write");
+		if (j->version == 1 && !strcmp(j->k[i].orig, "max"))
+			BAD("a saved value that is not max, -1 or a number");
+		for (k = 0; k < i; k++)
+			if (!strcmp(j->k[i].knob, j->k[k].knob))
+				BAD("a repeated knob");
+	}
+	*ret = *j;
+	r = 0;
+out:
+	free(j);
+	return r;
+#undef BAD
+}
+
+int mcg__journal_parse(const char *buf, size_t len, struct mcg__journal *ret)
+{
+	const char *why;
+
+	return mcg__journal_parse_why(buf, len, ret, &why);
+}
+
+/* The text of T's journal into BUF; the offset of each knob's "A B" into its saved entry. */
+static int format_journal(struct mcg_txn *t, char *buf, size_t len)
+{
+	char esc[12400];
+	size_t o = 0, i;
+	int n;
+
+#define OUT(...)                                                                             \
+	do {                                                                                 \
+		n = snprintf(buf + o, len - o, __VA_ARGS__);                                 \
+		if (n < 0 || (size_t)n >= len - o)                                           \
+			return -ENAMETOOLONG;                                                \
+		o += (size_t)n;                                                              \
+	} while (0)
+	OUT("%s\nop %s\npid %d\nversion %d\n", JOURNAL_MAGIC, t->op, (int)getpid(),
+	    t->g->ctx->version);
+	if (t->boot[0])
+		OUT("boot %s\n", t->boot);
+	OUT("dev %llu\nino %llu\n", (unsigned long long)t->dev, (unsigned long long)t->ino);
+	encode(t->g->ctx->root, esc, sizeof(esc));
+	OUT("root %s\n", esc);
+	encode(t->g->path, esc, sizeof(esc));
+	OUT("path %s\n", esc);
+	for (i = 0; i < t->n_saved; i++) {
+		struct saved *s = &t->saved[i];
+
+		OUT("knob %s %s ", s->k.knob, s->k.orig);
+		s->off = o;
+		OUT("%020llu %020llu\n", (unsigned long long)s->k.a, (unsigned long long)s->k.b);
+	}
+#undef OUT
+	return (int)o;
+}
+
+/* ---- the run directory, locks ---- */
+
+static int open_dirs(struct mcg_ctx *ctx, bool create, int *ret_locks, int *ret_journal)
+{
+	int rfd, r;
+
+	r = mcg__rundir_fd(ctx, create, &rfd);
+	if (r < 0)
+		return r;
+	if (ret_locks) {
+		r = mcg__trusted_subdir(rfd, "locks", 0700, create, ret_locks);
+		if (r < 0)
+			return r;
+	}
+	if (ret_journal) {
+		r = mcg__trusted_subdir(rfd, "journal", 0700, create, ret_journal);
+		if (r < 0) {
+			if (ret_locks)
+				close(*ret_locks);
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* flock NAME under DIRFD, and make sure it is still the file there (not unlinked meanwhile). */
+static int lock_at(int dirfd, const char *name, bool wait, int *ret_fd)
+{
+	for (;;) {
+		struct stat a, b;
+		int fd = mcg__openat_file(dirfd, name, O_RDWR | O_CREAT, 0600);
+
+		if (fd < 0)
+			return fd;
+		if (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
+			int e = errno;
+
+			close(fd);
+			return e == EWOULDBLOCK ? -MCG_E_LOCKED : -e;
+		}
+		if (fstat(fd, &a) == 0 && fstatat(dirfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    a.st_ino == b.st_ino && a.st_dev == b.st_dev) {
+			*ret_fd = fd;
+			return 0;
+		}
+		close(fd);
+	}
+}
+
+static void unlock_at(int dirfd, const char *name, int fd)
+{
+	unlinkat(dirfd, name, 0);
+	close(fd);
 }
 
 /*
@@ -57,80 +498,72 @@ static void boot_id(const struct mcg_ctx *ctx, char *buf, size_t len)
 		return;
 	}
 	b[strcspn(b, "\n")] = '\0';
+	if (!b[0] || strspn(b, "0123456789abcdef-") != strlen(b)) {
+		buf[0] = '\0';
+		return;
+	}
 	snprintf(buf, len, "%.39s", b);
 }
 
-static int ensure_dirs(const struct mcg_ctx *ctx)
+static void names(const char *name, char *lock, char *journal, char *tmp, size_t len)
 {
-	char d[4096];
-	int r;
-
-	snprintf(d, sizeof(d), "%s/locks", ctx->rundir);
-	r = mcg__mkdir_p(d, 0700);
-	if (r < 0)
-		return r;
-	snprintf(d, sizeof(d), "%s/journal", ctx->rundir);
-	return mcg__mkdir_p(d, 0700);
-}
-
-/* flock a lock file, and make sure it is still the file at PATH (not unlinked meanwhile). */
-static int lock_file(const char *path, bool wait, int *ret_fd)
-{
-	for (;;) {
-		struct stat a, b;
-		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-
-		if (fd < 0)
-			return -errno;
-		if (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
-			int e = errno;
-
-			close(fd);
-			return e == EWOULDBLOCK ? -MCG_E_LOCKED : -e;
-		}
-		if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_ino == b.st_ino &&
-		    a.st_dev == b.st_dev) {
-			*ret_fd = fd;
-			return 0;
-		}
-		close(fd);
-	}
-}
-
-static void unlock_file(const char *path, int fd)
-{
-	unlink(path);
-	close(fd);
+	if (lock)
+		snprintf(lock, len, "%s.lock", name);
+	if (journal)
+		snprintf(journal, len, "%s.journal", name);
+	if (tmp)
+		snprintf(tmp, len, "%s.journal.tmp", name);
 }
 
 int mcg_txn_begin(struct mcg_group *g, unsigned flags, const char *op, struct mcg_txn **ret)
 {
+	char lock[300], jn[300], tmp[300];
 	struct mcg_txn *t;
+	struct stat st;
 	int r;
 
-	r = ensure_dirs(g->ctx);
-	if (r < 0)
-		return r;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
 	t->g = g;
-	t->lockfd = -1;
-	snprintf(t->op, sizeof(t->op), "%s", op ? op : "change");
-	boot_id(g->ctx, t->boot, sizeof(t->boot));
-	names_for(g->ctx, g->path, t->lock_path, t->journal_path, sizeof(t->lock_path));
-	r = lock_file(t->lock_path, flags & MCG_TXN_WAIT, &t->lockfd);
+	t->lockfd = t->jfd = t->locksfd = t->jdirfd = -1;
+	if (fstat(g->dirfd, &st) < 0) {
+		r = -errno;
+		free(t);
+		return r;
+	}
+	t->dev = (uint64_t)st.st_dev;
+	t->ino = (uint64_t)st.st_ino;
+	r = open_dirs(g->ctx, true, &t->locksfd, &t->jdirfd);
 	if (r < 0) {
 		free(t);
 		return r;
 	}
-	if (access(t->journal_path, F_OK) == 0) {
-		unlock_file(t->lock_path, t->lockfd);
-		free(t);
-		return -MCG_E_STALE_JOURNAL;
+	snprintf(t->op, sizeof(t->op), "%s", op ? op : "change");
+	for (r = 0; t->op[r]; r++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789- ", t->op[r]))
+			t->op[r] = '-';
+	boot_id(g->ctx, t->boot, sizeof(t->boot));
+	mcg__cgroup_file_name(g->ctx->root, g->path, t->name, sizeof(t->name));
+	names(t->name, lock, jn, tmp, sizeof(lock));
+	snprintf(t->journal_path, sizeof(t->journal_path), "%s/journal/%s", g->ctx->rundir, jn);
+	r = lock_at(t->locksfd, lock, flags & MCG_TXN_WAIT, &t->lockfd);
+	if (r < 0)
+		goto fail;
+	if (fstatat(t->jdirfd, jn, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		unlock_at(t->locksfd, lock, t->lockfd);
+		r = -MCG_E_STALE_JOURNAL;
+		goto fail;
 	}
+	/* a run killed before its first journal write left this; the lock is ours */
+	unlinkat(t->jdirfd, tmp, 0);
 	*ret = t;
 	return 0;
+fail:
+	close(t->locksfd);
+	close(t->jdirfd);
+	free(t);
+	return r;
 }
 
 struct mcg_group *mcg_txn_group(const struct mcg_txn *t)
@@ -143,52 +576,88 @@ const char *mcg_txn_journal_path(const struct mcg_txn *t)
 	return t->journal_path;
 }
 
+int mcg_txn_conflict(const struct mcg_txn *t, const char **ret_knob, uint64_t *ret_found,
+		     uint64_t *ret_expected)
+{
+	if (!t->conflict)
+		return -ENOENT;
+	if (ret_knob)
+		*ret_knob = t->c_knob;
+	if (ret_found)
+		*ret_found = t->c_found;
+	if (ret_expected)
+		*ret_expected = t->c_expected;
+	return 0;
+}
+
+/*
+ * Write the journal: NAME.journal.tmp made with O_EXCL (a stale one is ours to
+ * remove: we hold the lock and the directory is trusted), renamed over
+ * NAME.journal. The descriptor is kept to rewrite "A B" in place.
+ */
 static int write_journal(struct mcg_txn *t)
 {
-	char tmp[4200];
-	FILE *f;
-	size_t i;
-	int fd;
+	char buf[MCG__JOURNAL_MAX_SIZE], jn[300], tmp[300];
+	size_t done = 0;
+	int n, fd, r;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", t->journal_path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(tmp);
-		return -ENOMEM;
+	n = format_journal(t, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	names(t->name, NULL, jn, tmp, sizeof(jn));
+	fd = mcg__openat_file(t->jdirfd, tmp, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (fd == -EEXIST) {
+		if (unlinkat(t->jdirfd, tmp, 0) < 0 && errno != ENOENT)
+			return -errno;
+		fd = mcg__openat_file(t->jdirfd, tmp, O_RDWR | O_CREAT | O_EXCL, 0600);
 	}
-	fprintf(f, "%s\nop %s\npid %d\nroot %s\npath %s\nversion %d\n", JOURNAL_MAGIC, t->op,
-		(int)getpid(), t->g->ctx->root, t->g->path, t->g->ctx->version);
-	if (t->boot[0])
-		fprintf(f, "boot %s\n", t->boot);
-	for (i = 0; i < t->n_saved; i++)
-		fprintf(f, "knob %s %s\n", t->saved[i].knob, t->saved[i].value);
+	if (fd < 0)
+		return fd;
 	/*
 	 * No fsync: the journal is for a run killed before it could roll back
 	 * (the page cache outlives the process); after a power loss or reboot the
 	 * cgroup's values are gone too, and such a journal is dropped (boot id).
-	 * Writing a temporary file and renaming it keeps a SIGKILL from leaving a
-	 * torn journal. An fsync here cost 2-12 ms per run, more during writeback.
+	 * The rename keeps a SIGKILL from leaving a torn journal. An fsync here
+	 * cost 2-12 ms per run, more during writeback.
 	 */
-	if (fflush(f) != 0) {
-		int e = -errno;
+	while (done < (size_t)n) {
+		ssize_t w = write(fd, buf + done, (size_t)n - done);
 
-		fclose(f);
-		unlink(tmp);
-		return e;
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			r = w < 0 ? -errno : -EIO;
+			goto fail;
+		}
+		done += (size_t)w;
 	}
-	fclose(f);
-	if (rename(tmp, t->journal_path) < 0) {
-		int e = -errno;
-
-		unlink(tmp);
-		return e;
+	if (renameat(t->jdirfd, tmp, t->jdirfd, jn) < 0) {
+		r = -errno;
+		goto fail;
 	}
+	if (t->jfd >= 0)
+		close(t->jfd);
+	t->jfd = fd;
 	t->journal_written = true;
 	return 0;
+fail:
+	close(fd);
+	unlinkat(t->jdirfd, tmp, 0);
+	return r;
+}
+
+static void drop_journal(struct mcg_txn *t)
+{
+	char jn[300];
+
+	if (!t->journal_written)
+		return;
+	names(t->name, NULL, jn, NULL, sizeof(jn));
+	unlinkat(t->jdirfd, jn, 0);
+	if (t->jfd >= 0)
+		close(t->jfd);
+	t->jfd = -1;
+	t->journal_written = false;
 }
 
 static struct saved *find_saved(struct mcg_txn *t, const char *knob)
@@ -196,7 +665,7 @@ static struct saved *find_saved(struct mcg_txn *t, const char *knob)
 	size_t i;
 
 	for (i = 0; i < t->n_saved; i++)
-		if (!strcmp(t->saved[i].knob, knob))
+		if (!strcmp(t->saved[i].k.knob, knob))
 			return &t->saved[i];
 	return NULL;
 }
@@ -210,28 +679,27 @@ int mcg_txn_save(struct mcg_txn *t, const char *knob)
 
 	if (find_saved(t, knob))
 		return 0;
-	if (t->n_saved == MAX_SAVED || strlen(knob) >= sizeof(s->knob))
+	/* only what set-limit, empty and reclaimd change: recovery accepts nothing else */
+	if (!knob_allowed(t->g->ctx->version, knob))
+		return -EINVAL;
+	if (t->n_saved == MAX_SAVED)
 		return -E2BIG;
 	n = mcg_knob_read(t->g, knob, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	buf[strcspn(buf, "\n")] = '\0';
-	s = &t->saved[t->n_saved++];
-	snprintf(s->knob, sizeof(s->knob), "%s", knob);
-	snprintf(s->value, sizeof(s->value), "%s", buf);
+	s = &t->saved[t->n_saved];
+	memset(s, 0, sizeof(*s));
+	if (strlen(buf) >= sizeof(s->k.orig) || mcg__limit_parse(buf, &s->k.orig_v) < 0)
+		return -EBADMSG;
+	snprintf(s->k.knob, sizeof(s->k.knob), "%s", knob);
+	memcpy(s->k.orig, buf, strlen(buf) + 1);
+	s->k.a = s->k.b = s->exp1 = s->exp2 = s->k.orig_v;
+	t->n_saved++;
 	r = write_journal(t);
 	if (r < 0)
 		t->n_saved--;
 	return r;
-}
-
-int mcg_txn_write(struct mcg_txn *t, const char *knob, const char *val)
-{
-	int r = mcg_txn_save(t, knob);
-
-	if (r < 0)
-		return r;
-	return mcg_knob_write(t->g, knob, val);
 }
 
 int mcg__txn_saved(struct mcg_txn *t, const char *knob, const char **ret)
@@ -240,9 +708,117 @@ int mcg__txn_saved(struct mcg_txn *t, const char *knob, const char **ret)
 
 	if (!s)
 		return -ENOENT;
-	*ret = s->value;
+	*ret = s->k.orig;
 	return 0;
 }
+
+int mcg__txn_saved_u64(struct mcg_txn *t, const char *knob, uint64_t *ret)
+{
+	struct saved *s = find_saved(t, knob);
+
+	if (!s)
+		return -ENOENT;
+	*ret = s->k.orig_v;
+	return 0;
+}
+
+int mcg__txn_temp(struct mcg_txn *t, const char *knob, uint64_t believed, uint64_t next)
+{
+	struct saved *s = find_saved(t, knob);
+	char f[TEMP_WIDTH + 1];
+	ssize_t n;
+
+	if (!s)
+		return -ENOENT;
+	believed = mcg__limit_norm(believed);
+	next = mcg__limit_norm(next);
+	if (s->k.a == believed && s->k.b == next)
+		return 0;
+	/*
+	 * One pwrite of a fixed-width field: a SIGKILL leaves the old or the
+	 * new pair, and either names the value the limit may hold.
+	 */
+	snprintf(f, sizeof(f), "%020llu %020llu", (unsigned long long)believed,
+		 (unsigned long long)next);
+	n = pwrite(t->jfd, f, TEMP_WIDTH, (off_t)s->off);
+	if (n < 0)
+		return -errno;
+	if (n != TEMP_WIDTH)
+		return -EIO;
+	s->k.a = believed;
+	s->k.b = next;
+	return 0;
+}
+
+int mcg__txn_forget(struct mcg_txn *t, const char *knob, uint64_t found, uint64_t expected)
+{
+	struct saved *s = find_saved(t, knob);
+	size_t i;
+
+	if (!t->conflict) {
+		t->conflict = true;
+		snprintf(t->c_knob, sizeof(t->c_knob), "%s", knob);
+		t->c_found = found;
+		t->c_expected = expected;
+	}
+	if (!s)
+		return 0;
+	i = (size_t)(s - t->saved);
+	memmove(&t->saved[i], &t->saved[i + 1], (t->n_saved - i - 1) * sizeof(*s));
+	t->n_saved--;
+	if (t->n_saved == 0) {
+		drop_journal(t);
+		return 0;
+	}
+	return write_journal(t);
+}
+
+int mcg__txn_set(struct mcg_txn *t, const char *knob, uint64_t v)
+{
+	struct saved *s;
+	uint64_t cur;
+	int r;
+
+	r = mcg_txn_save(t, knob);
+	if (r < 0)
+		return r;
+	s = find_saved(t, knob);
+	r = read_limit(t->g, knob, &cur);
+	if (r < 0)
+		return r;
+	if (cur != s->exp1 && cur != s->exp2) {
+		mcg__txn_forget(t, knob, cur, s->exp2);
+		return -MCG_E_CONFLICT;
+	}
+	r = mcg__txn_temp(t, knob, cur, v);
+	if (r < 0)
+		return r;
+	r = write_limit(t->g, knob, v);
+	/* a failed limit write (EBUSY, EINTR) may or may not have installed it */
+	s->exp1 = r == 0 ? mcg__limit_norm(v) : cur;
+	s->exp2 = mcg__limit_norm(v);
+	return r;
+}
+
+int mcg_txn_write(struct mcg_txn *t, const char *knob, const char *val)
+{
+	uint64_t v;
+
+	if (mcg__limit_parse(val, &v) < 0)
+		return -EINVAL;
+	return mcg__txn_set(t, knob, v);
+}
+
+/* ---- compare and restore ---- */
+
+struct rest {
+	const char *knob, *orig;
+	uint64_t orig_v;
+	uint64_t ok[3]; /* values memcgctl left there: restore over these only */
+	uint64_t expected; /* the one memcgctl wrote last, for the message */
+	uint64_t found;
+	int state; /* 0 restored / was already back, -MCG_E_CONFLICT, -errno */
+};
 
 static int write_retry(const struct mcg_group *g, const char *knob, const char *val)
 {
@@ -254,195 +830,310 @@ static int write_retry(const struct mcg_group *g, const char *knob, const char *
 	return r;
 }
 
-/* Restore saved knobs on G: v1 limits through the ordering helper, the rest as saved. */
-static int restore(const struct mcg_group *g, struct saved *saved, size_t n, int *ret_restored)
+/*
+ * Restore each knob whose file still holds one of memcgctl's values. The check
+ * and the write cannot be one atomic step in cgroupfs: a writer landing between
+ * the read and the write (microseconds) is overwritten.
+ */
+static int restore(const struct mcg_group *g, struct rest *rs, size_t n, int *ret_restored,
+		   int *ret_conflicts)
 {
-	const char *lim = NULL, *memsw = NULL;
-	int first = 0, done = 0;
+	struct rest *lim = NULL, *memsw = NULL;
+	int first = 0, done = 0, conflicts = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (!strcmp(saved[i].knob, "memory.limit_in_bytes"))
-			lim = saved[i].value;
-		else if (!strcmp(saved[i].knob, "memory.memsw.limit_in_bytes"))
-			memsw = saved[i].value;
+		struct rest *x = &rs[i];
+		int r = read_limit(g, x->knob, &x->found);
+
+		x->state = 0;
+		if (r < 0) {
+			x->state = r;
+		} else if (x->found == x->orig_v) {
+			x->state = 1; /* already back */
+		} else if (x->found != x->ok[0] && x->found != x->ok[1] && x->found != x->ok[2]) {
+			x->state = -MCG_E_CONFLICT;
+		} else if (g->ctx->version == 1 && !strcmp(x->knob, "memory.limit_in_bytes")) {
+			lim = x;
+		} else if (g->ctx->version == 1 && !strcmp(x->knob, "memory.memsw.limit_in_bytes")) {
+			memsw = x;
+		} else {
+			x->state = write_retry(g, x->knob, x->orig);
+		}
 	}
 	if (lim || memsw) {
-		uint64_t l = MCG_KEEP, m = MCG_KEEP;
 		int r, tries = 0;
 
-		if (lim && mcg_parse_u64(lim, &l) < 0)
-			l = MCG_KEEP;
-		if (memsw && mcg_parse_u64(memsw, &m) < 0)
-			m = MCG_KEEP;
 		do {
-			r = mcg_v1_set_limits(g, l, m);
+			r = mcg_v1_set_limits(g, lim ? lim->orig_v : MCG_KEEP,
+					      memsw ? memsw->orig_v : MCG_KEEP);
 		} while (r == -EINTR && ++tries < 100);
-		if (r < 0)
-			first = r;
-		else
-			done += !!lim + !!memsw;
+		if (lim)
+			lim->state = r;
+		if (memsw)
+			memsw->state = r;
 	}
 	for (i = 0; i < n; i++) {
-		int r;
-
-		if (!strcmp(saved[i].knob, "memory.limit_in_bytes") ||
-		    !strcmp(saved[i].knob, "memory.memsw.limit_in_bytes"))
-			continue;
-		r = write_retry(g, saved[i].knob, saved[i].value);
-		if (r < 0 && !first)
-			first = r;
-		else if (r == 0)
+		if (rs[i].state >= 0)
 			done++;
+		else if (rs[i].state == -MCG_E_CONFLICT)
+			conflicts++;
+		else if (!first)
+			first = rs[i].state;
 	}
 	if (ret_restored)
 		*ret_restored = done;
-	return first;
+	if (ret_conflicts)
+		*ret_conflicts = conflicts;
+	return first ? first : conflicts ? -MCG_E_CONFLICT : 0;
 }
 
 int mcg_txn_rollback(struct mcg_txn *t)
 {
-	int r = restore(t->g, t->saved, t->n_saved, NULL);
+	struct rest rs[MAX_SAVED];
+	size_t i, n = t->n_saved;
+	int r, conflicts = 0;
 
+	for (i = 0; i < n; i++) {
+		struct saved *s = &t->saved[i];
+
+		rs[i] = (struct rest){s->k.knob, s->k.orig, s->k.orig_v,
+				      {s->exp1, s->exp2, s->exp2}, s->exp2, 0, 0};
+	}
+	r = n ? restore(t->g, rs, n, NULL, &conflicts) : 0;
+	for (i = 0; i < n && conflicts; i++)
+		if (rs[i].state == -MCG_E_CONFLICT && !t->conflict) {
+			t->conflict = true;
+			snprintf(t->c_knob, sizeof(t->c_knob), "%s", rs[i].knob);
+			t->c_found = rs[i].found;
+			t->c_expected = rs[i].expected;
+		}
 	/* Keep the journal if restoring failed, so that recover can try again. */
-	if (r == 0 && t->journal_written)
-		unlink(t->journal_path);
+	if (r == 0 || r == -MCG_E_CONFLICT) {
+		drop_journal(t);
+		t->n_saved = 0;
+	}
 	t->finished = true;
+	if (r == 0 && t->conflict)
+		r = -MCG_E_CONFLICT; /* a step already stopped on one */
 	return r;
 }
 
 int mcg_txn_commit(struct mcg_txn *t)
 {
-	if (t->journal_written && unlink(t->journal_path) < 0 && errno != ENOENT)
-		return -errno;
+	drop_journal(t);
+	t->n_saved = 0;
 	t->finished = true;
 	return 0;
 }
 
 void mcg_txn_free(struct mcg_txn *t)
 {
+	char lock[300];
+
 	if (!t)
 		return;
 	if (!t->finished)
 		mcg_txn_rollback(t);
-	unlock_file(t->lock_path, t->lockfd);
+	if (t->jfd >= 0)
+		close(t->jfd);
+	names(t->name, lock, NULL, NULL, sizeof(lock));
+	unlock_at(t->locksfd, lock, t->lockfd);
+	close(t->locksfd);
+	close(t->jdirfd);
 	free(t);
 }
 
-struct journal {
-	char op[32], root[4096], path[4096], boot[40];
-	int pid, version;
-	size_t n;
-	struct saved saved[MAX_SAVED];
-};
+/* ---- recovery ---- */
 
-static int parse_journal(const char *file, struct journal *j)
+/* Move a corrupt journal aside: kept for inspection, no longer in the way. */
+static int move_aside(int jdirfd, const char *file, char *ret_name, size_t len)
 {
-	FILE *f = fopen(file, "re");
-	char line[4200];
-	bool magic = false;
+	char to[400];
+	int i;
 
-	if (!f)
-		return -errno;
-	memset(j, 0, sizeof(*j));
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (!strcmp(line, JOURNAL_MAGIC))
-			magic = true;
-		else if (!strncmp(line, "op ", 3))
-			snprintf(j->op, sizeof(j->op), "%.31s", line + 3);
-		else if (!strncmp(line, "pid ", 4))
-			j->pid = atoi(line + 4);
-		else if (!strncmp(line, "root ", 5))
-			snprintf(j->root, sizeof(j->root), "%.4095s", line + 5);
-		else if (!strncmp(line, "path ", 5))
-			snprintf(j->path, sizeof(j->path), "%.4095s", line + 5);
-		else if (!strncmp(line, "boot ", 5))
-			snprintf(j->boot, sizeof(j->boot), "%.39s", line + 5);
-		else if (!strncmp(line, "version ", 8))
-			j->version = atoi(line + 8);
-		else if (!strncmp(line, "knob ", 5) && j->n < MAX_SAVED) {
-			struct saved *s = &j->saved[j->n];
-
-			if (sscanf(line + 5, "%63s %63s", s->knob, s->value) == 2)
-				j->n++;
+	for (i = 0; i < 100; i++) {
+		snprintf(to, sizeof(to), i ? "%s.corrupt-%lld-%d" : "%s.corrupt-%lld", file,
+			 (long long)time(NULL), i);
+		if (renameat2(jdirfd, file, jdirfd, to, RENAME_NOREPLACE) == 0) {
+			snprintf(ret_name, len, "%s", to);
+			return 0;
 		}
+		if (errno != EEXIST)
+			return -errno;
 	}
-	fclose(f);
-	return magic && j->path[0] && j->root[0] ? 0 : -EBADMSG;
+	return -EEXIST;
 }
 
-static int recover_one(struct mcg_ctx *ctx, const char *file, bool dry_run, mcg_recover_fn cb,
-		       void *userdata)
-{
-	struct mcg_recovery rep = {0};
-	char lock[4096], jpath[4096];
-	struct mcg_group *g = NULL;
-	struct journal j;
-	int lockfd, r;
+struct recover_run {
+	struct mcg_ctx *ctx;
+	int locksfd, jdirfd;
+	bool dry_run;
+	mcg_recover_fn cb;
+	void *userdata;
+};
 
-	r = parse_journal(file, &j);
-	if (r < 0)
-		return r;
-	if (strcmp(j.root, ctx->root))
-		return 0; /* another hierarchy's journal */
-	names_for(ctx, j.path, lock, jpath, sizeof(lock));
-	r = lock_file(lock, false, &lockfd);
+/* FILE ("NAME.journal") under the journal directory. 1 if handled, 0 if not ours to touch. */
+static int recover_one(struct recover_run *rr, const char *file)
+{
+	struct mcg_recovery *rep;
+	struct mcg__journal *j = NULL;
+	struct mcg_group *g = NULL;
+	char name[300], lock[300], expect[300], now[40], *buf = NULL;
+	const char *why = "";
+	size_t len = 0, flen = strlen(file);
+	int lockfd, r, ret = 1;
+	struct stat st;
+
+	if (flen <= 8 || flen - 8 >= sizeof(name))
+		return 0;
+	memcpy(name, file, flen - 8);
+	name[flen - 8] = '\0';
+	names(name, lock, NULL, NULL, sizeof(lock));
+	r = lock_at(rr->locksfd, lock, false, &lockfd);
 	if (r == -MCG_E_LOCKED)
 		return 0; /* a live run owns it */
 	if (r < 0)
 		return r;
-	snprintf(rep.path, sizeof(rep.path), "%s", j.path);
-	snprintf(rep.op, sizeof(rep.op), "%s", j.op);
-	rep.pid = j.pid;
-	if (access(file, F_OK) < 0) { /* finished while we waited */
-		unlock_file(lock, lockfd);
-		return 0;
+	rep = calloc(1, sizeof(*rep));
+	j = calloc(1, sizeof(*j));
+	if (!rep || !j) {
+		ret = -ENOMEM;
+		goto out;
 	}
-	{
-		char now[40];
+	snprintf(rep->journal, sizeof(rep->journal), "%s/journal/%s", rr->ctx->rundir, file);
+	if (fstatat(rr->jdirfd, file, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		ret = 0; /* finished while we waited */
+		goto out;
+	}
+	r = mcg__read_at(rr->jdirfd, file, MCG__JOURNAL_MAX_SIZE, &buf, &len);
+	if (r == -EFBIG)
+		why = "too large";
+	else if (r == -MCG_E_UNTRUSTED)
+		why = S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file of ours";
+	else if (r < 0) {
+		ret = r;
+		goto out;
+	} else if (mcg__journal_parse_why(buf, len, j, &why) == 0) {
+		mcg__cgroup_file_name(j->root, j->path, expect, sizeof(expect));
+		if (strcmp(expect, name))
+			why = "its name does not match the cgroup it names";
+		else if (strcmp(j->root, rr->ctx->root)) {
+			ret = 0; /* another hierarchy's journal */
+			goto out;
+		} else if (j->version != rr->ctx->version)
+			why = "the cgroup version does not match the hierarchy";
+	}
+	if (why[0]) {
+		rep->error = -MCG_E_CORRUPT;
+		snprintf(rep->reason, sizeof(rep->reason), "%s", why);
+		snprintf(rep->path, sizeof(rep->path), "%s", r == 0 && j->path[0] ? j->path : "?");
+		if (!rr->dry_run) {
+			char to[400];
 
-		boot_id(ctx, now, sizeof(now));
-		if (j.boot[0] && now[0] && strcmp(j.boot, now)) {
-			/* from an earlier boot: those values died with it */
-			rep.error = -ESTALE;
-			if (!dry_run)
-				unlink(file);
-			unlock_file(lock, lockfd);
-			if (cb)
-				cb(&rep, userdata);
-			return 1;
+			r = move_aside(rr->jdirfd, file, to, sizeof(to));
+			if (r < 0) {
+				ret = r;
+				goto out;
+			}
+			snprintf(rep->moved_to, sizeof(rep->moved_to), "%s/journal/%s",
+				 rr->ctx->rundir, to);
 		}
+		goto report;
 	}
-	if (dry_run) {
-		rep.restored = (int)j.n;
+	snprintf(rep->path, sizeof(rep->path), "%s", j->path);
+	snprintf(rep->op, sizeof(rep->op), "%s", j->op);
+	rep->pid = j->pid;
+	boot_id(rr->ctx, now, sizeof(now));
+	if (j->boot[0] && now[0] && strcmp(j->boot, now)) {
+		/* from an earlier boot: those values died with it */
+		rep->error = -ESTALE;
+		if (!rr->dry_run)
+			unlinkat(rr->jdirfd, file, 0);
+		goto report;
+	}
+	r = mcg_group_open(rr->ctx, j->path, &g);
+	if (r == 0 && fstat(g->dirfd, &st) < 0)
+		r = -errno;
+	if (r == -ENOENT || r == -MCG_E_NOTCGROUP) {
+		rep->error = -ENOENT; /* the cgroup is gone: nothing left to restore */
+	} else if (r < 0) {
+		rep->error = r;
+		goto report;
+	} else if ((uint64_t)st.st_dev != j->dev || (uint64_t)st.st_ino != j->ino) {
+		rep->error = -EIDRM; /* removed and made again: not the cgroup we changed */
+	} else if (rr->dry_run) {
+		rep->restored = (int)j->n;
+		goto report;
 	} else {
-		r = mcg_group_open(ctx, j.path, &g);
-		if (r == -ENOENT) {
-			/* the cgroup is gone: nothing left to restore */
-			rep.error = -ENOENT;
-			unlink(file);
-		} else if (r < 0) {
-			rep.error = r;
-		} else {
-			rep.error = restore(g, j.saved, j.n, &rep.restored);
-			if (rep.error == 0)
-				unlink(file);
-			mcg_group_close(g);
+		struct rest rs[MCG__JOURNAL_MAX_KNOBS];
+		size_t i;
+
+		for (i = 0; i < j->n; i++) {
+			struct mcg__journal_knob *k = &j->k[i];
+
+			rs[i] = (struct rest){k->knob, k->orig, k->orig_v, {k->orig_v, k->a, k->b},
+					      k->b, 0, 0};
 		}
+		rep->error = restore(g, rs, j->n, &rep->restored, &rep->conflicts);
+		for (i = 0; i < j->n; i++)
+			if (rs[i].state == -MCG_E_CONFLICT) {
+				snprintf(rep->knob, sizeof(rep->knob), "%s", rs[i].knob);
+				rep->found = rs[i].found;
+				rep->expected = rs[i].expected;
+				break;
+			}
+		/* a conflict is settled (their value stays); a failed write is retried later */
+		if (rep->error == 0 || rep->error == -MCG_E_CONFLICT)
+			unlinkat(rr->jdirfd, file, 0);
+		goto report;
 	}
-	unlock_file(lock, lockfd);
-	if (cb)
-		cb(&rep, userdata);
-	return 1;
+	if (!rr->dry_run)
+		unlinkat(rr->jdirfd, file, 0);
+report:
+	if (rr->cb)
+		rr->cb(rep, rr->userdata);
+out:
+	mcg_group_close(g);
+	unlock_at(rr->locksfd, lock, lockfd);
+	free(buf);
+	free(j);
+	free(rep);
+	return ret;
+}
+
+/* Remove NAME.journal.tmp left by a run killed before its first journal write. */
+static void clean_tmp(struct recover_run *rr, const char *file)
+{
+	char name[300], lock[300];
+	size_t n = strlen(file);
+	int fd;
+
+	if (n <= 12 || n - 12 >= sizeof(name) || rr->dry_run)
+		return;
+	memcpy(name, file, n - 12);
+	name[n - 12] = '\0';
+	names(name, lock, NULL, NULL, sizeof(lock));
+	if (lock_at(rr->locksfd, lock, false, &fd) < 0)
+		return; /* a live run is writing it */
+	unlinkat(rr->jdirfd, file, 0);
+	unlock_at(rr->locksfd, lock, fd);
+}
+
+static bool ends_with(const char *s, const char *sfx)
+{
+	size_t a = strlen(s), b = strlen(sfx);
+
+	return a > b && !strcmp(s + a - b, sfx);
 }
 
 int mcg_recover(struct mcg_ctx *ctx, const char *path, bool dry_run, mcg_recover_fn cb,
 		void *userdata)
 {
-	char dir[4096], file[8192];
+	struct recover_run rr = {ctx, -1, -1, dry_run, cb, userdata};
+	char file[300], name[256];
 	struct dirent *de;
-	int count = 0, r;
+	int count = 0, r, dfd;
 	DIR *d;
 
 	if (path) {
@@ -451,39 +1142,61 @@ int mcg_recover(struct mcg_ctx *ctx, const char *path, bool dry_run, mcg_recover
 		r = mcg_group_open(ctx, path, &g);
 		if (r < 0)
 			return r;
-		names_for(ctx, g->path, NULL, file, sizeof(file));
+		mcg__cgroup_file_name(ctx->root, g->path, name, sizeof(name));
 		mcg_group_close(g);
-		if (access(file, F_OK) < 0)
-			return 0;
-		return recover_one(ctx, file, dry_run, cb, userdata);
 	}
-	snprintf(dir, sizeof(dir), "%s/journal", ctx->rundir);
-	d = opendir(dir);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
+	/* a missing run directory holds no journal: do not make one to find out */
+	r = open_dirs(ctx, false, &rr.locksfd, &rr.jdirfd);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	if (path) {
+		struct stat st;
 
-		if (len < 9 || strcmp(de->d_name + len - 8, ".journal"))
+		snprintf(file, sizeof(file), "%s.journal.tmp", name);
+		if (fstatat(rr.jdirfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			clean_tmp(&rr, file);
+		snprintf(file, sizeof(file), "%s.journal", name);
+		r = fstatat(rr.jdirfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0 ? recover_one(&rr, file)
+									   : 0;
+		close(rr.locksfd);
+		close(rr.jdirfd);
+		return r;
+	}
+	dfd = dup(rr.jdirfd);
+	d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		r = -errno;
+		if (dfd >= 0)
+			close(dfd);
+		close(rr.locksfd);
+		close(rr.jdirfd);
+		return r;
+	}
+	r = 0;
+	while ((de = readdir(d))) {
+		int x;
+
+		if (strlen(de->d_name) >= sizeof(file))
 			continue;
-		snprintf(file, sizeof(file), "%s/%s", dir, de->d_name);
-		r = recover_one(ctx, file, dry_run, cb, userdata);
-		if (r > 0)
-			count += r;
+		snprintf(file, sizeof(file), "%s", de->d_name);
+		if (ends_with(file, ".journal.tmp")) {
+			clean_tmp(&rr, file);
+			continue;
+		}
+		if (!ends_with(file, ".journal"))
+			continue;
+		x = recover_one(&rr, file);
+		if (x > 0)
+			count += x;
+		else if (x < 0 && !r)
+			r = x;
 	}
 	closedir(d);
-	return count;
-}
-
-static int write_limit(const struct mcg_group *g, const char *knob, uint64_t v)
-{
-	char buf[32];
-
-	if (v == MCG_MAX)
-		snprintf(buf, sizeof(buf), "-1");
-	else
-		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
-	return mcg_knob_write(g, knob, buf);
+	close(rr.locksfd);
+	close(rr.jdirfd);
+	return count ? count : r;
 }
 
 int mcg_v1_set_limits(const struct mcg_group *g, uint64_t limit, uint64_t memsw)
@@ -502,10 +1215,10 @@ int mcg_v1_set_limits(const struct mcg_group *g, uint64_t limit, uint64_t memsw)
 		return write_limit(g, "memory.memsw.limit_in_bytes", memsw);
 	if (limit > memsw)
 		return -EINVAL;
-	r = mcg_knob_read_u64(g, "memory.limit_in_bytes", &cur_limit);
+	r = read_limit(g, "memory.limit_in_bytes", &cur_limit);
 	if (r < 0)
 		return r;
-	r = mcg_knob_read_u64(g, "memory.memsw.limit_in_bytes", &cur_memsw);
+	r = read_limit(g, "memory.memsw.limit_in_bytes", &cur_memsw);
 	if (r < 0)
 		return r;
 	/* limit <= memsw must hold after each write: grow memsw first, shrink limit first. */

@@ -309,16 +309,48 @@ MCG_EXPORT int mcg_txn_commit(struct mcg_txn *t);
 MCG_EXPORT void mcg_txn_free(struct mcg_txn *t);
 MCG_EXPORT const char *mcg_txn_journal_path(const struct mcg_txn *t);
 
-/* What a journal said and what recovery did, for the caller to report. */
+/*
+ * After mcg_txn_rollback() (or a step) returned -MCG_E_CONFLICT: the first knob
+ * found holding a value memcgctl did not write, that value and the one memcgctl
+ * expected. The knob was left as found and forgotten. -ENOENT if none.
+ */
+MCG_EXPORT int mcg_txn_conflict(const struct mcg_txn *t, const char **ret_knob,
+				uint64_t *ret_found, uint64_t *ret_expected);
+
+/*
+ * What a journal said and what recovery did, for the caller to report.
+ * Recovery writes a saved value back only over a value memcgctl itself left
+ * (the original, or the temporary values the journal names); a value anyone
+ * else wrote since is kept and reported (error -MCG_E_CONFLICT).
+ */
 struct mcg_recovery {
 	char path[4096];
 	char op[32];
 	pid_t pid;
 	int restored; /* knobs restored */
-	int error;    /* 0 or -errno of the first failure */
+	/*
+	 * 0, or: -ENOENT the cgroup is gone, -EIDRM it was removed and made again
+	 * (another directory now), -ESTALE the journal is from an earlier boot
+	 * (all three: journal dropped, nothing written); -MCG_E_CORRUPT the
+	 * journal is not one memcgctl writes (moved aside to MOVED_TO, REASON
+	 * says why); -MCG_E_CONFLICT another writer's value was kept (KNOB,
+	 * FOUND, EXPECTED); or -errno of the first failure (journal kept).
+	 */
+	int error;
+	char journal[4096];  /* the journal file */
+	char moved_to[4096]; /* corrupt: where it is kept now ("" in a dry run) */
+	char reason[128];    /* corrupt: why */
+	int conflicts;       /* knobs left with another writer's value */
+	char knob[48];       /* the first of them, */
+	uint64_t found, expected; /* what it holds and what memcgctl had written */
 };
 typedef void (*mcg_recover_fn)(const struct mcg_recovery *r, void *userdata);
-/* Restore from every stale journal (PATH NULL) or the one for PATH. Returns count. */
+/*
+ * Restore from every stale journal (PATH NULL) or the one for PATH. Returns the
+ * number of journals handled (restored, dropped, moved aside, conflicting).
+ * Also removes journal .tmp files that a run killed before its first journal
+ * write left (when their lock is free). Never creates the run directory.
+ */
 MCG_EXPORT int mcg_recover(struct mcg_ctx *ctx, const char *path, bool dry_run, mcg_recover_fn cb,
 			   void *userdata);
 /*

@@ -67,6 +67,16 @@ MCG_EXPORT bool mcg_empty_plan_account(struct mcg_empty_plan *p, uint64_t usage_
  * use it when nothing in the cgroup charges meanwhile. mcg_reclaimer_restore()
  * and mcg_reclaimer_free() write the original back. On v2 KEEP_LOWERED changes
  * nothing. -EINTR and other errors return after the v1 limit is restored.
+ *
+ * Compare before write (v1): a step and a restore first read the limit (one
+ * pread on the kept descriptor); unless it holds what the reclaimer last wrote
+ * (the saved original before the first step and after a restore), another
+ * writer changed it: nothing is written, the limit and its journal entry are
+ * forgotten (mcg_reclaimer_free() and the transaction write nothing for it
+ * either) and -MCG_E_CONFLICT is returned. The window left is the pread and
+ * the write: cgroupfs has no compare-and-swap. Before each lowering write the
+ * journal is told the value there and the one about to be written, so that
+ * recovery after a SIGKILL restores the original only over memcgctl's values.
  */
 struct mcg_reclaimer;
 MCG_EXPORT int mcg_reclaimer_new(struct mcg_txn *t, struct mcg_reclaimer **ret);
@@ -75,6 +85,9 @@ MCG_EXPORT int mcg_reclaimer_step(struct mcg_reclaimer *r, uint64_t bytes, bool 
 MCG_EXPORT int mcg_reclaimer_restore(struct mcg_reclaimer *r);
 /* Control-file writes made so far (v1: lowering and restoring writes). */
 MCG_EXPORT unsigned mcg_reclaimer_writes(const struct mcg_reclaimer *r);
+/* 0 if a conflict stopped the reclaimer: the limit found and the one expected; else -ENOENT. */
+MCG_EXPORT int mcg_reclaimer_conflict(const struct mcg_reclaimer *r, uint64_t *ret_found,
+				      uint64_t *ret_expected);
 MCG_EXPORT void mcg_reclaimer_free(struct mcg_reclaimer *r);
 
 /* Why memory is left after an empty: memory.stat (hierarchical) and the children. */

@@ -112,15 +112,26 @@ struct mcg_limit_failure {
 	int err;	  /* -errno of the failure */
 	size_t index;	  /* the plan entry that failed */
 	uint64_t usage;	  /* usage at the failure */
-	bool rolled_back; /* the saved values are back */
+	bool rolled_back; /* the saved values are back (but a conflicting one) */
 	int rollback_err; /* when not: why (the journal is kept for recover) */
+	/*
+	 * Another writer changed KNOB while set-limit held it (found FOUND where
+	 * it had written EXPECTED): set-limit stopped (err or rollback_err
+	 * -MCG_E_CONFLICT) and left their value.
+	 */
+	bool conflict;
+	char knob[48];
+	uint64_t found, expected;
 };
 
 /*
  * Apply PLAN inside transaction T (lock held): save every knob the plan touches
  * in the journal before the first write, run the writes, read each value back
  * into the plan's `after`, and commit. On failure, timeout or cancel, restore
- * the saved values (rollback) and fill FAIL.
+ * the saved values (rollback) and fill FAIL. Each write (each --step, each
+ * EBUSY retry, the temporary memory.high and what replaces it) first reads the
+ * file and goes on only if it holds what set-limit wrote last: otherwise
+ * -MCG_E_CONFLICT, FAIL names the value found, and the rollback leaves it.
  */
 MCG_EXPORT int mcg_limit_apply(struct mcg_txn *t, const struct mcg_limit_req *req,
 			       struct mcg_limit_plan *plan, const struct mcg_limit_ops *ops,
