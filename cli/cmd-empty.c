@@ -1,6 +1,7 @@
 /* cmd-empty.c: "memcgctl empty": reclaim a cgroup's memory in batches, with progress and residue. */
 #include "memcgctl.h"
 #include "output.h"
+#include "journal-report.h"
 
 #include <string.h>
 #include <time.h>
@@ -69,8 +70,10 @@ static const struct argp empty_argp = {
 	"as low as it goes), then say how much is left and why. cgroup v2 writes "
 	"memory.reclaim; cgroup v1 lowers memory.limit_in_bytes below usage one step at a "
 	"time and writes the original limit back (journalled first: 'memcgctl recover' "
-	"restores it after a crash). SIGINT stops within one step. Exit status: 0 done, "
-	"1 failure, 2 timeout, 64 usage error, 130/143 interrupted.",
+	"restores it after a crash). The limit is written back only if it still holds empty's "
+	"own value: if another writer changed it meanwhile, empty stops and keeps theirs. SIGINT "
+	"stops within one step. Exit status: 0 done, 1 failure, 2 timeout, 3 another writer "
+	"changed the limit, 64 usage error, 130/143 interrupted.",
 	cli_common_children, NULL, NULL,
 };
 
@@ -182,6 +185,8 @@ static const char *stop_text(enum mcg_empty_stop s)
 		return "interrupted";
 	case MCG_EMPTY_KERNEL:
 		return "memory.force_empty returned";
+	case MCG_EMPTY_CONFLICT:
+		return "another writer changed the limit (a concurrent change)";
 	}
 	return "?";
 }
@@ -218,6 +223,15 @@ static void print_json(struct cli *cli, const struct mcg_group *g, const struct 
 		jw_null(stdout, "last_kernel_error");
 	jw_size(stdout, "limit_before", res->limit_before, v == 1);
 	jw_size(stdout, "limit_after", res->limit_after, v == 1);
+	if (res->stop == MCG_EMPTY_CONFLICT) {
+		jw_open_object(stdout, "conflict");
+		jw_string(stdout, "knob", "memory.limit_in_bytes");
+		jw_size(stdout, "found", res->conflict_found, true);
+		jw_size(stdout, "expected", res->conflict_expected, true);
+		jw_close_object(stdout);
+	} else {
+		jw_null(stdout, "conflict");
+	}
 	jw_open_object(stdout, "residue");
 	jw_size(stdout, "usage", r->usage, true);
 	jw_size(stdout, "file", r->file, r->valid & MCG_RESIDUE_FILE);
@@ -256,7 +270,11 @@ static void print_text(const struct mcg_group *g, const struct mcg_empty_result 
 		       v == 2 ? "memory.reclaim" : "memory.limit_in_bytes",
 		       cli_size(res->batch, a, sizeof(a)));
 	printf("stopped: %s\n", stop_text(res->stop));
-	if (v == 1 && !kernel && res->limit_changed)
+	if (res->stop == MCG_EMPTY_CONFLICT)
+		printf("limit: kept at %s, set by another writer (memcgctl expected %s)\n",
+		       cli_size(res->conflict_found, a, sizeof(a)),
+		       cli_size(res->conflict_expected, b, sizeof(b)));
+	else if (v == 1 && !kernel && res->limit_changed)
 		printf("limit: restored to %s\n", cli_size(res->limit_after, a, sizeof(a)));
 	if (res->usage_after == 0 || !n)
 		return;
@@ -294,12 +312,7 @@ static int count_procs(const char *path, int depth, void *userdata)
 static void recovered(const struct mcg_recovery *r, void *userdata)
 {
 	(void)userdata;
-	if (r->error)
-		cli_err("cannot restore what a killed '%s' (pid %d) left on '%s': %s", r->op,
-			(int)r->pid, r->path, mcg_strerror(r->error));
-	else
-		cli_warn("restored %d value(s) left changed by a killed '%s' (pid %d) on '%s'",
-			 r->restored, r->op, (int)r->pid, r->path);
+	cli_report_recovery(r, false, true);
 }
 
 static int empty_run(struct cli *cli, int argc, char **argv)
@@ -372,7 +385,9 @@ static int empty_run(struct cli *cli, int argc, char **argv)
 		fflush(stdout);
 	}
 	if (r < 0) {
-		if (r == -MCG_E_LOCKED)
+		if (cli_report_rundir(cli->ctx, r))
+			;
+		else if (r == -MCG_E_LOCKED)
 			cli_err("cannot empty '%s': another memcgctl is changing it",
 				mcg_group_path(g));
 		else
@@ -384,6 +399,12 @@ static int empty_run(struct cli *cli, int argc, char **argv)
 		print_json(cli, g, &res, a.kernel);
 	else
 		print_text(g, &res, a.kernel);
+	if (res.stop == MCG_EMPTY_CONFLICT) {
+		cli_report_conflict("empty of", mcg_group_path(g), "memory.limit_in_bytes",
+				    res.conflict_found, res.conflict_expected);
+		mcg_group_close(g);
+		return EXIT_CONFLICT;
+	}
 	if (mcg_ctx_version(cli->ctx) == 1 && res.limit_after != res.limit_before) {
 		/* someone else changed it meanwhile, or restoring failed: say so */
 		cli_err("limit of '%s' reads %llu after the run, %llu before", mcg_group_path(g),

@@ -1,6 +1,7 @@
 /* cmd-recover.c: "memcgctl recover": restore limits that a killed memcgctl run left changed. */
 #include "memcgctl.h"
 #include "output.h"
+#include "journal-report.h"
 
 #include <string.h>
 
@@ -36,52 +37,81 @@ static error_t recover_parse(int key, char *arg, struct argp_state *state)
 static const struct argp recover_argp = {
 	recover_options, recover_parse, "[CGROUP]",
 	"Restore the values saved in journals left by memcgctl runs that were killed (SIGKILL, "
-	"power loss) before they could roll back, for CGROUP or for every cgroup.",
+	"power loss) before they could roll back, for CGROUP or for every cgroup. A value is "
+	"restored only where the file still holds a value memcgctl left there; one that another "
+	"writer set since is kept and reported. Corrupt journals are reported and moved aside. "
+	"Exit status: 0 done, 1 a corrupt journal or a failed restore, 3 another writer's value "
+	"kept, 64 usage error.",
 	cli_common_children, NULL, NULL,
 };
 
 struct recover_state {
 	struct cli *cli;
 	bool dry_run;
-	int failed;
+	int failed, conflicts;
 };
+
+static const char *outcome(int err)
+{
+	switch (err) {
+	case 0:
+		return "restored";
+	case -ENOENT:
+		return "gone";
+	case -EIDRM:
+		return "recreated";
+	case -ESTALE:
+		return "earlier-boot";
+	case -MCG_E_CORRUPT:
+		return "corrupt";
+	case -MCG_E_CONFLICT:
+		return "conflict";
+	}
+	return "failed";
+}
 
 static void report(const struct mcg_recovery *r, void *userdata)
 {
 	struct recover_state *s = userdata;
+	int st;
 
-	if (r->error && r->error != -ENOENT && r->error != -ESTALE)
-		s->failed++;
 	if (s->cli->json) {
+		st = r->error == -MCG_E_CONFLICT				     ? EXIT_CONFLICT
+		     : r->error && r->error != -ENOENT && r->error != -ESTALE &&
+				       r->error != -EIDRM			     ? EXIT_FAILURE
+										     : 0;
 		jw_open_object(stdout, NULL);
 		jw_string(stdout, "path", r->path);
+		jw_string(stdout, "journal", r->journal);
 		jw_string(stdout, "op", r->op);
 		jw_i64(stdout, "pid", r->pid);
+		jw_string(stdout, "outcome", outcome(r->error));
 		jw_i64(stdout, "restored", r->restored);
 		if (r->error)
 			jw_string(stdout, "error", mcg_strerror(r->error));
 		else
 			jw_null(stdout, "error");
+		if (r->error == -MCG_E_CORRUPT) {
+			jw_string(stdout, "reason", r->reason);
+			if (r->moved_to[0])
+				jw_string(stdout, "moved_to", r->moved_to);
+			else
+				jw_null(stdout, "moved_to");
+		}
+		if (r->error == -MCG_E_CONFLICT) {
+			jw_string(stdout, "knob", r->knob);
+			jw_size(stdout, "found", r->found, true);
+			jw_size(stdout, "expected", r->expected, true);
+		}
 		jw_bool(stdout, "dry_run", s->dry_run);
 		jw_close_object(stdout);
-		return;
+	} else {
+		st = cli_report_recovery(r, s->dry_run, false);
 	}
-	if (r->error == -ESTALE)
-		printf("%s: %s the journal of '%s' (pid %d) from an earlier boot; its values did not "
-		       "survive the reboot\n",
-		       r->path, s->dry_run ? "would drop" : "dropped", r->op, (int)r->pid);
-	else if (s->dry_run)
-		printf("%s: would restore %d value(s) saved by '%s' (pid %d)\n", r->path, r->restored,
-		       r->op, (int)r->pid);
-	else if (r->error == -ENOENT)
-		printf("%s: cgroup is gone; dropped the journal of '%s' (pid %d)\n", r->path, r->op,
-		       (int)r->pid);
-	else if (r->error)
-		cli_err("cannot restore '%s' (journal of '%s', pid %d): %s", r->path, r->op,
-			(int)r->pid, mcg_strerror(r->error));
-	else
-		printf("%s: restored %d value(s) saved by '%s' (pid %d)\n", r->path, r->restored,
-		       r->op, (int)r->pid);
+	if (st == EXIT_CONFLICT)
+		s->conflicts++;
+	else if (st)
+		s->failed++;
 }
 
 static int recover_run(struct cli *cli, int argc, char **argv)
@@ -105,6 +135,8 @@ static int recover_run(struct cli *cli, int argc, char **argv)
 		jw_close_array(stdout);
 		jw_end(stdout);
 	}
+	if (r < 0 && cli_report_rundir(ctx, r))
+		return EXIT_FAILURE;
 	if (r < 0) {
 		if (a.cgroup)
 			cli_err("cannot recover '%s': %s", a.cgroup, mcg_strerror(r));
@@ -114,7 +146,7 @@ static int recover_run(struct cli *cli, int argc, char **argv)
 	}
 	if (r == 0 && !cli->json)
 		printf("nothing to recover\n");
-	return s.failed ? EXIT_FAILURE : 0;
+	return s.failed ? EXIT_FAILURE : s.conflicts ? EXIT_CONFLICT : 0;
 }
 
 const struct mcg_cmd cmd_recover = {

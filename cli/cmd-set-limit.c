@@ -2,13 +2,15 @@
  */
 #include "memcgctl.h"
 #include "output.h"
+#include "journal-report.h"
 
 #include <fcntl.h>
 #include <string.h>
 #include <sys/time.h>
 #include <unistd.h>
 
-#define EXIT_NOT_RESTORED 3
+/* 3 is EXIT_CONFLICT (memcgctl.h) */
+#define EXIT_NOT_RESTORED 4
 #define EXIT_LOCKED	  75
 
 enum {
@@ -508,21 +510,12 @@ static void stale_report(const struct mcg_recovery *r, void *userdata)
 {
 	bool *dry = userdata;
 
-	if (*dry)
+	if (*dry && r->error == 0)
 		cli_warn("'%s' has a journal left by an interrupted '%s' (pid %d); a real run "
 			 "restores its %d saved value(s) first (or run 'memcgctl recover %s')",
 			 r->path, r->op, (int)r->pid, r->restored, r->path);
-	else if (r->error == -ESTALE)
-		cli_warn("'%s' had a journal of '%s' (pid %d) from an earlier boot: dropped it",
-			 r->path, r->op, (int)r->pid);
-	else if (r->error && r->error != -ENOENT)
-		cli_err("cannot restore '%s' from the journal of an interrupted '%s' (pid %d): %s",
-			r->path, r->op, (int)r->pid, mcg_strerror(r->error));
 	else
-		cli_warn("'%s' had a journal left by an interrupted '%s' (pid %d): restored %d "
-			 "saved "
-			 "value(s) first",
-			 r->path, r->op, (int)r->pid, r->restored);
+		cli_report_recovery(r, *dry, true);
 }
 
 /* Take the cgroup's lock, restoring a journal left by a killed run first. */
@@ -537,6 +530,8 @@ static int begin(struct cli *cli, struct mcg_group *g, bool wait, struct mcg_txn
 		if (r != -MCG_E_STALE_JOURNAL)
 			break;
 		r = mcg_recover(cli->ctx, mcg_group_path(g), false, stale_report, &dry);
+		if (r < 0 && cli_report_rundir(cli->ctx, r))
+			return EXIT_FAILURE;
 		if (r < 0) {
 			cli_err("cannot recover '%s' from a journal of an interrupted run: %s; run "
 				"'memcgctl recover %s'",
@@ -558,6 +553,8 @@ static int begin(struct cli *cli, struct mcg_group *g, bool wait, struct mcg_txn
 			mcg_group_path(g), mcg_group_path(g));
 		return EXIT_NOT_RESTORED;
 	}
+	if (r < 0 && cli_report_rundir(cli->ctx, r))
+		return EXIT_FAILURE;
 	if (r < 0) {
 		cli_err("cannot lock '%s' under %s: %s", mcg_group_path(g),
 			mcg_ctx_rundir(mcg_group_ctx(g)), mcg_strerror(r));
@@ -818,7 +815,18 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 		else
 			snprintf(msg, sizeof(msg), "cannot set %s of '%s' to %s: %s (%s)", w->knob,
 				 mcg_group_path(g), cli_size(w->value, ta, sizeof(ta)), what, hold);
-		if (fail.rolled_back) {
+		if (fail.conflict) {
+			cli_report_conflict("set-limit of", mcg_group_path(g), fail.knob,
+					    fail.found, fail.expected);
+			if (!fail.rolled_back)
+				cli_err("and could not restore the other original values: %s; the "
+					"journal %s is kept: run 'memcgctl recover %s'",
+					mcg_strerror(fail.rollback_err), mcg_txn_journal_path(t),
+					mcg_group_path(g));
+			else
+				cli_err("restored the other original values of '%s'",
+					mcg_group_path(g));
+		} else if (fail.rolled_back) {
 			cli_err("%s; restored the original values", msg);
 		} else {
 			cli_err("%s; and could not restore the original values: %s; the journal %s "
@@ -826,9 +834,13 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 				msg, mcg_strerror(fail.rollback_err), mcg_txn_journal_path(t),
 				mcg_group_path(g));
 		}
+		if (fail.conflict)
+			st_name = "conflict";
 		print_result(cli, g, &req, &pre, &plan, st_name, what, fail.rolled_back, false);
 		if (!fail.rolled_back)
 			status = EXIT_NOT_RESTORED;
+		else if (fail.conflict)
+			status = EXIT_CONFLICT;
 		else if (r == -EINTR && cli_interrupted)
 			status = 128 + cli_interrupted;
 		else

@@ -125,6 +125,8 @@ const char *mcg_empty_stop_name(enum mcg_empty_stop s)
 		return "interrupted";
 	case MCG_EMPTY_KERNEL:
 		return "force-empty";
+	case MCG_EMPTY_CONFLICT:
+		return "conflict";
 	}
 	return "unknown";
 }
@@ -431,6 +433,8 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 			r = 0; /* a signal that is not ours to act on: the step is simply redone */
 			continue;
 		}
+		if (r == -MCG_E_CONFLICT)
+			break;
 		if (r < 0)
 			break;
 		res->last_err = st.short_ ? st.kernel_err : 0;
@@ -460,9 +464,15 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 	if (rc) {
 		r2 = mcg_reclaimer_restore(rc);
 		res->writes = mcg_reclaimer_writes(rc);
-		mcg_reclaimer_free(rc);
 		if (r == 0 && r2 < 0)
 			r = r2;
+		if (mcg_reclaimer_conflict(rc, &res->conflict_found, &res->conflict_expected) == 0) {
+			/* someone else set the limit: theirs stays, and so does what is left */
+			res->stop = MCG_EMPTY_CONFLICT;
+			if (r == -MCG_E_CONFLICT)
+				r = 0;
+		}
+		mcg_reclaimer_free(rc);
 	}
 	return r;
 }
@@ -500,8 +510,14 @@ int mcg_empty(struct mcg_group *g, const struct mcg_empty_opts *o, struct mcg_em
 	else
 		r = run_steps(t, o, &res, t0);
 	res.limit_changed = v1 && res.steps > 0 && !o->kernel;
-	/* Put the limit back before anything else, whatever happened. */
+	/* Put the limit back before anything else, whatever happened (if it is still ours). */
 	r2 = mcg_txn_rollback(t);
+	if (r2 == -MCG_E_CONFLICT) {
+		if (res.stop != MCG_EMPTY_CONFLICT)
+			mcg_txn_conflict(t, NULL, &res.conflict_found, &res.conflict_expected);
+		res.stop = MCG_EMPTY_CONFLICT;
+		r2 = 0;
+	}
 	if (r == 0 && r2 < 0)
 		r = r2;
 	if (r < 0)
@@ -519,7 +535,7 @@ int mcg_empty(struct mcg_group *g, const struct mcg_empty_opts *o, struct mcg_em
 	res.usage_after = res.residue.usage;
 	res.reclaimed = res.usage_before > res.usage_after ? res.usage_before - res.usage_after : 0;
 	if (res.stop != MCG_EMPTY_INTERRUPTED && res.stop != MCG_EMPTY_TIMEOUT &&
-	    res.usage_after <= res.target)
+	    res.stop != MCG_EMPTY_CONFLICT && res.usage_after <= res.target)
 		res.stop = MCG_EMPTY_DONE;
 	*ret = res;
 out:

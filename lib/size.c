@@ -202,6 +202,12 @@ int mcg_size_parse(const char *s, unsigned flags, uint64_t ref, uint64_t base, u
 		}
 		v = base - v;
 	}
+	if (v > 0 && v < ps) {
+		/* 512 would silently become 0 (no memory at all): only an explicit 0 means that */
+		set_why(why, whylen, "less than one page (%llu bytes) rounds down to 0; write 0 if 0 is meant",
+			(unsigned long long)ps);
+		return -EINVAL;
+	}
 	*ret = v / ps * ps;
 	return 0;
 }

@@ -31,10 +31,11 @@ static const struct good goods[] = {
 	{"1G", 0, 0, 0, GiB},
 	{"1.5G", 0, 0, 0, GiB + GiB / 2},
 	{"1.25M", 0, 0, 0, MiB + MiB / 4},
-	{"0.5K", 0, 0, 0, 0}, /* 512 bytes: less than a page */
 	{"2T", 0, 0, 0, 2048 * GiB},
 	{".5G", 0, 0, 0, GiB / 2},
-	{"100B", 0, 0, 0, 0},
+	{"0B", 0, 0, 0, 0},
+	{"0.0G", 0, 0, 0, 0}, /* zero as written */
+	{"-4096", MCG_SIZE_RELATIVE_OK, 0, 4096, 0},
 	{"max", MCG_SIZE_MAX_OK, 0, 0, MCG_MAX},
 	{"infinity", MCG_SIZE_MAX_OK, 0, 0, MCG_MAX},
 	{"-1", MCG_SIZE_MAX_OK, 0, 0, MCG_MAX},
@@ -76,6 +77,13 @@ static const struct bad bads[] = {
 	{"-2G", MCG_SIZE_RELATIVE_OK, 0, GiB, "negative"},
 	{"+1G", MCG_SIZE_RELATIVE_OK, 0, MCG_MAX, "current limit, which is max"},
 	{"1.0000000001G", 0, 0, 0, "not a number"},
+	/* issue 12: a size below one page would silently become 0 */
+	{"512", 0, 0, 0, "rounds down to 0"},
+	{"0.5K", 0, 0, 0, "rounds down to 0"},
+	{"100B", 0, 0, 0, "rounds down to 0"},
+	{"4095", 0, 0, 0, "rounds down to 0"},
+	{"0.00001%", MCG_SIZE_PERCENT_OK, GiB, 0, "rounds down to 0"},
+	{"-4000", MCG_SIZE_RELATIVE_OK, 0, 4096, "rounds down to 0"},
 };
 
 static void test_good(void **state)

@@ -125,6 +125,7 @@ enum mcg_empty_stop {
 	MCG_EMPTY_TIMEOUT,
 	MCG_EMPTY_INTERRUPTED,
 	MCG_EMPTY_KERNEL,        /* memory.force_empty returned */
+	MCG_EMPTY_CONFLICT,      /* v1: another writer changed the limit meanwhile; kept theirs */
 };
 MCG_EXPORT const char *mcg_empty_stop_name(enum mcg_empty_stop s);
 
@@ -155,6 +156,8 @@ struct mcg_empty_result {
 	int last_err;           /* the kernel's errno of the last short step, or 0 */
 	bool limit_changed;     /* v1: the limit was stepped (and restored) */
 	uint64_t limit_before, limit_after; /* v1: read before and after */
+	/* MCG_EMPTY_CONFLICT: the limit found, and the value empty had written there */
+	uint64_t conflict_found, conflict_expected;
 	struct mcg_residue residue;
 };
 
@@ -162,7 +165,9 @@ struct mcg_empty_result {
  * Reclaim G's memory down to opts->target in steps of opts->batch: v2 writes
  * memory.reclaim, v1 steps memory.limit_in_bytes down and back (mcg_reclaim_step)
  * inside one transaction, so the original limit is journalled before the first
- * step and restored on every return. Usage is re-read after every step; the
+ * step and restored on every return, but only over empty's own value: if another
+ * writer changed the limit meanwhile, stepping stops (MCG_EMPTY_CONFLICT) and
+ * their value stays. Usage is re-read after every step; the
  * result says why it stopped and what is left. -EOPNOTSUPP for opts->kernel on
  * v2, -EPERM for the root cgroup, -MCG_E_LOCKED / -MCG_E_STALE_JOURNAL from the
  * transaction.

@@ -1,0 +1,122 @@
+/* journal-report.c: the messages of recovery and of a concurrent change, shared by set-limit, empty and recover. */
+#include "journal-report.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *cli_limit_value(uint64_t v, char *buf, size_t len)
+{
+	char h[32];
+
+	if (v == MCG_MAX)
+		snprintf(buf, len, "max");
+	else
+		snprintf(buf, len, "%llu (%s)", (unsigned long long)v, mcg_size_format(v, h, sizeof(h)));
+	return buf;
+}
+
+void cli_report_conflict(const char *what, const char *path, const char *knob, uint64_t found,
+			 uint64_t expected)
+{
+	char f[64], e[64], *p = mcg_escape_dup(path);
+
+	cli_err("%s '%s' stopped: another writer changed %s while memcgctl held it (found %s, "
+		"expected %s, the value memcgctl had written); kept their value",
+		what, p ? p : "?", knob, cli_limit_value(found, f, sizeof(f)),
+		cli_limit_value(expected, e, sizeof(e)));
+	free(p);
+}
+
+/* A line for the record: stdout for recover, a warning for the automatic recovery. */
+static void note(bool automatic, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(bool automatic, const char *fmt, ...)
+{
+	char buf[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (automatic)
+		cli_warn("%s", buf);
+	else
+		printf("%s\n", buf);
+}
+
+int cli_report_recovery(const struct mcg_recovery *r, bool dry_run, bool automatic)
+{
+	char *path = mcg_escape_dup(r->path), *j = mcg_escape_dup(r->journal),
+	     *to = mcg_escape_dup(r->moved_to), f[64], e[64];
+	const char *p = path ? path : "?";
+	int status = 0;
+
+	switch (r->error) {
+	case 0:
+		if (dry_run)
+			printf("%s: would restore %d value(s) saved by '%s' (pid %d)\n", p,
+			       r->restored, r->op, (int)r->pid);
+		else if (automatic)
+			cli_warn("'%s' had a journal left by an interrupted '%s' (pid %d): restored "
+				 "%d saved value(s) first",
+				 p, r->op, (int)r->pid, r->restored);
+		else
+			printf("%s: restored %d value(s) saved by '%s' (pid %d)\n", p, r->restored,
+			       r->op, (int)r->pid);
+		break;
+	case -ESTALE:
+		note(automatic, "%s: %s the journal of '%s' (pid %d) from an earlier boot; its values "
+				"did not survive the reboot",
+		     p, dry_run ? "would drop" : "dropped", r->op, (int)r->pid);
+		break;
+	case -ENOENT:
+		note(automatic, "%s: the cgroup is gone; %s the journal of '%s' (pid %d)", p,
+		     dry_run ? "would drop" : "dropped", r->op, (int)r->pid);
+		break;
+	case -EIDRM:
+		note(automatic, "%s: the cgroup was removed and made again since '%s' (pid %d) "
+				"changed it; %s its journal without restoring anything onto the new "
+				"cgroup",
+		     p, r->op, (int)r->pid, dry_run ? "would drop" : "dropped");
+		break;
+	case -MCG_E_CORRUPT:
+		if (dry_run)
+			cli_err("corrupt journal '%s': %s (a real run moves it aside)", j ? j : "?",
+				r->reason);
+		else
+			cli_err("corrupt journal '%s': %s; moved it aside to '%s' (nothing restored)",
+				j ? j : "?", r->reason, to ? to : "?");
+		status = EXIT_FAILURE;
+		break;
+	case -MCG_E_CONFLICT:
+		cli_err("'%s': %s holds %s, not %s that the interrupted '%s' (pid %d) had written: "
+			"another writer changed it since; kept their value (%d other value(s) "
+			"restored, journal removed)",
+			p, r->knob, cli_limit_value(r->found, f, sizeof(f)),
+			cli_limit_value(r->expected, e, sizeof(e)), r->op, (int)r->pid, r->restored);
+		status = EXIT_CONFLICT;
+		break;
+	default:
+		cli_err("cannot restore '%s' from the journal of '%s' (pid %d): %s; the journal '%s' "
+			"is kept",
+			p, r->op, (int)r->pid, mcg_strerror(r->error), j ? j : "?");
+		status = EXIT_FAILURE;
+		break;
+	}
+	free(path);
+	free(j);
+	free(to);
+	return status;
+}
+
+bool cli_report_rundir(struct mcg_ctx *ctx, int err)
+{
+	char *d;
+
+	if (err != -MCG_E_UNTRUSTED)
+		return false;
+	d = mcg_escape_dup(mcg_ctx_rundir(ctx));
+	cli_err("cannot use run directory '%s': %s", d ? d : "?", mcg_strerror(err));
+	free(d);
+	return true;
+}

@@ -1,0 +1,21 @@
+/* journal-report.h: the messages of recovery and of a concurrent change, shared by set-limit, empty and recover. */
+#ifndef MEMCGCTL_JOURNAL_REPORT_H
+#define MEMCGCTL_JOURNAL_REPORT_H
+
+#include "memcgctl.h"
+
+/* "1887436800 (1.8 GiB)" or "max". */
+const char *cli_limit_value(uint64_t v, char *buf, size_t len);
+/*
+ * Report one recovery outcome on stderr (automatic: as a warning before the
+ * command's own work). Returns the exit status it calls for: 0, EXIT_CONFLICT
+ * or EXIT_FAILURE (a corrupt journal, a failed restore).
+ */
+int cli_report_recovery(const struct mcg_recovery *r, bool dry_run, bool automatic);
+/* The concurrent-change message: KNOB of PATH held FOUND where memcgctl had written EXPECTED. */
+void cli_report_conflict(const char *what, const char *path, const char *knob, uint64_t found,
+			 uint64_t expected);
+/* "cannot use run directory 'DIR': not trusted: ..." for -MCG_E_UNTRUSTED; false otherwise. */
+bool cli_report_rundir(struct mcg_ctx *ctx, int err);
+
+#endif
