@@ -259,6 +259,416 @@ static void test_v1_set_limits_order(void **state)
 	assert_string_equal(get(fx, "memory.limit_in_bytes"), "-1");
 }
 
+/* ---- issue 12/18: the journal parser, identity, compare-and-restore ---- */
+
+static const char *good_journal =
+	"memcgctl-journal 2\nop set-limit\npid 42\nversion 1\nboot 1111-aaaa\ndev 5\nino 77\n"
+	"root /sys/fs/cgroup/memory\npath /a%20b/c\n"
+	"knob memory.limit_in_bytes 536870912 00000000000536870912 00000000000268435456\n"
+	"knob memory.memsw.limit_in_bytes 9223372036854771712 18446744073709551615 "
+	"18446744073709551615\n";
+
+static void test_journal_parse_good(void **state)
+{
+	struct mcg__journal j;
+
+	(void)state;
+	assert_int_equal(mcg__journal_parse(good_journal, strlen(good_journal), &j), 0);
+	assert_string_equal(j.op, "set-limit");
+	assert_int_equal(j.pid, 42);
+	assert_int_equal(j.version, 1);
+	assert_string_equal(j.path, "/a b/c");
+	assert_int_equal(j.dev, 5);
+	assert_int_equal(j.ino, 77);
+	assert_int_equal(j.n, 2);
+	assert_string_equal(j.k[0].orig, "536870912");
+	assert_int_equal(j.k[0].b, 268435456);
+	assert_true(j.k[1].orig_v == MCG_MAX);
+}
+
+/* Replace the first occurrence of FROM in the good journal with TO. */
+static char *mutate(const char *from, const char *to)
+{
+	static char buf[4096];
+	const char *p = strstr(good_journal, from);
+
+	assert_non_null(p);
+	snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(p - good_journal), good_journal, to,
+		 p + strlen(from));
+	return buf;
+}
+
+static void test_journal_parse_corrupt(void **state)
+{
+	static const struct {
+		const char *from, *to, *why;
+	} cases[] = {
+		{"knob memory.limit_in_bytes", "knob cgroup.procs", "knob memcgctl does not write"},
+		{"knob memory.limit_in_bytes", "knob release_agent", "knob memcgctl does not write"},
+		{"knob memory.limit_in_bytes", "knob notify_on_release", "knob memcgctl does not write"},
+		{"knob memory.limit_in_bytes", "knob memory.swappiness", "knob memcgctl does not write"},
+		{"knob memory.limit_in_bytes", "knob memory.max", "knob memcgctl does not write"},
+		{"knob memory.limit_in_bytes", "knob ../x", "knob name"},
+		{"536870912 0000", "5368x0912 0000", "not max, -1 or a number"},
+		{"536870912 0000", "max 0000", "not max, -1 or a number"}, /* v1 prints numbers */
+		{"536870912 0000", " 0000", "not max, -1 or a number"},
+		{" 00000000000268435456\n", "\n", "NAME ORIG A B"},
+		{"00000000000268435456", "268435456", "20-digit"},
+		{"path /a%20b/c", "path /", "root cgroup"},
+		{"path /a%20b/c", "path /a/../b", "bad cgroup path"},
+		{"path /a%20b/c", "path a", "bad cgroup path"},
+		{"path /a%20b/c", "path /a%00", "bad cgroup path"},
+		{"version 1", "version 3", "version"},
+		{"pid 42", "pid x", "pid"},
+		{"dev 5\n", "", "missing"},
+		{"ino 77\n", "ino 77\nino 78\n", "repeated"},
+		{"op set-limit", "op rm -rf /;", "op"},
+		{"memcgctl-journal 2", "memcgctl-journal 1", "version"},
+		{"memcgctl-journal 2", "garbage", "not a memcgctl journal"},
+		{"boot 1111-aaaa", "boot XYZ", "boot"},
+		{"root /sys", "hello /sys", "unknown line"},
+	};
+	struct mcg__journal j;
+	const char *why;
+	size_t i;
+	char *b;
+
+	(void)state;
+	for (i = 0; i < MCG_ARRAY_SIZE(cases); i++) {
+		b = mutate(cases[i].from, cases[i].to);
+		why = "";
+		if (mcg__journal_parse_why(b, strlen(b), &j, &why) != -MCG_E_CORRUPT ||
+		    !strstr(why, cases[i].why)) {
+			print_error("case %zu: '%s' -> '%s': got '%s'\n", i, cases[i].from, cases[i].to,
+				    why);
+			fail();
+		}
+		assert_int_equal(mcg__journal_parse(b, strlen(b), &j), -MCG_E_CORRUPT);
+	}
+	assert_int_equal(mcg__journal_parse("", 0, &j), -MCG_E_CORRUPT);
+	assert_int_equal(mcg__journal_parse("\x01\x02garbage", 9, &j), -MCG_E_CORRUPT);
+	assert_int_equal(mcg__journal_parse(good_journal, strlen(good_journal) - 1, &j),
+			 -MCG_E_CORRUPT); /* truncated */
+	b = mutate("knob memory.memsw", "knob memory.limit_in_bytes 1 00000000000000000001 "
+					"00000000000000000001\nknob memory.memsw");
+	assert_int_equal(mcg__journal_parse(b, strlen(b), &j), -MCG_E_CORRUPT); /* repeated knob */
+}
+
+static void jpath(struct fx *fx, const char *file, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/run/journal/%s", fx->dir, file);
+}
+
+/* The journal file of /app, whatever its escaped name. */
+static void app_journal(struct fx *fx, char *buf, size_t len)
+{
+	char name[256];
+
+	mcg__cgroup_file_name(mcg_ctx_root(fx->ctx), "/app", name, sizeof(name));
+	snprintf(buf, len, "%s/run/journal/%s.journal", fx->dir, name);
+}
+
+static int corrupt_seen;
+static char corrupt_reason[128];
+static void corrupt_cb(const struct mcg_recovery *r, void *u)
+{
+	(void)u;
+	last_err = r->error;
+	if (r->error == -MCG_E_CORRUPT) {
+		corrupt_seen++;
+		snprintf(corrupt_reason, sizeof(corrupt_reason), "%s", r->reason);
+		assert_true(strstr(r->journal, "/journal/") != NULL);
+	}
+}
+
+static int corrupt_files(struct fx *fx)
+{
+	char d[512];
+	struct dirent *de;
+	int n = 0;
+	DIR *dir;
+
+	snprintf(d, sizeof(d), "%s/run/journal", fx->dir);
+	dir = opendir(d);
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir)))
+		n += strstr(de->d_name, ".corrupt-") != NULL;
+	closedir(dir);
+	return n;
+}
+
+static void test_corrupt_moved_aside(void **state)
+{
+	struct fx *fx = *state;
+	char jp[1024], bad[2048];
+	struct mcg_txn *t;
+
+	killed_run(fx);
+	app_journal(fx, jp, sizeof(jp));
+	/* garbage: reported, moved aside, not restored, and the cgroup is free again */
+	put(fx->dir, "run/journal/x", "");
+	unlink(jp);
+	{
+		FILE *f = fopen(jp, "w");
+
+		assert_non_null(f);
+		fputs("garbage\n", f);
+		fclose(f);
+	}
+	assert_int_equal(mcg_txn_begin(fx->g, 0, "next", &t), -MCG_E_STALE_JOURNAL);
+	corrupt_seen = 0;
+	assert_int_equal(mcg_recover(fx->ctx, NULL, true, corrupt_cb, NULL), 1);
+	assert_int_equal(corrupt_seen, 1);
+	assert_int_equal(corrupt_files(fx), 0); /* a dry run moves nothing */
+	assert_int_equal(mcg_recover(fx->ctx, NULL, false, corrupt_cb, NULL), 1);
+	assert_int_equal(corrupt_seen, 2);
+	assert_string_equal(corrupt_reason, "not a memcgctl journal");
+	assert_int_equal(journals(fx), 1); /* the .corrupt- file, kept */
+	assert_int_equal(corrupt_files(fx), 1);
+	assert_string_equal(get(fx, "memory.memsw.limit_in_bytes"), "268435456"); /* untouched */
+	assert_int_equal(mcg_txn_begin(fx->g, 0, "next", &t), 0);
+	mcg_txn_free(t);
+
+	/* a valid journal under another cgroup's name: corrupt, nothing written */
+	snprintf(bad, sizeof(bad), "%s", good_journal);
+	jpath(fx, "other.journal", jp, sizeof(jp));
+	{
+		FILE *f = fopen(jp, "w");
+
+		assert_non_null(f);
+		fprintf(f,
+			"memcgctl-journal 2\nop set-limit\npid 42\nversion 1\ndev 1\nino 1\n"
+			"root %s\npath /app\nknob memory.limit_in_bytes 4096 00000000000000004096 "
+			"00000000000000004096\n",
+			mcg_ctx_root(fx->ctx));
+		fclose(f);
+	}
+	assert_int_equal(mcg_recover(fx->ctx, NULL, false, corrupt_cb, NULL), 1);
+	assert_string_equal(corrupt_reason, "its name does not match the cgroup it names");
+	assert_string_equal(get(fx, "memory.limit_in_bytes"), "134217728");
+	assert_int_equal(corrupt_files(fx), 2);
+
+	/* a symlink where a journal should be: never followed */
+	jpath(fx, "link.journal", jp, sizeof(jp));
+	assert_int_equal(symlink("/etc/passwd", jp), 0);
+	assert_int_equal(mcg_recover(fx->ctx, NULL, false, corrupt_cb, NULL), 1);
+	assert_string_equal(corrupt_reason, "a symbolic link");
+	assert_int_equal(corrupt_files(fx), 3);
+}
+
+static void test_recreated_cgroup_dropped(void **state)
+{
+	struct fx *fx = *state;
+	char cmd[4000];
+
+	killed_run(fx);
+	/* rmdir + mkdir: another directory (inode) under the same path */
+	snprintf(cmd, sizeof(cmd), "mv '%s' '%s.old' && mkdir '%s' && cp '%s.old'/* '%s'/",
+		 fx->app, fx->app, fx->app, fx->app, fx->app);
+	assert_int_equal(system(cmd), 0);
+	put(fx->app, "memory.memsw.limit_in_bytes", "999997440\n");
+	last_err = 0;
+	assert_int_equal(mcg_recover(fx->ctx, NULL, false, err_cb, NULL), 1);
+	assert_int_equal(last_err, -EIDRM);
+	assert_int_equal(journals(fx), 0);
+	{
+		/* fx->g still holds the old directory: read the new one's file */
+		char buf[64] = "", p[700];
+		FILE *f;
+
+		snprintf(p, sizeof(p), "%s/memory.memsw.limit_in_bytes", fx->app);
+		f = fopen(p, "r");
+		assert_non_null(f);
+		assert_non_null(fgets(buf, sizeof(buf), f));
+		fclose(f);
+		assert_string_equal(buf, "999997440\n");
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s.old'", fx->app);
+	assert_int_equal(system(cmd), 0);
+}
+
+static struct mcg_recovery last_rep;
+static void rep_cb(const struct mcg_recovery *r, void *u)
+{
+	(void)u;
+	last_rep = *r;
+}
+
+static void test_recover_keeps_other_writer(void **state)
+{
+	struct fx *fx = *state;
+
+	killed_run(fx);
+	/* someone sets memsw after the kill: theirs stays; the limit (ours) goes back */
+	put(fx->app, "memory.memsw.limit_in_bytes", "1887436800\n");
+	memset(&last_rep, 0, sizeof(last_rep));
+	assert_int_equal(mcg_recover(fx->ctx, NULL, false, rep_cb, NULL), 1);
+	assert_int_equal(last_rep.error, -MCG_E_CONFLICT);
+	assert_string_equal(last_rep.knob, "memory.memsw.limit_in_bytes");
+	assert_int_equal(last_rep.found, 1887436800);
+	assert_int_equal(last_rep.expected, 268435456);
+	assert_int_equal(last_rep.conflicts, 1);
+	assert_string_equal(get(fx, "memory.memsw.limit_in_bytes"), "1887436800");
+	assert_int_equal(journals(fx), 0);
+}
+
+static void test_rollback_keeps_other_writer(void **state)
+{
+	struct fx *fx = *state;
+	struct mcg_txn *t;
+	const char *k;
+	uint64_t found, exp;
+
+	assert_int_equal(mcg_txn_begin(fx->g, 0, "test", &t), 0);
+	assert_int_equal(mcg_txn_write(t, "memory.soft_limit_in_bytes", "1048576"), 0);
+	assert_int_equal(mcg_txn_write(t, "memory.limit_in_bytes", "268435456"), 0);
+	put(fx->app, "memory.limit_in_bytes", "1887436800\n"); /* an administrator */
+	/* the next write on it sees theirs and stops */
+	assert_int_equal(mcg_txn_write(t, "memory.limit_in_bytes", "134217728"), -MCG_E_CONFLICT);
+	assert_string_equal(get(fx, "memory.limit_in_bytes"), "1887436800");
+	assert_int_equal(mcg_txn_conflict(t, &k, &found, &exp), 0);
+	assert_string_equal(k, "memory.limit_in_bytes");
+	assert_int_equal(found, 1887436800);
+	assert_int_equal(exp, 268435456);
+	/* the rollback restores the rest and leaves theirs; the journal goes */
+	assert_int_equal(mcg_txn_rollback(t), -MCG_E_CONFLICT);
+	mcg_txn_free(t);
+	assert_string_equal(get(fx, "memory.limit_in_bytes"), "1887436800");
+	assert_string_equal(get(fx, "memory.soft_limit_in_bytes"), "9223372036854771712");
+	assert_int_equal(journals(fx), 0);
+
+	/* changed after the last write, found by the rollback itself */
+	assert_int_equal(mcg_txn_begin(fx->g, 0, "test", &t), 0);
+	assert_int_equal(mcg_txn_write(t, "memory.limit_in_bytes", "268435456"), 0);
+	put(fx->app, "memory.limit_in_bytes", "-1\n");
+	assert_int_equal(mcg_txn_rollback(t), -MCG_E_CONFLICT);
+	assert_int_equal(mcg_txn_conflict(t, &k, &found, &exp), 0);
+	assert_true(found == MCG_MAX);
+	mcg_txn_free(t);
+	assert_string_equal(get(fx, "memory.limit_in_bytes"), "-1");
+	assert_int_equal(journals(fx), 0);
+}
+
+static void test_reclaimer_conflict(void **state)
+{
+	struct fx *fx = *state;
+	struct mcg_reclaimer *rc;
+	struct mcg_txn *t;
+	struct mcg_step st;
+	uint64_t found, exp;
+
+	put(fx->app, "memory.usage_in_bytes", "104857600\n");
+	assert_int_equal(mcg_txn_begin(fx->g, 0, "empty", &t), 0);
+	assert_int_equal(mcg_reclaimer_new(t, &rc), 0);
+	assert_int_equal(mcg_reclaimer_conflict(rc, NULL, NULL), -ENOENT);
+	assert_int_equal(mcg_reclaimer_step(rc, 4 * 1048576, true, &st), 0);
+	assert_string_equal(get(fx, "memory.limit_in_bytes"), "100663296"); /* 100M - 4M */
+	/* the journal names both the original and the lowered value */
+	{
+		char jp[1024], *buf;
+		size_t len;
+		struct mcg__journal j;
+		FILE *f;
+
+		app_journal(fx, jp, sizeof(jp));
+		f = fopen(jp, "r");
+		assert_non_null(f);
+		buf = calloc(1, 8192);
+		len = fread(buf, 1, 8191, f);
+		fclose(f);
+		assert_int_equal(mcg__journal_parse(buf, len, &j), 0);
+		free(buf);
+		assert_int_equal(j.k[0].orig_v, 536870912);
+		assert_int_equal(j.k[0].b, 100663296);
+	}
+	put(fx->app, "memory.limit_in_bytes", "1887436800\n");
+	assert_int_equal(mcg_reclaimer_step(rc, 4 * 1048576, true, &st), -MCG_E_CONFLICT);
+	assert_string_equal(get(fx, "memory.limit_in_bytes"), "1887436800"); /* nothing written */
+	assert_int_equal(mcg_reclaimer_conflict(rc, &found, &exp), 0);
+	assert_int_equal(found, 1887436800);
+	assert_int_equal(exp, 100663296);
+	assert_int_equal(mcg_reclaimer_restore(rc), 0); /* forgotten: writes nothing */
+	mcg_reclaimer_free(rc);
+	assert_int_equal(journals(fx), 0);
+	assert_int_equal(mcg_txn_rollback(t), -MCG_E_CONFLICT);
+	mcg_txn_free(t);
+	assert_string_equal(get(fx, "memory.limit_in_bytes"), "1887436800");
+
+	/* a restore finds someone else's value: writes nothing */
+	assert_int_equal(mcg_txn_begin(fx->g, 0, "empty", &t), 0);
+	assert_int_equal(mcg_reclaimer_new(t, &rc), 0);
+	assert_int_equal(mcg_reclaimer_step(rc, 4 * 1048576, true, &st), 0);
+	put(fx->app, "memory.limit_in_bytes", "2147483648\n");
+	assert_int_equal(mcg_reclaimer_restore(rc), -MCG_E_CONFLICT);
+	mcg_reclaimer_free(rc);
+	mcg_txn_free(t);
+	assert_string_equal(get(fx, "memory.limit_in_bytes"), "2147483648");
+	assert_int_equal(journals(fx), 0);
+}
+
+static void test_untrusted_rundir(void **state)
+{
+	struct fx *fx = *state;
+	char d[600], link[700];
+	struct mcg_txn *t;
+
+	snprintf(d, sizeof(d), "%s/run", fx->dir);
+	assert_int_equal(mkdir(d, 0777), 0);
+	assert_int_equal(chmod(d, 0777), 0); /* world-writable */
+	assert_int_equal(mcg_txn_begin(fx->g, 0, "test", &t), -MCG_E_UNTRUSTED);
+	assert_int_equal(mcg_recover(fx->ctx, NULL, false, NULL, NULL), -MCG_E_UNTRUSTED);
+	assert_int_equal(rmdir(d), 0);
+	/* a symlink as the run dir */
+	snprintf(link, sizeof(link), "%s/real", fx->dir);
+	assert_int_equal(mkdir(link, 0700), 0);
+	assert_int_equal(symlink(link, d), 0);
+	assert_int_equal(mcg_ctx_set_rundir(fx->ctx, d), 0);
+	assert_int_equal(mcg_txn_begin(fx->g, 0, "test", &t), -MCG_E_UNTRUSTED);
+	unlink(d);
+	/* no run dir: recover finds nothing and makes none */
+	assert_int_equal(mcg_ctx_set_rundir(fx->ctx, d), 0);
+	assert_int_equal(mcg_recover(fx->ctx, NULL, false, NULL, NULL), 0);
+	assert_int_equal(access(d, F_OK), -1);
+}
+
+static void test_stale_tmp_removed(void **state)
+{
+	struct fx *fx = *state;
+	char jp[1024], tmp[1100], target[600];
+	struct mcg_txn *t;
+
+	/* make the dirs, then plant what a kill before the first rename leaves */
+	assert_int_equal(mcg_txn_begin(fx->g, 0, "test", &t), 0);
+	mcg_txn_free(t);
+	app_journal(fx, jp, sizeof(jp));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", jp);
+	put(fx->dir, "victim", "precious\n");
+	snprintf(target, sizeof(target), "%s/victim", fx->dir);
+	assert_int_equal(symlink(target, tmp), 0);
+	/* a journal write replaces the link, never writes through it */
+	assert_int_equal(mcg_txn_begin(fx->g, 0, "test", &t), 0);
+	assert_int_equal(access(tmp, F_OK), -1); /* the run removed the stale .tmp */
+	assert_int_equal(symlink(target, tmp), 0);
+	assert_int_equal(mcg_txn_write(t, "memory.limit_in_bytes", "268435456"), 0);
+	assert_int_equal(mcg_txn_rollback(t), 0);
+	mcg_txn_free(t);
+	{
+		char buf[64] = "";
+		FILE *f = fopen(target, "r");
+
+		assert_non_null(f);
+		assert_non_null(fgets(buf, sizeof(buf), f));
+		fclose(f);
+		assert_string_equal(buf, "precious\n");
+	}
+	/* recover removes a stale .tmp whose lock is free */
+	put(fx->dir, "run/journal/x.journal.tmp", "half\n");
+	assert_int_equal(mcg_recover(fx->ctx, NULL, false, NULL, NULL), 0);
+	snprintf(tmp, sizeof(tmp), "%s/run/journal/x.journal.tmp", fx->dir);
+	assert_int_equal(access(tmp, F_OK), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +679,15 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recover_gone_cgroup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_from_earlier_boot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v1_set_limits_order, setup, teardown),
+		cmocka_unit_test(test_journal_parse_good),
+		cmocka_unit_test(test_journal_parse_corrupt),
+		cmocka_unit_test_setup_teardown(test_corrupt_moved_aside, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recreated_cgroup_dropped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recover_keeps_other_writer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rollback_keeps_other_writer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reclaimer_conflict, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_untrusted_rundir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stale_tmp_removed, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

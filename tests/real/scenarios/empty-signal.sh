@@ -68,7 +68,7 @@ if [ "$MCG_CGVER" = 1 ]; then
 	journal=$(ls "$MEMCGCTL_RUNDIR/journal")
 	[ -n "$journal" ] || fail "no journal after SIGKILL"
 	ok "journal kept after SIGKILL: $journal"
-	grep -q "^knob memory.limit_in_bytes $limit\$" "$MEMCGCTL_RUNDIR/journal/$journal" ||
+	grep -q "^knob memory.limit_in_bytes $limit " "$MEMCGCTL_RUNDIR/journal/$journal" ||
 		fail "journal does not hold the original limit: $(cat "$MEMCGCTL_RUNDIR/journal/$journal")"
 	ok "journal holds the original limit"
 	say "limit after SIGKILL: $(knob "$CG" "$K_LIMIT")"
