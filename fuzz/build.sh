@@ -1,0 +1,96 @@
+#!/bin/sh
+# fuzz/build.sh: build the libFuzzer targets (fuzz/fuzz_*.c) with clang into OUTDIR.
+#
+#   sh fuzz/build.sh OUTDIR [TARGET...]
+#
+# Every lib/*.c is compiled once into OUTDIR/obj (again only when it, a header or
+# the flags changed); each target links those objects. clang only: the CMake
+# build is gcc, and libFuzzer needs clang. Exit 77 when clang is missing.
+set -eu
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:?usage: fuzz/build.sh OUTDIR [TARGET...]}
+shift
+CC=${FUZZ_CC:-clang}
+
+if ! command -v "$CC" >/dev/null 2>&1; then
+	echo "fuzz/build.sh: $CC not found (install clang)" >&2
+	exit 77
+fi
+
+mkdir -p "$out/obj"
+out=$(cd "$out" && pwd)
+
+# one builder at a time per output directory (ctest -j, scripts/fuzz.sh)
+exec 9>"$out/.build.lock"
+flock 9
+
+pkgs="libcgroup libnl-3.0 libnl-genl-3.0"
+pc_cflags=$(pkg-config --cflags $pkgs)
+pc_libs=$(pkg-config --libs $pkgs)
+warn="-Wall -Wextra -Wformat=2 -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wpointer-arith \
+-Wwrite-strings -Wundef -Wvla -Wimplicit-fallthrough -Wno-unused-parameter"
+cflags="-std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+-fno-sanitize-recover=all -D_GNU_SOURCE -DMEMCG_VERSION=\"fuzz\" -I$src/lib -I$src/lib/include \
+$pc_cflags $warn"
+ldflags="-fsanitize=fuzzer,address,undefined"
+
+# flags or compiler changed: rebuild everything
+stamp="$out/obj/.flags"
+want="$($CC --version | head -n 1) $cflags"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+	rm -f "$out"/obj/*.o
+	printf '%s' "$want" >"$stamp"
+fi
+
+# newest header: every object depends on all of them (there are few)
+newest_h=$(ls -t "$src"/lib/*.h "$src"/lib/include/*.h "$src"/lib/include/memcg/*.h | head -n 1)
+
+stale() { # stale OBJ SRC...: OBJ missing or older than a source
+	[ -f "$1" ] || return 0
+	o=$1
+	shift
+	for s in "$@"; do
+		[ "$s" -nt "$o" ] && return 0
+	done
+	return 1
+}
+
+objs=
+for c in "$src"/lib/*.c; do
+	o="$out/obj/$(basename "$c" .c).o"
+	if stale "$o" "$c" "$newest_h"; then
+		echo "  CC  lib/$(basename "$c")"
+		# shellcheck disable=SC2086
+		$CC $cflags -c "$c" -o "$o.tmp"
+		mv "$o.tmp" "$o"
+	fi
+	objs="$objs $o"
+done
+# objects of library files that were removed
+for o in "$out"/obj/*.o; do
+	[ -f "$src/lib/$(basename "$o" .o).c" ] || rm -f "$o"
+done
+
+if [ $# -eq 0 ]; then
+	set --
+	for t in "$src"/fuzz/fuzz_*.c; do
+		set -- "$@" "$(basename "$t" .c | sed 's/^fuzz_//')"
+	done
+fi
+
+for t in "$@"; do
+	tsrc="$src/fuzz/fuzz_$t.c"
+	bin="$out/fuzz_$t"
+	[ -f "$tsrc" ] || {
+		echo "fuzz/build.sh: no target $tsrc" >&2
+		exit 1
+	}
+	# shellcheck disable=SC2086
+	if stale "$bin" "$tsrc" "$src/fuzz/fuzz.h" $objs; then
+		echo "  LD  fuzz_$t"
+		# shellcheck disable=SC2086
+		$CC $cflags $ldflags "$tsrc" $objs $pc_libs -lm -o "$bin.tmp"
+		mv "$bin.tmp" "$bin"
+	fi
+done
