@@ -184,7 +184,7 @@ static void text_rows(const struct row *rows, size_t n, const struct mcg_dirty_g
 		const char *cells[11];
 		unsigned k = 0, j;
 
-		snprintf(cell[k++], 64, "%s", rows[i].path);
+		cell[k++][0] = '\0'; /* the path goes in whole, escaped by the table */
 		cli_size(c->dirty, cell[k++], 64);
 		cli_size(c->writeback, cell[k++], 64);
 		pct(share(c->dirty + c->writeback, c->limit), cell[k++], 64);
@@ -199,6 +199,7 @@ static void text_rows(const struct row *rows, size_t n, const struct mcg_dirty_g
 		snprintf(cell[k++], 64, "%s", mcg_dirty_state_name(c->state));
 		for (j = 0; j < k; j++)
 			cells[j] = cell[j];
+		cells[0] = rows[i].path;
 		table_add(t, cells);
 	}
 	table_print(t, stdout);
@@ -206,7 +207,7 @@ static void text_rows(const struct row *rows, size_t n, const struct mcg_dirty_g
 	for (i = 0; i < n; i++) {
 		enum mcg_dirty_level l = mcg_dirty_verdict(&rows[i].c, version, g, -1, why, sizeof(why));
 
-		printf("%s: %s: %s\n", rows[i].path, mcg_dirty_level_name(l), why);
+		printf("%s: %s: %s\n", out_esc(rows[i].path), mcg_dirty_level_name(l), out_esc(why));
 	}
 }
 
@@ -317,7 +318,7 @@ static int collect(struct mcg_dirty_sampler *s, const size_t *idx, size_t n,
 		if (r < 0) {
 			if (!explicit)
 				continue; /* removed since the scan */
-			cli_err("cannot read memory.stat of '%s': %s", w->path, mcg_strerror(r));
+			cli_err("cannot read memory.stat of '%s': %s", out_esc(w->path), mcg_strerror(r));
 			return r;
 		}
 		mcg_dirty_cg_eval(&w->c, version, g);
@@ -466,9 +467,10 @@ static void watch_text_line(const char *ts, const char *who, uint64_t dirty, uin
 		snprintf(c, sizeof(c), "-");
 		snprintf(d, sizeof(d), "-");
 	}
-	printf("%s %s dirty %s wb %s dirtied/s %s written/s %s wb-for %s state %s%s%s\n", ts, who,
+	printf("%s %s dirty %s wb %s dirtied/s %s written/s %s wb-for %s state %s%s%s\n", ts,
+	       out_esc(who),
 	       cli_size(dirty, a, sizeof(a)), cli_size(wb, b, sizeof(b)), c, d, f, state,
-	       verdict ? ": " : "", verdict ? verdict : "");
+	       verdict ? ": " : "", verdict ? out_esc(verdict) : "");
 }
 
 static void json_rates(const struct rates *r)
@@ -715,7 +717,8 @@ static int dirty_run(struct cli *cli, int argc, char **argv)
 		r = mcg_dirty_sampler_add(s, mcg_group_path(grp));
 		mcg_group_close(grp);
 		if (r < 0) {
-			cli_err("cannot open memory.stat of '%s': %s", a.cgroups[i], mcg_strerror(r));
+			cli_err("cannot open memory.stat of '%s': %s", out_esc(a.cgroups[i]),
+				mcg_strerror(r));
 			status = EXIT_FAILURE;
 			goto out;
 		}

@@ -88,7 +88,8 @@ static void show_text(const struct mcg_info *i, const struct mcg_ctx *ctx)
 	size_t k;
 	unsigned s;
 
-	printf("cgroup %s (cgroup v%d, %s)\n", i->path, i->version, mcg_ctx_root(ctx));
+	printf("cgroup %s (cgroup v%d, %s)\n", out_esc(i->path), i->version,
+	       out_esc(mcg_ctx_root(ctx)));
 	text_fields("limits", i, limit_fields, sizeof(limit_fields) / sizeof(limit_fields[0]));
 	text_fields("usage", i, usage_fields, sizeof(usage_fields) / sizeof(usage_fields[0]));
 	printf("memory:\n");
@@ -118,7 +119,8 @@ static void show_text(const struct mcg_info *i, const struct mcg_ctx *ctx)
 	for (k = 0; k < i->stat.n_raw; k++) {
 		if (is_normalised_key(i->stat.raw[k].key, i->version))
 			continue;
-		printf("  %-24s %llu\n", i->stat.raw[k].key, (unsigned long long)i->stat.raw[k].value);
+		printf("  %-24s %llu\n", out_esc(i->stat.raw[k].key),
+		       (unsigned long long)i->stat.raw[k].value);
 	}
 }
 
@@ -192,7 +194,7 @@ static int show_run(struct cli *cli, int argc, char **argv)
 	r = mcg_group_info(g, &info);
 	mcg_group_close(g);
 	if (r < 0) {
-		cli_err("cannot read cgroup '%s': %s", a.cgroup, mcg_strerror(r));
+		cli_err("cannot read cgroup '%s': %s", out_esc(a.cgroup), mcg_strerror(r));
 		return EXIT_FAILURE;
 	}
 	if (cli->json)

@@ -25,11 +25,55 @@ static void jw_key(FILE *f, const char *key)
 	}
 }
 
+/*
+ * Length of the valid UTF-8 sequence at S (2..4 bytes), or 0: overlong forms,
+ * surrogates and code points past U+10FFFF are invalid. (C1 controls are valid
+ * UTF-8; the caller escapes them.)
+ */
+static size_t utf8_len(const unsigned char *s, uint32_t *ret_cp)
+{
+	uint32_t cp;
+	size_t n, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	*ret_cp = cp;
+	return n;
+}
+
+/*
+ * A JSON string for any bytes: valid UTF-8 as is, controls (C0, DEL, C1) as
+ * \uXXXX, and each byte of invalid UTF-8 as the four characters \xHH (the
+ * backslash itself escaped for JSON), the same text mcg_escape() prints, so a
+ * name reads the same in text and JSON output (memcgctl(8), OUTPUT).
+ */
 static void escape(FILE *f, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+
 	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (*p) {
+		unsigned char c = *p;
+		uint32_t cp;
+		size_t n;
 
 		switch (c) {
 		case '"':
@@ -48,13 +92,44 @@ static void escape(FILE *f, const char *s)
 			fputs("\\r", f);
 			break;
 		default:
-			if (c < 0x20)
+			if (c < 0x20 || c == 0x7f) {
 				fprintf(f, "\\u%04x", c);
-			else
+			} else if (c < 0x80) {
 				fputc(c, f);
+			} else if ((n = utf8_len(p, &cp)) > 0) {
+				if (cp <= 0x9f)
+					fprintf(f, "\\u%04x", (unsigned)cp);
+				else
+					fwrite(p, 1, n, f);
+				p += n;
+				continue;
+			} else {
+				fprintf(f, "\\\\x%02x", c);
+			}
 		}
+		p++;
 	}
 	fputc('"', f);
+}
+
+/* A ring of buffers, so that a few escaped names can be used in one printf. */
+const char *out_esc(const char *s)
+{
+	static char *ring[8];
+	static unsigned next;
+	char **slot = &ring[next++ % 8];
+	size_t n;
+	char *b;
+
+	if (!s)
+		return "-";
+	n = mcg_escape(s, NULL, 0);
+	b = realloc(*slot, n + 1);
+	if (!b)
+		return "?";
+	*slot = b;
+	mcg_escape(s, b, n + 1);
+	return b;
 }
 
 void jw_open_object(FILE *f, const char *key)
@@ -169,7 +244,7 @@ struct table *table_new(unsigned ncols, const char *const *headers, const enum c
 		return NULL;
 	}
 	for (i = 0; i < ncols; i++) {
-		t->headers[i] = strdup(headers[i]);
+		t->headers[i] = mcg_escape_dup(headers[i]);
 		t->align[i] = align ? align[i] : COL_LEFT;
 	}
 	return t;
@@ -189,7 +264,7 @@ int table_add(struct table *t, const char *const *cells)
 		t->cap = ncap;
 	}
 	for (i = 0; i < t->ncols; i++)
-		t->cells[t->nrows * t->ncols + i] = strdup(cells[i] ? cells[i] : "-");
+		t->cells[t->nrows * t->ncols + i] = cells[i] ? mcg_escape_dup(cells[i]) : strdup("-");
 	t->nrows++;
 	return 0;
 }

@@ -22,7 +22,13 @@ void jw_size(FILE *f, const char *key, uint64_t v, bool valid);
 /* End of a top-level document: newline and state reset. */
 void jw_end(FILE *f);
 
-/* ---- aligned text tables ---- */
+/*
+ * S escaped with mcg_escape() for text output (a cgroup name or path: whoever
+ * can mkdir chose its bytes). Valid until 8 more calls; "-" for NULL.
+ */
+const char *out_esc(const char *s);
+
+/* ---- aligned text tables: every cell is escaped with mcg_escape() ---- */
 enum col_align { COL_LEFT, COL_RIGHT };
 struct table;
 struct table *table_new(unsigned ncols, const char *const *headers, const enum col_align *align);

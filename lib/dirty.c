@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static uint64_t min_u64(uint64_t a, uint64_t b)
@@ -438,28 +439,32 @@ static int add_group(struct mcg_dirty_sampler *s, struct mcg_group *g);
 
 static int add_parent(struct mcg_dirty_sampler *s, const char *path, ssize_t *ret)
 {
-	char parent[4096];
-	char *slash;
+	char *parent, *slash;
 	struct mcg_group *pg;
 	ssize_t i;
 	int r;
 
-	snprintf(parent, sizeof(parent), "%s", path);
-	slash = strrchr(parent, '/');
+	slash = strrchr(path, '/');
 	if (!slash || !strcmp(path, "/")) {
 		*ret = -1;
 		return 0;
 	}
+	parent = strdup(path); /* any length: a cut path would name another cgroup */
+	if (!parent)
+		return -ENOMEM;
+	slash = strrchr(parent, '/');
 	if (slash == parent)
 		slash[1] = '\0';
 	else
 		*slash = '\0';
 	i = find_node(s, parent);
 	if (i >= 0) {
+		free(parent);
 		*ret = i;
 		return 0;
 	}
 	r = mcg_group_open(s->ctx, parent, &pg);
+	free(parent);
 	if (r < 0)
 		return r;
 	r = add_group(s, pg);
@@ -609,12 +614,17 @@ struct scan_state {
 	int found;
 };
 
-static int scan_rec(struct scan_state *st, size_t idx)
+/*
+ * Children are found by name under the parent's descriptor; every directory is
+ * a child cgroup, dot names too (a cgroup named ".x" holding 64 MiB dirty must
+ * be seen). Paths are built at full length; the descent stops at
+ * MCG_WALK_MAX_DEPTH with a warning.
+ */
+static int scan_rec(struct scan_state *st, size_t idx, int depth)
 {
 	struct mcg_dirty_sampler *s = st->s;
 	struct mcg_dirty_cg c;
 	struct dirent *de;
-	char child[4096];
 	DIR *d;
 	int fd, r;
 
@@ -638,23 +648,50 @@ static int scan_rec(struct scan_state *st, size_t idx)
 	}
 	while ((de = readdir(d))) {
 		const char *path = s->n[idx].path;
+		size_t plen = strcmp(path, "/") ? strlen(path) : 0;
+		struct stat sb;
+		char *child;
 		ssize_t ci;
 
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		snprintf(child, sizeof(child), "%s/%s", strcmp(path, "/") ? path : "", de->d_name);
+		if (de->d_type != DT_DIR &&
+		    (de->d_type != DT_UNKNOWN ||
+		     fstatat(fd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(sb.st_mode)))
+			continue;
+		if (depth >= MCG_WALK_MAX_DEPTH) {
+			char *e = mcg_escape_dup(path);
+
+			mcg_log(s->ctx, MCG_LOG_WARNING,
+				"skipping the cgroups under '%s': deeper than %d levels", e ? e : "?",
+				MCG_WALK_MAX_DEPTH);
+			free(e);
+			break;
+		}
+		child = malloc(plen + strlen(de->d_name) + 2);
+		if (!child) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		memcpy(child, path, plen);
+		child[plen] = '/';
+		strcpy(child + plen + 1, de->d_name);
 		ci = find_node(s, child);
 		if (ci < 0) {
 			r = mcg_dirty_sampler_add(s, child);
 			if (r == -ENOMEM) {
+				free(child);
 				closedir(d);
 				return r;
 			}
-			if (r < 0)
+			if (r < 0) {
+				free(child);
 				continue; /* not a memory cgroup, or gone */
+			}
 			ci = r;
 		}
-		r = scan_rec(st, (size_t)ci);
+		free(child);
+		r = scan_rec(st, (size_t)ci, depth + 1);
 		if (r < 0) {
 			closedir(d);
 			return r;
@@ -673,7 +710,7 @@ int mcg_dirty_sampler_scan(struct mcg_dirty_sampler *s, void (*cb)(size_t idx, v
 	if (r < 0)
 		return r;
 	mcg_dirty_sampler_begin(s);
-	r = scan_rec(&st, (size_t)r);
+	r = scan_rec(&st, (size_t)r, 0);
 	return r < 0 ? r : st.found;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <limits.h>
 #include <unistd.h>
 
 int mcg_parse_u64(const char *s, uint64_t *ret)
@@ -48,7 +49,8 @@ int mcg__read_file_at(int dirfd, const char *name, char **ret, size_t *ret_len)
 
 	if (!buf)
 		return -ENOMEM;
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	/* a knob is never a symlink: a planted one in a --root tree is not followed */
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		int e = -errno;
 
@@ -91,18 +93,26 @@ int mcg__read_file_at(int dirfd, const char *name, char **ret, size_t *ret_len)
 	return 0;
 }
 
+/* Does NAME exist under DIRFD as a file that is not a symlink? */
+static bool file_at(int dirfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISLNK(st.st_mode);
+}
+
 /* Is DIRFD a memory cgroup of the context's version? */
 static int check_cgroup_dir(const struct mcg_ctx *ctx, int dirfd, bool is_root)
 {
 	if (ctx->version == 2) {
-		if (faccessat(dirfd, "cgroup.controllers", F_OK, 0) < 0)
+		if (!file_at(dirfd, "cgroup.controllers"))
 			return -MCG_E_NOTCGROUP;
 		/* The root has no memory.current but always has memory.stat. */
-		if (faccessat(dirfd, is_root ? "memory.stat" : "memory.max", F_OK, 0) < 0)
+		if (!file_at(dirfd, is_root ? "memory.stat" : "memory.max"))
 			return -MCG_E_NOTCGROUP;
 		return 0;
 	}
-	if (faccessat(dirfd, "memory.usage_in_bytes", F_OK, 0) < 0)
+	if (!file_at(dirfd, "memory.usage_in_bytes"))
 		return -MCG_E_NOTCGROUP;
 	return 0;
 }
@@ -154,25 +164,40 @@ int mcg_pid_cgroup(struct mcg_ctx *ctx, pid_t pid, char *buf, size_t len)
 	return r;
 }
 
+/* "pid:N": N is a decimal number from 1 to INT32_MAX, nothing else (no sign, no blanks). */
+static int parse_pid_spec(const char *s, pid_t *ret)
+{
+	long long v = 0;
+
+	if (*s < '1' || *s > '9')
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = v * 10 + (*s - '0');
+		if (v > INT32_MAX)
+			return -EINVAL;
+	}
+	*ret = (pid_t)v;
+	return 0;
+}
+
 int mcg_group_open(struct mcg_ctx *ctx, const char *spec, struct mcg_group **ret)
 {
-	char pidpath[4096], canon[4096] = "", *copy, *tok, *save = NULL;
+	char pidpath[4096], *canon = NULL, *copy, *tok, *save = NULL;
 	const char *rel = spec;
-	size_t rootlen = strlen(ctx->root);
+	size_t rootlen = strlen(ctx->root), clen = 0;
 	struct mcg_group *g;
 	int fd, r;
 
 	if (!spec || !*spec)
 		return -EINVAL;
 	if (!strncmp(spec, "pid:", 4)) {
-		char *end;
-		long pid;
+		pid_t pid;
 
-		errno = 0;
-		pid = strtol(spec + 4, &end, 10);
-		if (errno || end == spec + 4 || *end || pid <= 0 || pid > INT32_MAX)
+		if (parse_pid_spec(spec + 4, &pid) < 0)
 			return -EINVAL;
-		r = mcg_pid_cgroup(ctx, (pid_t)pid, pidpath, sizeof(pidpath));
+		r = mcg_pid_cgroup(ctx, pid, pidpath, sizeof(pidpath));
 		if (r < 0)
 			return r;
 		rel = pidpath;
@@ -180,23 +205,36 @@ int mcg_group_open(struct mcg_ctx *ctx, const char *spec, struct mcg_group **ret
 		   (spec[rootlen] == '/' || spec[rootlen] == '\0') && strcmp(ctx->root, "/")) {
 		rel = spec + rootlen;
 	}
+	/* Opened one component at a time, so any length the walk prints opens again. */
+	if (strlen(rel) > MCG_PATH_MAX)
+		return -ENAMETOOLONG;
 
 	copy = strdup(rel);
-	if (!copy)
+	canon = malloc(strlen(rel) + 2);
+	if (!copy || !canon) {
+		free(copy);
+		free(canon);
 		return -ENOMEM;
+	}
+	canon[0] = '\0';
 	fd = dup(ctx->rootfd);
 	if (fd < 0) {
-		free(copy);
-		return -errno;
+		r = -errno;
+		goto fail_nofd;
 	}
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
 	for (tok = strtok_r(copy, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+		size_t tlen = strlen(tok);
 		int nfd;
 
 		if (!strcmp(tok, "."))
 			continue;
 		if (!strcmp(tok, "..")) {
 			r = -MCG_E_ESCAPE;
+			goto fail;
+		}
+		if (tlen > NAME_MAX) {
+			r = -ENAMETOOLONG;
 			goto fail;
 		}
 		/* O_NOFOLLOW on each component: a symlink cannot lead out of the root. */
@@ -212,12 +250,9 @@ int mcg_group_open(struct mcg_ctx *ctx, const char *spec, struct mcg_group **ret
 		}
 		close(fd);
 		fd = nfd;
-		if (strlen(canon) + strlen(tok) + 2 > sizeof(canon)) {
-			r = -ENAMETOOLONG;
-			goto fail;
-		}
-		strcat(canon, "/");
-		strcat(canon, tok);
+		canon[clen++] = '/';
+		memcpy(canon + clen, tok, tlen + 1);
+		clen += tlen;
 	}
 	r = check_cgroup_dir(ctx, fd, canon[0] == '\0');
 	if (r < 0)
@@ -227,20 +262,19 @@ int mcg_group_open(struct mcg_ctx *ctx, const char *spec, struct mcg_group **ret
 		r = -ENOMEM;
 		goto fail;
 	}
+	if (!canon[0])
+		strcpy(canon, "/");
 	g->ctx = ctx;
 	g->dirfd = fd;
-	g->path = strdup(canon[0] ? canon : "/");
-	if (!g->path) {
-		free(g);
-		r = -ENOMEM;
-		goto fail;
-	}
+	g->path = canon;
 	free(copy);
 	*ret = g;
 	return 0;
 fail:
 	close(fd);
+fail_nofd:
 	free(copy);
+	free(canon);
 	return r;
 }
 
@@ -275,7 +309,7 @@ struct mcg_ctx *mcg_group_ctx(const struct mcg_group *g)
 
 bool mcg_knob_exists(const struct mcg_group *g, const char *knob)
 {
-	return knob_name_ok(knob) && faccessat(g->dirfd, knob, F_OK, 0) == 0;
+	return knob_name_ok(knob) && file_at(g->dirfd, knob);
 }
 
 ssize_t mcg_fd_pread(int fd, char *buf, size_t len)
@@ -319,7 +353,8 @@ int mcg_knob_open(const struct mcg_group *g, const char *knob, int flags)
 
 	if (!knob_name_ok(knob))
 		return -EINVAL;
-	fd = openat(g->dirfd, knob, flags | O_CLOEXEC);
+	/* O_NOFOLLOW: a symlink planted in a --root tree never redirects a read or a write */
+	fd = openat(g->dirfd, knob, flags | O_NOFOLLOW | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -404,6 +439,24 @@ int mcg_group_nr_procs(const struct mcg_group *g, unsigned *ret)
 	return 0;
 }
 
+/*
+ * Is this directory entry a child cgroup? Every name counts, dot names too (a
+ * cgroup named ".x" holds memory like any other); only "." and ".." are not
+ * children. Symlinks are not directories here.
+ */
+static bool is_child(int dirfd, const struct dirent *de)
+{
+	struct stat st;
+
+	if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+		return false;
+	if (de->d_type == DT_DIR)
+		return true;
+	if (de->d_type != DT_UNKNOWN)
+		return false;
+	return fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
 static int list_children(int dirfd, char ***ret, size_t *ret_n)
 {
 	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -420,7 +473,7 @@ static int list_children(int dirfd, char ***ret, size_t *ret_n)
 		return -errno;
 	}
 	while ((de = readdir(d))) {
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+		if (!is_child(fd, de))
 			continue;
 		if (n == cap) {
 			char **nn = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*nn));
@@ -465,34 +518,71 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int walk_rec(int dirfd, const char *path, int depth, int max_depth, mcg_walk_fn cb,
-		    void *userdata)
+struct walk {
+	struct mcg_ctx *ctx;
+	int max_depth;
+	mcg_walk_fn cb;
+	void *userdata;
+	unsigned skipped; /* subtrees left out for depth */
+};
+
+/*
+ * Children are opened from their parent's descriptor (never by a path string,
+ * which PATH_MAX would cut), and paths are built at their full length. The
+ * recursion holds one descriptor and a small frame per level and stops at
+ * MCG_WALK_MAX_DEPTH, where what lies deeper is skipped with a warning.
+ */
+static int walk_rec(struct walk *w, int dirfd, const char *path, int depth)
 {
+	size_t plen = strcmp(path, "/") ? strlen(path) : 0;
 	char **names;
 	size_t n, i;
-	int r = cb(path, depth, userdata);
+	int r = w->cb(path, depth, w->userdata);
 
 	if (r < 0)
 		return r;
-	if (r == 1 || (max_depth >= 0 && depth >= max_depth))
+	if (r == 1 || (w->max_depth >= 0 && depth >= w->max_depth))
 		return 0;
 	r = list_children(dirfd, &names, &n);
 	if (r < 0)
 		return r == -ENOENT ? 0 : r; /* removed while we walked */
+	if (n && depth >= MCG_WALK_MAX_DEPTH) {
+		char *e = mcg_escape_dup(path);
+
+		mcg_log(w->ctx, MCG_LOG_WARNING,
+			"skipping the %zu cgroup(s) under '%s': deeper than %d levels", n,
+			e ? e : "?", MCG_WALK_MAX_DEPTH);
+		free(e);
+		w->skipped++;
+		for (i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		return 0;
+	}
 	if (n > 1)
 		qsort(names, n, sizeof(*names), cmp_str);
 	r = 0;
 	for (i = 0; i < n; i++) {
-		char child[4096];
+		size_t nlen = strlen(names[i]);
+		char *child;
 		int cfd;
 
 		if (r < 0)
 			goto next;
-		snprintf(child, sizeof(child), "%s/%s", strcmp(path, "/") ? path : "", names[i]);
 		cfd = openat(dirfd, names[i], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (cfd < 0)
-			goto next; /* vanished */
-		r = walk_rec(cfd, child, depth + 1, max_depth, cb, userdata);
+			goto next; /* vanished, or replaced by a symlink */
+		child = malloc(plen + nlen + 2);
+		if (!child) {
+			close(cfd);
+			r = -ENOMEM;
+			goto next;
+		}
+		memcpy(child, path, plen);
+		child[plen] = '/';
+		memcpy(child + plen + 1, names[i], nlen + 1);
+		r = walk_rec(w, cfd, child, depth + 1);
+		free(child);
 		close(cfd);
 next:
 		free(names[i]);
@@ -503,12 +593,13 @@ next:
 
 int mcg_walk(struct mcg_ctx *ctx, const char *path, int max_depth, mcg_walk_fn cb, void *userdata)
 {
+	struct walk w = {ctx, max_depth, cb, userdata, 0};
 	struct mcg_group *g;
 	int r = mcg_group_open(ctx, path ? path : "/", &g);
 
 	if (r < 0)
 		return r;
-	r = walk_rec(g->dirfd, g->path, 0, max_depth, cb, userdata);
+	r = walk_rec(&w, g->dirfd, g->path, 0);
 	mcg_group_close(g);
 	return r;
 }

@@ -75,11 +75,12 @@ static void read_keyed(const char *text, struct mcg_info *i, enum mcg_field f, c
 /* v2: the smallest memory.max from this group up to the root. */
 static void v2_effective_limit(const struct mcg_group *g, struct mcg_info *i)
 {
-	char path[4096];
+	char *path = strdup(g->path); /* any length: never a truncated, other cgroup's path */
 	uint64_t eff = MCG_MAX;
 	bool any = false;
 
-	snprintf(path, sizeof(path), "%s", g->path);
+	if (!path)
+		return;
 	while (strcmp(path, "/") && path[0]) {
 		struct mcg_group *p;
 		uint64_t v;
@@ -101,6 +102,7 @@ static void v2_effective_limit(const struct mcg_group *g, struct mcg_info *i)
 		else
 			*slash = '\0';
 	}
+	free(path);
 	if (any || !strcmp(g->path, "/"))
 		set(i, MCG_F_EFFECTIVE_LIMIT, eff);
 }

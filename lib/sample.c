@@ -43,6 +43,7 @@ struct node {
 	int depth;
 	ino_t ino;
 	int wd; /* inotify watch, -1 if none */
+	int dfd; /* O_PATH descriptor of the directory; -1: reopened from the parent's */
 	int fd[F__COUNT];
 	bool rescan;
 	bool gone;
@@ -89,6 +90,8 @@ struct mcg_sampler {
 	size_t ntg;
 	char **async; /* sorted escaped names in <rundir>/async, NULL: no state dir */
 	size_t nasync;
+	int topfd;        /* the sampled group's directory (O_PATH), kept */
+	bool warned_deep; /* the MCG_WALK_MAX_DEPTH warning was given */
 };
 
 /* ---- counters ---------------------------------------------------------- */
@@ -263,13 +266,37 @@ static void parse_psi(const char *text, double *some10, bool *some_ok, double *f
 
 /* ---- the tree ---------------------------------------------------------- */
 
-static int open_dir(struct mcg_sampler *s, const char *path)
+/*
+ * N's directory as an O_PATH descriptor: its own kept one, or opened name by
+ * name from the nearest ancestor holding one (after EMFILE). Never by a path
+ * string: PATH_MAX would cut a deep one and name another directory.
+ */
+static int node_path_fd(struct mcg_sampler *s, const struct node *n)
 {
-	int rootfd = mcg_ctx_rootfd(s->ctx);
+	int pfd, fd;
 
-	if (!strcmp(path, "/"))
-		return openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return openat(rootfd, path + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (n->dfd >= 0)
+		return openat(n->dfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (!n->parent)
+		return openat(s->topfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	pfd = node_path_fd(s, n->parent);
+	if (pfd < 0)
+		return -1;
+	fd = openat(pfd, n->name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(pfd);
+	return fd;
+}
+
+/* N's directory opened for reading (readdir, openat of its files). */
+static int open_dir(struct mcg_sampler *s, const struct node *n)
+{
+	int pfd = node_path_fd(s, n), fd;
+
+	if (pfd < 0)
+		return -1;
+	fd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	close(pfd);
+	return fd;
 }
 
 static void node_close_files(struct node *n)
@@ -295,6 +322,8 @@ static void node_free(struct mcg_sampler *s, struct node *n)
 	if (n->wd >= 0 && s->ifd >= 0)
 		inotify_rm_watch(s->ifd, n->wd);
 	node_close_files(n);
+	if (n->dfd >= 0)
+		close(n->dfd);
 	free(n->path);
 	free(n);
 	s->nnodes--;
@@ -306,7 +335,8 @@ static int open_one(struct mcg_sampler *s, int dfd, unsigned f)
 
 	if (!s->files[f])
 		return FD_ABSENT;
-	fd = openat(dfd, s->files[f], O_RDONLY | O_CLOEXEC);
+	/* O_NOFOLLOW: a symlink planted in a --root tree is not followed */
+	fd = openat(dfd, s->files[f], O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0)
 		return fd;
 	if (errno == EMFILE || errno == ENFILE)
@@ -314,7 +344,33 @@ static int open_one(struct mcg_sampler *s, int dfd, unsigned f)
 	return FD_ABSENT;
 }
 
-static struct node *node_new(struct mcg_sampler *s, struct node *parent, const char *path)
+/* A watch on the directory DFD: through /proc/self/fd, which names it at any depth. */
+static int add_watch(struct mcg_sampler *s, int dfd, const char *path)
+{
+	const uint32_t mask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY |
+			      IN_ONLYDIR;
+	const char *root = mcg_ctx_root(s->ctx);
+	char link[64], *full;
+	int wd;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", dfd);
+	wd = inotify_add_watch(s->ifd, link, mask);
+	if (wd >= 0 || errno != ENOENT)
+		return wd;
+	/* no /proc: the path, if the kernel can take it */
+	if (strlen(root) + strlen(path) + 1 >= PATH_MAX)
+		return -1;
+	full = malloc(strlen(root) + strlen(path) + 1);
+	if (!full)
+		return -1;
+	sprintf(full, "%s%s", root, strcmp(path, "/") ? path : "");
+	wd = inotify_add_watch(s->ifd, full, mask | IN_DONT_FOLLOW);
+	free(full);
+	return wd;
+}
+
+/* A node for PARENT's child NAME (or, without PARENT, the sampled group at PATH). */
+static struct node *node_new(struct mcg_sampler *s, struct node *parent, const char *name)
 {
 	struct node *n = calloc(1, sizeof(*n));
 	struct stat st;
@@ -323,20 +379,33 @@ static struct node *node_new(struct mcg_sampler *s, struct node *parent, const c
 
 	if (!n)
 		return NULL;
-	n->path = strdup(path);
+	if (parent) {
+		size_t plen = strcmp(parent->path, "/") ? strlen(parent->path) : 0;
+
+		n->path = malloc(plen + strlen(name) + 2);
+		if (n->path) {
+			memcpy(n->path, parent->path, plen);
+			n->path[plen] = '/';
+			strcpy(n->path + plen + 1, name);
+		}
+	} else {
+		n->path = strdup(name);
+	}
 	if (!n->path) {
 		free(n);
 		return NULL;
 	}
-	n->name = strcmp(path, "/") ? strrchr(n->path, '/') + 1 : n->path;
+	n->name = strcmp(n->path, "/") ? strrchr(n->path, '/') + 1 : n->path;
 	n->parent = parent;
 	n->depth = parent ? parent->depth + 1 : 0;
 	n->wd = -1;
+	n->dfd = -1;
 	n->id = ++s->next_id;
 	for (i = 0; i < F__COUNT; i++)
 		n->fd[i] = FD_ABSENT;
 	s->nnodes++;
-	dfd = open_dir(s, path);
+	n->dfd = node_path_fd(s, n); /* -1 here (EMFILE): reopened through the parent */
+	dfd = open_dir(s, n);
 	if (dfd < 0) {
 		n->gone = true;
 		return n;
@@ -346,17 +415,12 @@ static struct node *node_new(struct mcg_sampler *s, struct node *parent, const c
 	for (i = 0; i < F__COUNT; i++)
 		n->fd[i] = i == F_PROCS && !(s->flags & MCG_SAMPLER_TASKSTATS) ? FD_UNSET
 										: open_one(s, dfd, i);
-	close(dfd);
 	if (s->ifd >= 0) {
-		char full[PATH_MAX];
-
-		snprintf(full, sizeof(full), "%s%s", mcg_ctx_root(s->ctx), strcmp(path, "/") ? path : "");
-		n->wd = inotify_add_watch(s->ifd, full,
-					  IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
-						  IN_MODIFY | IN_ONLYDIR | IN_DONT_FOLLOW);
+		n->wd = add_watch(s, dfd, n->path);
 		if (n->wd < 0)
 			s->rescan_all = true; /* out of watches: fall back to rescanning */
 	}
+	close(dfd);
 	n->rescan = true;
 	return n;
 }
@@ -383,7 +447,7 @@ static int node_rescan(struct mcg_sampler *s, struct node *n)
 	int dfd;
 
 	n->rescan = false;
-	dfd = open_dir(s, n->path);
+	dfd = open_dir(s, n);
 	if (dfd < 0) {
 		n->gone = true;
 		return 0;
@@ -394,7 +458,8 @@ static int node_rescan(struct mcg_sampler *s, struct node *n)
 		return -ENOMEM;
 	}
 	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
+		/* dot names are cgroups too: a ".x" holding 64 MiB must be seen */
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		if (de->d_type != DT_DIR) {
 			struct stat st;
@@ -415,6 +480,21 @@ static int node_rescan(struct mcg_sampler *s, struct node *n)
 		if (!names[nn])
 			goto oom;
 		nn++;
+	}
+	if (nn && n->depth >= MCG_WALK_MAX_DEPTH) {
+		/* bounded: the tree code recurses per level */
+		if (!s->warned_deep) {
+			char *e = mcg_escape_dup(n->path);
+
+			mcg_log(s->ctx, MCG_LOG_WARNING,
+				"skipping the cgroups under '%s': deeper than %d levels", e ? e : "?",
+				MCG_WALK_MAX_DEPTH);
+			free(e);
+			s->warned_deep = true;
+		}
+		for (i = 0; i < nn; i++)
+			free(names[i]);
+		nn = 0;
 	}
 	if (nn)
 		qsort(names, nn, sizeof(*names), cmp_str);
@@ -444,12 +524,8 @@ static int node_rescan(struct mcg_sampler *s, struct node *n)
 			node_free(s, old);
 		}
 		{
-			char path[PATH_MAX];
-			struct node *nw;
+			struct node *nw = node_new(s, n, names[i]);
 
-			snprintf(path, sizeof(path), "%s/%s", strcmp(n->path, "/") ? n->path : "",
-				 names[i]);
-			nw = node_new(s, n, path);
 			if (!nw)
 				goto oom_merge;
 			kids[nk++] = nw;
@@ -574,6 +650,7 @@ int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned flags, struc
 		mcg_group_close(g);
 		return -ENOMEM;
 	}
+	s->topfd = -1;
 	s->ctx = ctx;
 	s->flags = flags;
 	s->version = mcg_ctx_version(ctx);
@@ -585,6 +662,13 @@ int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned flags, struc
 		mcg_group_close(g);
 		mcg_sampler_free(s);
 		return -ENOMEM;
+	}
+	s->topfd = openat(mcg_group_dirfd(g), ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (s->topfd < 0) {
+		r = -errno;
+		mcg_group_close(g);
+		mcg_sampler_free(s);
+		return r;
 	}
 	s->top = node_new(s, NULL, mcg_group_path(g));
 	mcg_group_close(g);
@@ -628,6 +712,8 @@ void mcg_sampler_free(struct mcg_sampler *s)
 	free(s->tg);
 	free_async(s);
 	free(s->buf);
+	if (s->topfd >= 0)
+		close(s->topfd);
 	free(s);
 }
 
@@ -652,6 +738,7 @@ static size_t count_fds(const struct node *n)
 
 	for (i = 0; i < F__COUNT; i++)
 		c += n->fd[i] >= 0;
+	c += n->dfd >= 0;
 	for (i = 0; i < n->nkids; i++)
 		c += count_fds(n->kids[i]);
 	return c;
@@ -688,7 +775,7 @@ static ssize_t node_read(struct mcg_sampler *s, struct node *n, unsigned f)
 	ssize_t r;
 
 	if (n->fd[f] == FD_UNSET) {
-		int dfd = open_dir(s, n->path);
+		int dfd = open_dir(s, n);
 
 		n->fd[f] = dfd < 0 ? FD_ABSENT : open_one(s, dfd, f);
 		if (dfd >= 0)
@@ -697,11 +784,11 @@ static ssize_t node_read(struct mcg_sampler *s, struct node *n, unsigned f)
 	if (n->fd[f] == FD_ABSENT)
 		return -ENOENT;
 	if (n->fd[f] == FD_REOPEN) {
-		int dfd = open_dir(s, n->path), fd;
+		int dfd = open_dir(s, n), fd;
 
 		if (dfd < 0)
 			return -errno;
-		fd = openat(dfd, s->files[f], O_RDONLY | O_CLOEXEC);
+		fd = openat(dfd, s->files[f], O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		close(dfd);
 		if (fd < 0)
 			return -errno;

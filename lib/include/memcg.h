@@ -98,6 +98,11 @@ MCG_EXPORT long mcg_page_size(void);
 
 struct mcg_group;
 
+/* The deepest level below its start a walk (list, top, dirty) descends to. */
+#define MCG_WALK_MAX_DEPTH 256
+/* The longest cgroup path (relative to the root) memcgctl opens: a longer one is -ENAMETOOLONG. */
+#define MCG_PATH_MAX 65536
+
 /*
  * SPEC: a path relative to the hierarchy root as /proc/PID/cgroup prints it
  * ("/web", "web/a"), an absolute cgroupfs path under the root, or "pid:N".
@@ -135,8 +140,13 @@ MCG_EXPORT int mcg_group_nr_procs(const struct mcg_group *g, unsigned *ret);
 /* Number of child cgroups. */
 MCG_EXPORT int mcg_group_nr_children(const struct mcg_group *g, unsigned *ret);
 
-/* Walk the tree under G (G first, pre-order, children sorted by name).
- * CB returns 0 to go on, 1 to skip this group's children, <0 to stop. */
+/*
+ * Walk the tree under G (G first, pre-order, children sorted by name). Every
+ * child directory is a cgroup, names starting with "." included. Children are
+ * opened from their parent's descriptor and paths have their full length (past
+ * PATH_MAX); below MCG_WALK_MAX_DEPTH levels the walk stops with a warning.
+ * CB returns 0 to go on, 1 to skip this group's children, <0 to stop.
+ */
 typedef int (*mcg_walk_fn)(const char *path, int depth, void *userdata);
 MCG_EXPORT int mcg_walk(struct mcg_ctx *ctx, const char *path, int max_depth, mcg_walk_fn cb,
 			void *userdata);
