@@ -194,11 +194,17 @@ int mcg_reclaimer_step(struct mcg_reclaimer *r, uint64_t bytes, bool keep_lowere
 	if (r->v1) {
 		uint64_t target = st.usage_before > bytes ? (st.usage_before - bytes) / ps * ps : 0;
 
-		e = check_limit(r);
+		/*
+		 * What recover may find: the value there now, or the one written
+		 * next. Journalled before the check, so that the check and the write
+		 * are one pread and one write apart.
+		 */
+		if (r->forgot)
+			return -MCG_E_CONFLICT;
+		e = mcg__txn_temp(r->t, "memory.limit_in_bytes", r->exp2, target);
 		if (e < 0)
 			return e;
-		/* what recover may find: the value there now, or the one written next */
-		e = mcg__txn_temp(r->t, "memory.limit_in_bytes", r->exp2, target);
+		e = check_limit(r);
 		if (e < 0)
 			return e;
 		/* Lowering the limit alone keeps limit <= memsw; the kernel reclaims here. */

@@ -775,25 +775,57 @@ int mcg__txn_forget(struct mcg_txn *t, const char *knob, uint64_t found, uint64_
 
 int mcg__txn_set(struct mcg_txn *t, const char *knob, uint64_t v)
 {
+	char buf[64];
 	struct saved *s;
 	uint64_t cur;
-	int r;
+	ssize_t n;
+	int r, fd;
 
 	r = mcg_txn_save(t, knob);
 	if (r < 0)
 		return r;
 	s = find_saved(t, knob);
-	r = read_limit(t->g, knob, &cur);
+	/* journal first: B may never be written, but then the check below stops us */
+	r = mcg__txn_temp(t, knob, s->exp2, v);
 	if (r < 0)
 		return r;
+	/*
+	 * The check and the write: one pread and one write on the same
+	 * descriptor, so that another writer landing after the check (the window
+	 * cgroupfs leaves, a microsecond or two) is as unlikely as it can be.
+	 */
+	fd = mcg_knob_open(t->g, knob, O_RDWR);
+	if (fd < 0)
+		return fd;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	buf[n] = '\0';
+	if (mcg__limit_parse(buf, &cur) < 0) {
+		close(fd);
+		return -EBADMSG;
+	}
 	if (cur != s->exp1 && cur != s->exp2) {
+		close(fd);
 		mcg__txn_forget(t, knob, cur, s->exp2);
 		return -MCG_E_CONFLICT;
 	}
-	r = mcg__txn_temp(t, knob, cur, v);
-	if (r < 0)
+	if (v == MCG_MAX)
+		snprintf(buf, sizeof(buf), "%s", t->g->ctx->version == 2 ? "max" : "-1");
+	else
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	/* a fixture tree (--root) is regular files: they need the truncation cgroupfs ignores */
+	if (t->g->ctx->mode == MCG_MODE_FIXTURE && ftruncate(fd, 0) < 0) {
+		r = -errno;
+		close(fd);
 		return r;
-	r = write_limit(t->g, knob, v);
+	}
+	n = pwrite(fd, buf, strlen(buf), 0);
+	r = n < 0 ? -errno : (size_t)n == strlen(buf) ? 0 : -EIO;
+	close(fd);
 	/* a failed limit write (EBUSY, EINTR) may or may not have installed it */
 	s->exp1 = r == 0 ? mcg__limit_norm(v) : cur;
 	s->exp2 = mcg__limit_norm(v);
