@@ -165,7 +165,8 @@ static void print_text(const struct mcg_snapshot *s, const struct top_opts *o, b
 
 		for (k = 0; k < nc; k++) {
 			top_cell_format(s, &s->rows[rows[i]], cols[k], raw, cells[k], sizeof(cells[k]));
-			cp[k] = cells[k];
+			/* the whole path, never cut at the cell buffer (the table escapes it) */
+			cp[k] = cols[k] == TOP_NAME ? s->rows[rows[i]].path : cells[k];
 		}
 		table_add(t, cp);
 	}

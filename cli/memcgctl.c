@@ -1,7 +1,9 @@
 /* memcgctl.c: main, the global options, the command table, help and "did you mean". */
 #include "memcgctl.h"
+#include "output.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +134,11 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		cli->procfs = arg;
 		break;
 	case OPT_RUNDIR:
+		if (!*arg) {
+			/* "" would put locks and journals under / */
+			cli_err("invalid --run-dir '': empty path");
+			exit(EXIT_USAGE);
+		}
 		cli->rundir = arg;
 		break;
 	case OPT_CGVER:
@@ -166,16 +173,26 @@ struct mcg_ctx *cli_ctx(struct cli *cli)
 		r = mcg_ctx_new(lib_log, cli, &cli->ctx);
 	if (r < 0) {
 		if (cli->root)
-			cli_err("cannot use '%s' as the cgroup root: %s", cli->root, mcg_strerror(r));
+			cli_err("cannot use '%s' as the cgroup root: %s", out_esc(cli->root),
+				mcg_strerror(r));
 		else
 			cli_err("cannot find the memory cgroup controller: %s", mcg_strerror(r));
 		cli->ctx = NULL;
 		return NULL;
 	}
-	if (cli->procfs && mcg_ctx_set_procfs(cli->ctx, cli->procfs) < 0)
+	if (cli->procfs && (r = mcg_ctx_set_procfs(cli->ctx, cli->procfs)) < 0) {
+		cli_err("invalid --proc '%s': %s", out_esc(cli->procfs), mcg_strerror(r));
+		mcg_ctx_free(cli->ctx);
+		cli->ctx = NULL;
 		return NULL;
-	if (cli->rundir && mcg_ctx_set_rundir(cli->ctx, cli->rundir) < 0)
+	}
+	if (cli->rundir && (r = mcg_ctx_set_rundir(cli->ctx, cli->rundir)) < 0) {
+		cli_err("invalid --run-dir '%s': %s", out_esc(cli->rundir),
+			r == -EINVAL && !*cli->rundir ? "empty path" : mcg_strerror(r));
+		mcg_ctx_free(cli->ctx);
+		cli->ctx = NULL;
 		return NULL;
+	}
 	return cli->ctx;
 }
 
@@ -183,7 +200,7 @@ int cli_status(int err)
 {
 	err = err < 0 ? -err : err;
 	if (err == ENOENT || err == EINVAL || err == MCG_E_NOTCGROUP || err == MCG_E_ESCAPE ||
-	    err == ESRCH || err == ERANGE)
+	    err == ESRCH || err == ERANGE || err == ENAMETOOLONG)
 		return EXIT_USAGE;
 	return EXIT_FAILURE;
 }
@@ -196,14 +213,24 @@ int cli_open_group(struct cli *cli, const char *spec, struct mcg_group **ret)
 	if (!ctx)
 		return -MCG_E_NOCONTROLLER;
 	r = mcg_group_open(ctx, spec, ret);
+	/* SPEC is printed escaped: it may be a name pasted from anywhere */
 	if (r == -ENOENT)
-		cli_err("cannot open cgroup '%s': no such cgroup under %s", spec, mcg_ctx_root(ctx));
+		cli_err("cannot open cgroup '%s': no such cgroup under %s", out_esc(spec),
+			out_esc(mcg_ctx_root(ctx)));
 	else if (r == -ESRCH)
-		cli_err("cannot open cgroup '%s': no such process", spec);
+		cli_err("cannot open cgroup '%s': no such process", out_esc(spec));
 	else if (r == -EINVAL && !strncmp(spec, "pid:", 4))
-		cli_err("cannot open cgroup '%s': not a process id", spec);
+		cli_err("cannot open cgroup '%s': not a process id", out_esc(spec));
+	else if (r == -ENAMETOOLONG) {
+		char head[72]; /* the start of it: mcg_escape never cuts a character */
+
+		mcg_escape(spec, head, sizeof(head));
+		cli_err("cannot open cgroup '%s...': name too long (a name over %d bytes or a "
+			"path over %d)",
+			head, NAME_MAX, MCG_PATH_MAX);
+	}
 	else if (r < 0)
-		cli_err("cannot open cgroup '%s': %s", spec, mcg_strerror(r));
+		cli_err("cannot open cgroup '%s': %s", out_esc(spec), mcg_strerror(r));
 	return r;
 }
 
@@ -407,10 +434,10 @@ int main(int argc, char **argv)
 		const char *s = suggest(g.cmd_argv[0]);
 
 		if (s)
-			cli_err("unknown command '%s'; did you mean '%s'?", g.cmd_argv[0], s);
+			cli_err("unknown command '%s'; did you mean '%s'?", out_esc(g.cmd_argv[0]), s);
 		else
 			cli_err("unknown command '%s'; run 'memcgctl --help' for the list",
-				g.cmd_argv[0]);
+				out_esc(g.cmd_argv[0]));
 		return EXIT_USAGE;
 	}
 	status = cmd->run(&cli_state, g.cmd_argc, g.cmd_argv);

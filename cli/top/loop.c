@@ -1,6 +1,7 @@
 /* loop.c: the live view's event loop (poll on the terminal, a timerfd and a signalfd) and its keys. */
 #include "top/top.h"
 #include "top/view.h"
+#include "output.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -27,7 +28,7 @@ struct loop {
 	enum confirm_what confirm;
 	char text[128];   /* what is being typed */
 	char pending[128]; /* the limit to confirm */
-	char target[4096]; /* the cgroup an action is about */
+	char *target; /* the cgroup an action is about (its whole path: never cut) */
 	bool target_async;
 	char status[256];
 	/* overlays: help or detail */
@@ -187,9 +188,10 @@ static void run_self(struct loop *l, const char *const *args)
 		argv[n++] = *args++;
 	argv[n] = NULL;
 	view_suspend();
+	/* the echo names the cgroup: escaped, as every name reaching the terminal */
 	printf("\n$");
 	for (st = 0; argv[st]; st++)
-		printf(" %s", argv[st]);
+		printf(" %s", out_esc(argv[st]));
 	printf("\n");
 	fflush(stdout);
 	pid = fork();
@@ -313,7 +315,14 @@ static int set_target(struct loop *l)
 
 	if (!r)
 		return -1;
-	snprintf(l->target, sizeof(l->target), "%s", r->path);
+	{
+		char *t = strdup(r->path);
+
+		if (!t)
+			return -1;
+		free(l->target);
+		l->target = t;
+	}
 	l->target_async = r->async == 1;
 	return 0;
 }
@@ -412,20 +421,24 @@ static int confirm_yes(struct loop *l)
 	l->input = IN_NONE;
 	switch (l->confirm) {
 	case CF_LIMIT:
+		/* "--": a name or a limit starting with '-' ("-5M") is not an option */
 		args[0] = "set-limit";
-		args[1] = l->target;
-		args[2] = l->pending;
+		args[1] = "--";
+		args[2] = l->target;
+		args[3] = l->pending;
 		run_self(l, args);
 		return R_RESAMPLE;
 	case CF_EMPTY:
 		args[0] = "empty";
-		args[1] = l->target;
+		args[1] = "--";
+		args[2] = l->target;
 		run_self(l, args);
 		return R_RESAMPLE;
 	case CF_ASYNC:
 		args[0] = "async-reclaim";
 		args[1] = l->target_async ? "disable" : "enable";
-		args[2] = l->target;
+		args[2] = "--";
+		args[3] = l->target;
 		run_self(l, args);
 		return R_RESAMPLE;
 	case CF_DELAYACCT:
@@ -744,6 +757,7 @@ int top_interactive(struct cli *cli, struct top_opts *o, struct mcg_sampler *s)
 	view_close();
 out:
 	overlay_free(&l);
+	free(l.target);
 	mcg_snapshot_unref(l.snap);
 	free(l.rows);
 	if (sfd >= 0)

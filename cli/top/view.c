@@ -116,15 +116,24 @@ int view_lines(void)
 	return LINES;
 }
 
+/*
+ * Everything this view writes goes through mcg_escape(): the lines carry cgroup
+ * names (prompts, the detail overlay, the action echo), and a name is whatever
+ * bytes someone gave mkdir, OSC 52 or a clear-screen included.
+ */
 static void put_line(int y, const char *s, attr_t attr)
 {
+	char *e;
+
 	if (y >= LINES)
 		return;
+	e = mcg_escape_dup(s);
 	move(y, 0);
 	clrtoeol();
 	attron(attr);
-	addnstr(s, COLS);
+	addnstr(e ? e : "?", COLS);
 	attroff(attr);
+	free(e);
 }
 
 /* The columns that fit, in order; the name column takes what is left. */
@@ -213,18 +222,19 @@ static void draw_table(const struct view_frame *f, int y0)
 		/* rows are in pre-order: a first child comes right after its parent */
 		bool has_kids = (size_t)f->rows[i] + 1 < s->n_rows &&
 				s->rows[f->rows[i] + 1].parent == f->rows[i];
-		char name[256];
+		char name[320], esc[256];
 
 		move(y, 0);
 		clrtoeol();
 		if (sel)
 			attron(colours ? COLOR_PAIR(C_SEL) : A_REVERSE);
+		mcg_escape(f->model->flat ? r->path : r->name, esc, sizeof(esc));
 		if (f->model->flat)
-			snprintf(name, sizeof(name), "%s", r->path);
+			snprintf(name, sizeof(name), "%s", esc);
 		else
 			snprintf(name, sizeof(name), "%*s%s%s", indent, "",
 				 has_kids ? (top_model_is_collapsed(f->model, r->id) ? "+ " : "- ") : "",
-				 r->name);
+				 esc);
 		printw("%-*.*s", namew, namew, name);
 		for (k = 0; k < ncols; k++) {
 			double v;
