@@ -94,3 +94,15 @@ for t in "$@"; do
 		mv "$bin.tmp" "$bin"
 	fi
 done
+
+# the seed generator of fuzz/mkcorpus.sh (the library's writers, no libFuzzer main)
+if [ -f "$src/fuzz/seedgen.c" ]; then
+	# shellcheck disable=SC2086
+	if stale "$out/seedgen" "$src/fuzz/seedgen.c" "$src/fuzz/fuzz.h" $objs; then
+		echo "  LD  seedgen"
+		# shellcheck disable=SC2086
+		$CC $cflags -fsanitize=address,undefined "$src/fuzz/seedgen.c" $objs $pc_libs -lm \
+			-o "$out/seedgen.tmp"
+		mv "$out/seedgen.tmp" "$out/seedgen"
+	fi
+fi
