@@ -823,9 +823,6 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 					"journal %s is kept: run 'memcgctl recover %s'",
 					mcg_strerror(fail.rollback_err), mcg_txn_journal_path(t),
 					mcg_group_path(g));
-			else
-				cli_err("restored the other original values of '%s'",
-					mcg_group_path(g));
 		} else if (fail.rolled_back) {
 			cli_err("%s; restored the original values", msg);
 		} else {

@@ -195,13 +195,14 @@ int mcg_reclaimer_step(struct mcg_reclaimer *r, uint64_t bytes, bool keep_lowere
 		uint64_t target = st.usage_before > bytes ? (st.usage_before - bytes) / ps * ps : 0;
 
 		/*
-		 * What recover may find: the value there now, or the one written
+		 * What recover may find: the value there now (exp1: a failed write
+		 * installs nothing on v1), or the one written
 		 * next. Journalled before the check, so that the check and the write
 		 * are one pread and one write apart.
 		 */
 		if (r->forgot)
 			return -MCG_E_CONFLICT;
-		e = mcg__txn_temp(r->t, "memory.limit_in_bytes", r->exp2, target);
+		e = mcg__txn_temp(r->t, "memory.limit_in_bytes", r->exp1, target);
 		if (e < 0)
 			return e;
 		e = check_limit(r);

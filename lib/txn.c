@@ -785,8 +785,12 @@ int mcg__txn_set(struct mcg_txn *t, const char *knob, uint64_t v)
 	if (r < 0)
 		return r;
 	s = find_saved(t, knob);
-	/* journal first: B may never be written, but then the check below stops us */
-	r = mcg__txn_temp(t, knob, s->exp2, v);
+	/*
+	 * Journal first: B may never be written, but then the check below stops
+	 * us. A is the value known to be there: after a failed write (v1 EBUSY,
+	 * EINTR) the kernel kept the old one, which exp1 holds.
+	 */
+	r = mcg__txn_temp(t, knob, s->exp1, v);
 	if (r < 0)
 		return r;
 	/*
