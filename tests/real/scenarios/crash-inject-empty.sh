@@ -1,0 +1,90 @@
+#!/bin/sh
+# tiers: v1
+# SIGKILL 'empty --batch 512' at each write-like syscall in turn (strace fault injection), on
+# an idle cgroup (empty keeps its lowered limit between steps) and on one with a live process
+# (the limit goes back after every step); then the next command: 'recover', another empty
+# (which recovers first) or a set-limit (the same). Read back from the kernel, the limit is
+# the original one (empty never means to change it), never a step's lowered value; no
+# journal, .tmp or lock is left in the run directory.
+set -eu
+. "$MCG_TESTLIB"
+. "$MCG_SRCDIR/tests/real/crash-inject-lib.sh"
+require_cgroups
+ci_require
+
+MIB=1048576
+scratch_new crash-empty
+L0=$((256 * MIB))
+NEXT=$((200 * MIB))
+RUN=$MEMCGCTL_RUNDIR
+MEMSW=
+[ -e "$CG/memory.memsw.limit_in_bytes" ] && MEMSW=$(knob "$CG" memory.memsw.limit_in_bytes)
+memsw() { [ -z "$MEMSW" ] || knob "$CG" memory.memsw.limit_in_bytes; }
+
+# Each run from the same start: no run directory yet (its mkdirs are crash points too), the
+# original limit, 40 MiB of page cache: about 20 steps of 2 MiB.
+ci_prepare() {
+	rm -rf "$RUN"
+	echo "$L0" >"$CG/memory.limit_in_bytes"
+	run_in "$CG" "$MCG_LOAD" write "$MCG_DATA/cache" 40 >/dev/null
+}
+
+# limit_is WHEN VALUE: the limit reads VALUE, memsw as it was
+limit_is() {
+	got=$(knob "$CG" memory.limit_in_bytes)
+	[ "$got" = "$2" ] || ci_wrong "$1: limit $got (at the kill $killed_at), expected $2"
+	[ "$(memsw)" = "$MEMSW" ] || ci_wrong "$1: memsw $(memsw), expected $MEMSW"
+}
+
+# next WHAT CMD...: run the next command on the same cgroup; it must succeed
+next() {
+	what=$1
+	shift
+	set +e
+	"$@" >"$MCG_TMP/next.out" 2>"$MCG_TMP/next.err"
+	rc=$?
+	set -e
+	[ $rc = 0 ] || ci_error "$what exited $rc: $(head -2 "$MCG_TMP/next.err")"
+}
+
+CI_ROT=0
+ci_check() {
+	killed_at=$(knob "$CG" memory.limit_in_bytes)
+	CI_ROT=$((CI_ROT + 1))
+	case $((CI_ROT % 3)) in
+	0)
+		next recover "$MEMCGCTL" recover "$CGREL"
+		limit_is "after recover" "$L0"
+		ci_expect_no_files "after recover" "$RUN/journal"
+		next "the next empty" "$MEMCGCTL" empty "$CGREL" --batch 512
+		limit_is "after recover and the next empty" "$L0"
+		;;
+	1)
+		next "the next empty" "$MEMCGCTL" empty "$CGREL" --batch 512
+		limit_is "after the next empty" "$L0"
+		;;
+	2)
+		# set-limit restores the journal, then sets its own value
+		next "the next set-limit" "$MEMCGCTL" set-limit "$CGREL" "$NEXT"
+		limit_is "after the next set-limit" "$NEXT"
+		;;
+	esac
+	ci_expect_no_files "after the next command" "$RUN"
+}
+
+ci_after_reference() {
+	assert_eq "reference run: limit" "$L0" "$(knob "$CG" memory.limit_in_bytes)"
+}
+ci_after_complete() {
+	killed_at="(not killed)"
+	limit_is "after a complete run" "$L0"
+	ci_expect_no_files "after a complete run" "$RUN"
+}
+
+ci_command "empty (idle)" "$MEMCGCTL" empty "$CGREL" --batch 512
+
+# a live process: not idle, so every step writes the limit back
+spawn_in "$CG" "$MCG_LOAD" hold
+ci_command "empty (live process)" "$MEMCGCTL" empty "$CGREL" --batch 512
+stop_pid "$SPAWN_PID"
+ci_finish

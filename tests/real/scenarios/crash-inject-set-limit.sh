@@ -1,0 +1,90 @@
+#!/bin/sh
+# tiers: v1
+# SIGKILL 'set-limit --step --swap' at each write-like syscall in turn (strace fault injection),
+# then run the next command: 'recover', 'empty' (which recovers first) or another set-limit.
+# Read back from the kernel, limit and memsw are the original pair or the requested pair, never
+# a step in between or a mix; no journal, .tmp or lock is left in the run directory.
+set -eu
+. "$MCG_TESTLIB"
+. "$MCG_SRCDIR/tests/real/crash-inject-lib.sh"
+require_cgroups
+ci_require
+
+MIB=1048576
+scratch_new crash-sl
+[ -e "$CG/memory.memsw.limit_in_bytes" ] || skip "no memsw (swap accounting off)"
+L0=$((256 * MIB))
+REQ=$((16 * MIB))
+NEXT=$((200 * MIB))
+RUN=$MEMCGCTL_RUNDIR
+pair() { echo "$(knob "$CG" memory.limit_in_bytes)/$(knob "$CG" memory.memsw.limit_in_bytes)"; }
+ORIG="$L0/$V1_MAX" WANT="$REQ/$REQ"
+
+# Each run from the same start: a run directory still to be made (so its mkdirs are crash
+# points too), the original limits, 40 MiB of page cache for the steps to reclaim.
+ci_prepare() {
+	rm -rf "$RUN"
+	echo -1 >"$CG/memory.memsw.limit_in_bytes"
+	echo "$L0" >"$CG/memory.limit_in_bytes"
+	run_in "$CG" "$MCG_LOAD" write "$MCG_DATA/cache" 40 >/dev/null
+}
+
+# next_set_limit WHEN: another set-limit on the same cgroup restores a journal left behind
+# and then sets its own pair.
+next_set_limit() {
+	set +e
+	"$MEMCGCTL" set-limit "$CGREL" "$NEXT" --swap 0 >"$MCG_TMP/next.out" 2>"$MCG_TMP/next.err"
+	rc=$?
+	set -e
+	[ $rc = 0 ] || ci_error "$1: next set-limit exited $rc: $(head -2 "$MCG_TMP/next.err")"
+	got=$(pair)
+	[ "$got" = "$NEXT/$NEXT" ] || ci_wrong "$1: limit/memsw $got after the next set-limit, expected $NEXT/$NEXT"
+}
+
+CI_ROT=0
+ci_check() {
+	killed_at=$(pair)
+	CI_ROT=$((CI_ROT + 1))
+	case $((CI_ROT % 3)) in
+	0)
+		set +e
+		"$MEMCGCTL" recover "$CGREL" >"$MCG_TMP/rec.out" 2>"$MCG_TMP/rec.err"
+		rc=$?
+		set -e
+		[ $rc = 0 ] || ci_error "recover exited $rc: $(cat "$MCG_TMP/rec.out" "$MCG_TMP/rec.err" | head -3)"
+		got=$(pair)
+		[ "$got" = "$ORIG" ] || [ "$got" = "$WANT" ] ||
+			ci_wrong "limit/memsw $got after recover (at the kill $killed_at), expected $ORIG or $WANT"
+		ci_expect_no_files "after recover" "$RUN/journal"
+		next_set_limit "recover, then set-limit"
+		;;
+	1)
+		# empty restores the journal first, then steps its own limit and puts it back
+		set +e
+		"$MEMCGCTL" empty "$CGREL" --batch 1024 >"$MCG_TMP/next.out" 2>"$MCG_TMP/next.err"
+		rc=$?
+		set -e
+		[ $rc = 0 ] || ci_error "next empty exited $rc: $(head -2 "$MCG_TMP/next.err")"
+		got=$(pair)
+		[ "$got" = "$ORIG" ] || [ "$got" = "$WANT" ] ||
+			ci_wrong "limit/memsw $got after the next empty (at the kill $killed_at), expected $ORIG or $WANT"
+		ci_expect_no_files "after the next empty" "$RUN/journal"
+		;;
+	2)
+		next_set_limit "set-limit right after the kill"
+		;;
+	esac
+	ci_expect_no_files "after the next command" "$RUN"
+}
+
+ci_after_reference() {
+	assert_eq "reference run: limit/memsw" "$WANT" "$(pair)"
+}
+ci_after_complete() {
+	got=$(pair)
+	[ "$got" = "$WANT" ] || ci_wrong "limit/memsw $got after a complete run, expected $WANT"
+	ci_expect_no_files "after a complete run" "$RUN"
+}
+
+ci_command set-limit "$MEMCGCTL" set-limit "$CGREL" "$REQ" --step 4M --swap 0
+ci_finish
