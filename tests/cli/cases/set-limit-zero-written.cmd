@@ -1,0 +1,1 @@
+--root @FIX@/v1/cgroup --proc @FIX@/v1/proc set-limit /fixture/app 0
