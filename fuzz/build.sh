@@ -56,17 +56,41 @@ stale() { # stale OBJ SRC...: OBJ missing or older than a source
 	return 1
 }
 
+# a small job pool: NPROC compilers at a time, a failure remembered in $out/.failed
+max=$(nproc 2>/dev/null || echo 2)
+njobs=0
+rm -f "$out/.failed"
+bg() { # bg OUTPUT CMD...: run CMD writing OUTPUT.tmp, then move it in place
+	o=$1
+	shift
+	("$@" -o "$o.tmp" && mv "$o.tmp" "$o" || touch "$out/.failed") &
+	njobs=$((njobs + 1))
+	if [ "$njobs" -ge "$max" ]; then
+		wait
+		njobs=0
+	fi
+}
+finish() {
+	wait
+	njobs=0
+	if [ -f "$out/.failed" ]; then
+		rm -f "$out/.failed"
+		echo "fuzz/build.sh: build failed" >&2
+		exit 1
+	fi
+}
+
 objs=
 for c in "$src"/lib/*.c; do
 	o="$out/obj/$(basename "$c" .c).o"
 	if stale "$o" "$c" "$newest_h"; then
 		echo "  CC  lib/$(basename "$c")"
 		# shellcheck disable=SC2086
-		$CC $cflags -c "$c" -o "$o.tmp"
-		mv "$o.tmp" "$o"
+		bg "$o" $CC $cflags -c "$c"
 	fi
 	objs="$objs $o"
 done
+finish
 # objects of library files that were removed
 for o in "$out"/obj/*.o; do
 	[ -f "$src/lib/$(basename "$o" .o).c" ] || rm -f "$o"
@@ -90,8 +114,7 @@ for t in "$@"; do
 	if stale "$bin" "$tsrc" "$src/fuzz/fuzz.h" $objs; then
 		echo "  LD  fuzz_$t"
 		# shellcheck disable=SC2086
-		$CC $cflags $ldflags "$tsrc" $objs $pc_libs -lm -o "$bin.tmp"
-		mv "$bin.tmp" "$bin"
+		bg "$bin" $CC $cflags $ldflags "$tsrc" $objs $pc_libs -lm
 	fi
 done
 
@@ -101,8 +124,8 @@ if [ -f "$src/fuzz/seedgen.c" ]; then
 	if stale "$out/seedgen" "$src/fuzz/seedgen.c" "$src/fuzz/fuzz.h" $objs; then
 		echo "  LD  seedgen"
 		# shellcheck disable=SC2086
-		$CC $cflags -fsanitize=address,undefined "$src/fuzz/seedgen.c" $objs $pc_libs -lm \
-			-o "$out/seedgen.tmp"
-		mv "$out/seedgen.tmp" "$out/seedgen"
+		bg "$out/seedgen" $CC $cflags -fsanitize=address,undefined "$src/fuzz/seedgen.c" \
+			$objs $pc_libs -lm
 	fi
 fi
+finish
