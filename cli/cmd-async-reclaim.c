@@ -10,6 +10,7 @@
 /* cmd-reclaimd.c */
 int cli_async_statedir(struct cli *cli, const char *opt, char *buf, size_t len);
 int cli_reclaimd_start(struct cli *cli, const char *statedir, pid_t *ret_pid);
+bool cli_async_untrusted(const char *statedir, int err);
 
 static const char *const words[] = {"enable", "disable", "status", NULL};
 
@@ -42,7 +43,8 @@ static const struct argp_option ar_options[] = {
 	{"low-margin", OPT_LOW_MARGIN, "SIZE", 0,
 	 "Reclaim down to SIZE below the limit (default three times the high margin)", 1},
 	{"batch", OPT_BATCH, "N", 0, "Pages per reclaim step (default 1024)", 1},
-	{"max-cpu", OPT_MAX_CPU, "PCT", 0, "CPU budget in percent of one CPU (default 5)", 1},
+	{"max-cpu", OPT_MAX_CPU, "PCT", 0,
+	 "CPU budget in percent of one CPU, 0.001 to 100 (default 5)", 1},
 	{"force", OPT_FORCE, NULL, 0, "Enable even on a single-CPU machine", 1},
 	{"clean", OPT_CLEAN, NULL, 0,
 	 "Reclaim ahead even when the page cache is clean (by default only when dirty)", 1},
@@ -161,59 +163,105 @@ static int parse_mark(const char *opt, const char *s, uint64_t limit, uint64_t *
 	return cli_parse_size(opt, s, MCG_SIZE_PERCENT_OK, limit, 0, ret);
 }
 
+/*
+ * --max-cpu: a percentage with at most three decimals, 0.001 to 100: the enable
+ * file keeps thousandths, so what is accepted is what reclaimd reads back.
+ */
+static bool parse_max_cpu(const char *s, double *ret)
+{
+	unsigned long ip = 0, frac = 0, milli;
+	int nint = 0, nfrac = 0;
+	const char *p = s;
+
+	for (; *p >= '0' && *p <= '9'; p++, nint++) {
+		ip = ip * 10 + (unsigned long)(*p - '0');
+		if (ip > 100)
+			return false;
+	}
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (++nfrac > 3)
+				return false;
+			frac = frac * 10 + (unsigned long)(*p - '0');
+		}
+		if (nfrac == 0)
+			return false;
+		for (; nfrac < 3; nfrac++)
+			frac *= 10;
+	}
+	if (*p == '%')
+		p++;
+	milli = ip * 1000 + frac;
+	if (*p || nint == 0 || milli == 0 || milli > 100000)
+		return false;
+	*ret = (double)milli / 1000.0;
+	return true;
+}
+
+/* Put back what was there before a failed enable: the earlier enable file, or none. */
+static void enable_undo(const char *statedir, const struct mcg_async_conf *c,
+			const struct mcg_async_conf *old)
+{
+	if (old)
+		mcg_async_enable(statedir, old);
+	else
+		mcg_async_disable(statedir, c->root, c->path);
+}
+
 static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
 {
-	struct mcg_async_conf c;
+	struct mcg_async_conf c, *confs = NULL, *old = NULL;
 	struct mcg_reclaimd_info info;
 	struct mcg_group *g;
 	uint64_t limit, high, low;
-	char b1[32], b2[32], b3[32];
+	char b1[32], b2[32], b3[32], *name = NULL;
+	size_t nc = 0, i;
 	int r, status = EXIT_FAILURE;
 
 	r = cli_open_group(cli, a->cgroup, &g);
 	if (r < 0)
 		return cli_status(r);
-	memset(&c, 0, sizeof(c));
-	snprintf(c.path, sizeof(c.path), "%s", mcg_group_path(g));
-	snprintf(c.root, sizeof(c.root), "%s", mcg_ctx_root(cli->ctx));
-	c.batch = MCG_ASYNC_DEFAULT_BATCH;
-	c.max_cpu = MCG_ASYNC_DEFAULT_MAX_CPU;
+	name = mcg_escape_dup(mcg_group_path(g));
+	r = name ? mcg_async_conf_init(&c, g) : -ENOMEM;
+	if (r < 0) {
+		cli_err("cannot enable async reclaim on '%s': %s", name ? name : "?",
+			mcg_strerror(r));
+		goto out;
+	}
+	if (!strcmp(c.path, "/")) {
+		cli_err("cannot enable async reclaim on the root cgroup: it has no limit");
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (a->clean)
 		c.flags |= MCG_ASYNC_CLEAN;
 	if (a->batch) {
 		char *end;
 		unsigned long v = strtoul(a->batch, &end, 10);
 
-		if (!*a->batch || *end || a->batch[0] == '-' || v == 0 || v > (1UL << 20)) {
-			cli_err("invalid --batch: '%s': must be a number of pages from 1 to %lu",
-				a->batch, 1UL << 20);
+		if (!*a->batch || *end || a->batch[0] == '-' || v == 0 || v > MCG_ASYNC_MAX_BATCH) {
+			cli_err("invalid --batch: '%s': must be a number of pages from 1 to %u",
+				a->batch, MCG_ASYNC_MAX_BATCH);
 			status = EXIT_USAGE;
 			goto out;
 		}
 		c.batch = (unsigned)v;
 	}
-	if (a->max_cpu) {
-		char *end;
-		double v = strtod(a->max_cpu, &end);
-
-		if (*end == '%')
-			end++;
-		if (!*a->max_cpu || *end || !(v > 0 && v <= 100)) {
-			cli_err("invalid --max-cpu: '%s': must be a percentage above 0 and at most 100",
-				a->max_cpu);
-			status = EXIT_USAGE;
-			goto out;
-		}
-		c.max_cpu = v;
+	if (a->max_cpu && !parse_max_cpu(a->max_cpu, &c.max_cpu)) {
+		cli_err("invalid --max-cpu: '%s': must be a percentage from 0.001 to 100, with at "
+			"most three decimals",
+			a->max_cpu);
+		status = EXIT_USAGE;
+		goto out;
 	}
 	r = read_limit(g, &limit);
 	if (r < 0) {
-		cli_err("cannot read the limit of '%s': %s", mcg_group_path(g), mcg_strerror(r));
+		cli_err("cannot read the limit of '%s': %s", name, mcg_strerror(r));
 		goto out;
 	}
 	if (limit == MCG_MAX) {
 		cli_err("cannot enable async reclaim on '%s': it has no memory limit to stay under",
-			mcg_group_path(g));
+			name);
 		goto out;
 	}
 	if (a->high || a->high_margin) {
@@ -239,7 +287,7 @@ static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
 		mcg_async_default_margins(limit, &dh, &dl);
 		cli_err("invalid watermarks for '%s': need 0 < low < high < limit %s; got high %s, "
 			"low %s",
-			mcg_group_path(g), cli_size(limit, b1, sizeof(b1)),
+			name, cli_size(limit, b1, sizeof(b1)),
 			!(c.flags & MCG_ASYNC_HIGH_SET) ? cli_size(limit - dh, b2, sizeof(b2))
 			: (c.flags & MCG_ASYNC_HIGH_MARGIN)
 				? (c.high >= limit ? "0" : cli_size(limit - c.high, b2, sizeof(b2)))
@@ -254,13 +302,20 @@ static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
 	if (cpus_available() < 2 && !a->force) {
 		cli_err("cannot enable async reclaim on '%s': only one CPU, where a reclaim thread "
 			"competes with the workload (--force to enable anyway)",
-			mcg_group_path(g));
+			name);
 		goto out;
 	}
-	r = mcg_async_enable(statedir, &c);
+	/* the enable file there now, put back if this enable fails */
+	r = mcg_async_list(statedir, &confs, &nc);
+	for (i = 0; r == 0 && i < nc; i++)
+		if (!strcmp(confs[i].root, c.root) && !strcmp(confs[i].path, c.path))
+			old = &confs[i];
+	if (r == 0)
+		r = mcg_async_enable(statedir, &c);
 	if (r < 0) {
-		cli_err("cannot enable async reclaim on '%s': cannot write to %s: %s",
-			mcg_group_path(g), statedir, mcg_strerror(r));
+		if (!cli_async_untrusted(statedir, r))
+			cli_err("cannot enable async reclaim on '%s': cannot write to %s: %s", name,
+				statedir, mcg_strerror(r));
 		goto out;
 	}
 	info.pid = 0;
@@ -270,9 +325,11 @@ static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
 
 			r = cli_reclaimd_start(cli, statedir, &pid);
 			if (r < 0) {
-				cli_err("enabled async reclaim on '%s' but cannot start reclaimd: %s "
+				/* nothing half done: no enable file that nothing serves */
+				enable_undo(statedir, &c, old);
+				cli_err("cannot enable async reclaim on '%s': cannot start reclaimd: %s "
 					"(see %s/reclaimd.log)",
-					mcg_group_path(g), mcg_strerror(r), statedir);
+					name, mcg_strerror(r), statedir);
 				goto out;
 			}
 			info.pid = pid;
@@ -295,7 +352,7 @@ static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
 		jw_close_object(stdout);
 		jw_end(stdout);
 	} else {
-		printf("async reclaim enabled on '%s': high %s, low %s (limit %s)", mcg_group_path(g),
+		printf("async reclaim enabled on '%s': high %s, low %s (limit %s)", name,
 		       cli_size(high, b1, sizeof(b1)), cli_size(low, b2, sizeof(b2)),
 		       cli_size(limit, b3, sizeof(b3)));
 		if (info.pid > 0)
@@ -306,6 +363,8 @@ static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
 	}
 	status = 0;
 out:
+	free(confs);
+	free(name);
 	mcg_group_close(g);
 	return status;
 }
@@ -314,7 +373,7 @@ static int do_disable(struct cli *cli, struct ar_args *a, const char *statedir)
 {
 	struct mcg_ctx *ctx = cli_ctx(cli);
 	struct mcg_group *g;
-	char path[4200];
+	char path[4200], *name;
 	int r;
 
 	if (!ctx)
@@ -337,12 +396,14 @@ static int do_disable(struct cli *cli, struct ar_args *a, const char *statedir)
 		return cli_status(cli_open_group(cli, a->cgroup, &g));
 	}
 	r = mcg_async_disable(statedir, mcg_ctx_root(ctx), path);
-	if (r == -ENOENT) {
-		cli_err("cannot disable async reclaim on '%s': it is not enabled", path);
-		return EXIT_FAILURE;
-	}
+	name = mcg_escape_dup(path);
+	if (r == -ENOENT)
+		cli_err("cannot disable async reclaim on '%s': it is not enabled", name ? name : "?");
+	else if (r < 0 && !cli_async_untrusted(statedir, r))
+		cli_err("cannot disable async reclaim on '%s': %s", name ? name : "?",
+			mcg_strerror(r));
 	if (r < 0) {
-		cli_err("cannot disable async reclaim on '%s': %s", path, mcg_strerror(r));
+		free(name);
 		return EXIT_FAILURE;
 	}
 	if (cli->json) {
@@ -352,8 +413,9 @@ static int do_disable(struct cli *cli, struct ar_args *a, const char *statedir)
 		jw_close_object(stdout);
 		jw_end(stdout);
 	} else {
-		printf("async reclaim disabled on '%s'\n", path);
+		printf("async reclaim disabled on '%s'\n", name ? name : "?");
 	}
+	free(name);
 	return 0;
 }
 
@@ -415,6 +477,7 @@ static void print_row_json(const struct row *r)
 	jw_double(stdout, "refault_ratio", s ? s->refault_ratio : 0);
 	jw_u64(stdout, "thrash_episodes", s ? s->thrash_episodes : 0);
 	jw_u64(stdout, "clean_skips", s ? s->clean_skips : 0);
+	jw_u64(stdout, "conflicts", s ? s->conflicts : 0);
 	if (e)
 		jw_string(stdout, "last_error", e);
 	else
@@ -461,9 +524,10 @@ static const char *state_text(const struct row *r)
 static void print_row_text(const struct row *r)
 {
 	const struct mcg_async_stats *s = r->st;
-	char b[32], eb[128];
+	char b[32], eb[128], *name = mcg_escape_dup(row_path(r));
 
-	printf("%s\n", row_path(r));
+	printf("%s\n", name ? name : "?");
+	free(name);
 	printf("  %-11s %s\n", "state", state_text(r));
 	if (s && s->event_source[0] && s->state != MCG_ASYNC_GONE)
 		printf("  %-11s %s\n", "wakes on", s->event_source);
@@ -488,6 +552,8 @@ static void print_row_text(const struct row *r)
 	       (double)s->cpu_ns / 1e9, (unsigned long long)s->deferred);
 	printf("  %-11s %.0f%% of reclaimed over the last window; %llu back-off(s)\n", "refaults",
 	       100 * s->refault_ratio, (unsigned long long)s->thrash_episodes);
+	printf("  %-11s %llu (bursts stopped: another writer changed the limit; theirs kept)\n",
+	       "conflicts", (unsigned long long)s->conflicts);
 	printf("  %-11s %s\n", "last error",
 	       s->last_error ? errname(s->last_error, eb, sizeof(eb)) : "none");
 }
@@ -497,10 +563,12 @@ static int do_status(struct cli *cli, struct ar_args *a, const char *statedir)
 	struct mcg_ctx *ctx = cli_ctx(cli);
 	struct mcg_async_conf *confs = NULL;
 	struct mcg_async_stats *stats = NULL;
+	struct mcg_async_corrupt *bad = NULL;
 	struct mcg_reclaimd_info info;
 	struct row *rows = NULL;
-	size_t nc = 0, ns = 0, nr = 0, i, j;
+	size_t nc = 0, ns = 0, nr = 0, nb = 0, i, j;
 	char want[4200] = "";
+	bool removed = false;
 	int r, status = 0;
 
 	if (!ctx)
@@ -514,6 +582,7 @@ static int do_status(struct cli *cli, struct ar_args *a, const char *statedir)
 			mcg_group_close(g);
 		} else if (r == -ENOENT && a->cgroup[0] == '/') {
 			snprintf(want, sizeof(want), "%s", a->cgroup); /* removed: its stats */
+			removed = true;
 		} else {
 			return cli_status(cli_open_group(cli, a->cgroup, &g));
 		}
@@ -522,17 +591,23 @@ static int do_status(struct cli *cli, struct ar_args *a, const char *statedir)
 	if (r == 0)
 		r = mcg_async_stats_list(statedir, &stats, &ns);
 	if (r == 0)
+		r = mcg_async_corrupt_list(statedir, &bad, &nb);
+	if (r == 0)
 		r = mcg_reclaimd_info(statedir, &info);
 	if (r < 0) {
-		cli_err("cannot read the async reclaim state in %s: %s", statedir, mcg_strerror(r));
+		if (!cli_async_untrusted(statedir, r))
+			cli_err("cannot read the async reclaim state in %s: %s", statedir,
+				mcg_strerror(r));
 		free(confs);
 		free(stats);
+		free(bad);
 		return EXIT_FAILURE;
 	}
 	rows = calloc(nc + ns + 1, sizeof(*rows));
 	if (!rows) {
 		free(confs);
 		free(stats);
+		free(bad);
 		return EXIT_FAILURE;
 	}
 	for (i = 0; i < nc; i++) {
@@ -568,6 +643,16 @@ static int do_status(struct cli *cli, struct ar_args *a, const char *statedir)
 		rows[nr].limit = stats[j].limit;
 		nr++;
 	}
+	if (removed && nr == 0) {
+		/* neither a cgroup nor the record of one that was enabled */
+		char *w = mcg_escape_dup(want);
+
+		cli_err("cannot open cgroup '%s': no such cgroup under %s", w ? w : "?",
+			mcg_ctx_root(ctx));
+		free(w);
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (cli->json) {
 		jw_open_object(stdout, NULL);
 		jw_open_object(stdout, "reclaimd");
@@ -593,6 +678,17 @@ static int do_status(struct cli *cli, struct ar_args *a, const char *statedir)
 			jw_close_object(stdout);
 		}
 		jw_close_array(stdout);
+		jw_open_array(stdout, "corrupt");
+		for (i = 0; i < nb; i++) {
+			char file[4600];
+
+			snprintf(file, sizeof(file), "%s/%s", statedir, bad[i].file);
+			jw_open_object(stdout, NULL);
+			jw_string(stdout, "file", file);
+			jw_string(stdout, "reason", bad[i].why);
+			jw_close_object(stdout);
+		}
+		jw_close_array(stdout);
 		jw_close_object(stdout);
 		jw_end(stdout);
 	} else {
@@ -610,14 +706,28 @@ static int do_status(struct cli *cli, struct ar_args *a, const char *statedir)
 		}
 		for (i = 0; i < nr; i++)
 			print_row_text(&rows[i]);
-		if (want[0] && nr == 0)
-			printf("%s: async reclaim is disabled\n", want);
-		else if (nr == 0)
+		if (want[0] && nr == 0) {
+			char *w = mcg_escape_dup(want);
+
+			printf("%s: async reclaim is disabled\n", w ? w : "?");
+			free(w);
+		} else if (nr == 0) {
 			printf("no cgroup has async reclaim enabled\n");
+		}
+		for (i = 0; i < nb; i++) {
+			char file[4600], *f;
+
+			snprintf(file, sizeof(file), "%s/%s", statedir, bad[i].file);
+			f = mcg_escape_dup(file);
+			printf("corrupt: %s: %s (ignored, not served)\n", f ? f : "?", bad[i].why);
+			free(f);
+		}
 	}
+out:
 	free(rows);
 	free(confs);
 	free(stats);
+	free(bad);
 	return status;
 }
 

@@ -10,6 +10,7 @@
 /* Shared with cmd-async-reclaim.c. */
 int cli_async_statedir(struct cli *cli, const char *opt, char *buf, size_t len);
 int cli_reclaimd_start(struct cli *cli, const char *statedir, pid_t *ret_pid);
+bool cli_async_untrusted(const char *statedir, int err);
 
 struct reclaimd_args {
 	const char *statedir;
@@ -87,6 +88,19 @@ int cli_async_statedir(struct cli *cli, const char *opt, char *buf, size_t len)
 	return r;
 }
 
+/* An untrusted state directory: say which and why (true if ERR was that). */
+bool cli_async_untrusted(const char *statedir, int err)
+{
+	char *d;
+
+	if (err != -MCG_E_UNTRUSTED)
+		return false;
+	d = mcg_escape_dup(statedir);
+	cli_err("cannot use state directory '%s': %s", d ? d : "?", mcg_strerror(err));
+	free(d);
+	return true;
+}
+
 static const char *absolute(const char *p, char *buf, size_t len)
 {
 	char cwd[4096];
@@ -100,11 +114,11 @@ static const char *absolute(const char *p, char *buf, size_t len)
 /* Start a detached daemon for STATEDIR with this run's global options. */
 int cli_reclaimd_start(struct cli *cli, const char *statedir, pid_t *ret_pid)
 {
-	char logfile[4200], rootbuf[4200], procbuf[4200], runbuf[4200], ver[4];
+	char rootbuf[4200], procbuf[4200], runbuf[4200], ver[4];
 	const char *argv[24];
 	struct mcg_reclaimd_info info;
 	struct mcg_ctx *ctx = cli_ctx(cli);
-	int n = 0, status, i;
+	int n = 0, status, i, logfd;
 	pid_t pid;
 
 	if (!ctx)
@@ -130,12 +144,19 @@ int cli_reclaimd_start(struct cli *cli, const char *statedir, pid_t *ret_pid)
 	argv[n++] = "--state-dir";
 	argv[n++] = statedir;
 	argv[n] = NULL;
-	snprintf(logfile, sizeof(logfile), "%s/reclaimd.log", statedir);
+	/* in the trusted state directory, never through a link (O_CLOEXEC: dup2'd below) */
+	logfd = mcg_async_log_open(statedir);
+	if (logfd < 0)
+		return logfd;
 
 	fflush(NULL);
 	pid = fork();
-	if (pid < 0)
-		return -errno;
+	if (pid < 0) {
+		int e = -errno;
+
+		close(logfd);
+		return e;
+	}
 	if (pid == 0) {
 		int fd;
 
@@ -152,18 +173,14 @@ int cli_reclaimd_start(struct cli *cli, const char *statedir, pid_t *ret_pid)
 			dup2(fd, 0);
 			close(fd);
 		}
-		fd = open(logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (fd < 0)
-			fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-			if (fd > 2)
-				close(fd);
-		}
+		dup2(logfd, 1);
+		dup2(logfd, 2);
+		if (logfd > 2)
+			close(logfd);
 		execv("/proc/self/exe", (char *const *)argv);
 		_exit(127);
 	}
+	close(logfd);
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
 		return -ECHILD;
 	/* wait until it holds its pid file (or gave up: nothing to serve, or failed) */
@@ -198,15 +215,23 @@ static int reclaimd_run(struct cli *cli, int argc, char **argv)
 	if (cli_async_statedir(cli, a.statedir, statedir, sizeof(statedir)) < 0)
 		return EXIT_FAILURE;
 	if (!a.foreground) {
-		if (mcg_reclaimd_info(statedir, &info) == 0 && info.pid > 0) {
-			printf("reclaimd is already running (pid %d)\n", (int)info.pid);
-			return 0;
-		}
 		struct mcg_async_conf *confs;
 		size_t n = 0;
 
-		if (mcg_async_list(statedir, &confs, &n) == 0)
-			free(confs);
+		r = mcg_reclaimd_info(statedir, &info);
+		if (r == 0 && info.pid > 0) {
+			printf("reclaimd is already running (pid %d)\n", (int)info.pid);
+			return 0;
+		}
+		if (r == 0)
+			r = mcg_async_list(statedir, &confs, &n);
+		if (r < 0) {
+			if (!cli_async_untrusted(statedir, r))
+				cli_err("cannot read the state directory %s: %s", statedir,
+					mcg_strerror(r));
+			return EXIT_FAILURE;
+		}
+		free(confs);
 		if (n == 0 && !a.keep) {
 			printf("nothing is enabled in %s: reclaimd not started\n", statedir);
 			return 0;
@@ -216,6 +241,8 @@ static int reclaimd_run(struct cli *cli, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		r = cli_reclaimd_start(cli, statedir, &pid);
+		if (r < 0 && cli_async_untrusted(statedir, r))
+			return EXIT_FAILURE;
 		if (r < 0) {
 			cli_err("cannot start reclaimd for %s: %s", statedir,
 				r == -ETIMEDOUT ? "it did not start (nothing enabled? see reclaimd.log)"
@@ -234,6 +261,8 @@ static int reclaimd_run(struct cli *cli, int argc, char **argv)
 	if (cli->verbose < 1)
 		cli->verbose = 1;
 	r = mcg_reclaimd_run(ctx, statedir, &stop, a.keep ? MCG_RECLAIMD_KEEP : 0);
+	if (cli_async_untrusted(statedir, r))
+		return EXIT_FAILURE;
 	if (r == -MCG_E_LOCKED) {
 		if (mcg_reclaimd_info(statedir, &info) == 0 && info.pid > 0)
 			cli_err("cannot start reclaimd for %s: already running (pid %d)", statedir,

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,12 @@
 #include <unistd.h>
 
 #define MIB (1024ULL * 1024)
-#define CONF_MAGIC "memcgctl-async-reclaim 1"
-#define STATS_MAGIC "memcgctl-async-stats 1"
+#define CONF_MAGIC "memcgctl-async-reclaim 2"
+#define STATS_MAGIC "memcgctl-async-stats 2"
+#define TOTALS_MAGIC "memcgctl-reclaimd 1"
+/* Watermarks and margins beyond 1 EiB are nobody's. */
+#define MARK_MAX (1ULL << 60)
+#define PID_MAX 4194304 /* the kernel's PID_MAX_LIMIT */
 
 static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi)
 {
@@ -84,193 +89,584 @@ int mcg_async_statedir(const struct mcg_ctx *ctx, char *buf, size_t len)
 	return 0;
 }
 
-/* The file name for a cgroup: root and path, escaped into one name. */
 int mcg__async_mkdirs(const char *statedir)
 {
-	char stats[8400];
-	int r = mcg__mkdir_p(statedir, 0755);
+	struct mcg__async_dir d;
+	int r = mcg__async_dir_open(statedir, true, &d);
 
-	if (r < 0)
-		return r;
-	if ((size_t)snprintf(stats, sizeof(stats), "%s/stats", statedir) >= sizeof(stats))
-		return -ENAMETOOLONG;
-	return mcg__mkdir_p(stats, 0755);
+	if (r == 0)
+		mcg__async_dir_close(&d);
+	return r;
 }
 
-static int file_for(const char *statedir, const char *sub, const char *root, const char *path,
-		    const char *suffix, char *buf, size_t len)
+int mcg__async_dir_open(const char *statedir, bool create, struct mcg__async_dir *ret)
 {
-	char esc[8200];
+	struct mcg__async_dir d = {-1, -1};
+	int r;
 
-	mcg__cgroup_file_name(root, path, esc, sizeof(esc));
-	if ((size_t)snprintf(buf, len, "%s%s%s/%s%s", statedir, sub ? "/" : "", sub ? sub : "",
-			     esc, suffix) >= len)
-		return -ENAMETOOLONG;
+	/* mode 0755: status is for everyone; the files hold no secrets */
+	r = mcg__trusted_dir(statedir, 0755, create, &d.fd);
+	if (r < 0)
+		return r;
+	r = mcg__trusted_subdir(d.fd, "stats", 0755, create, &d.statsfd);
+	if (r == -ENOENT && !create) {
+		d.statsfd = -1; /* no stats yet */
+		r = 0;
+	}
+	if (r < 0) {
+		close(d.fd);
+		return r;
+	}
+	*ret = d;
 	return 0;
 }
 
-/* Write TEXT to PATH atomically (temp file + rename). */
-static int write_atomic(const char *path, const char *text)
+void mcg__async_dir_close(struct mcg__async_dir *d)
 {
-	char tmp[4200];
-	size_t len = strlen(text);
-	int fd;
+	if (d->fd >= 0)
+		close(d->fd);
+	if (d->statsfd >= 0)
+		close(d->statsfd);
+	d->fd = d->statsfd = -1;
+}
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
+/* ---- fields: the same encoding as the journals -------------------------- */
+
+/* %XX for bytes that would end a field or a line, and for '%' itself. */
+static void enc(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; *s && o + 4 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c <= ' ' || c >= 0x7f || c == '%')
+			o += (size_t)snprintf(buf + o, len - o, "%%%02X", c);
+		else
+			buf[o++] = (char)c;
+	}
+	buf[o] = '\0';
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Only what enc() writes: %XX with upper-case hex for exactly the bytes it escapes. */
+static bool dec(const char *s, size_t n, char *buf, size_t len)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (o + 1 >= len)
+			return false;
+		if (c == '%') {
+			int h, l;
+			unsigned char x;
+
+			if (i + 2 >= n)
+				return false;
+			h = hexval(s[i + 1]);
+			l = hexval(s[i + 2]);
+			if (h < 0 || l < 0)
+				return false;
+			x = (unsigned char)(h * 16 + l);
+			if (x == 0 || (x > ' ' && x < 0x7f && x != '%'))
+				return false;
+			buf[o++] = (char)x;
+			i += 2;
+		} else if (c <= ' ' || c >= 0x7f) {
+			return false;
+		} else {
+			buf[o++] = (char)c;
+		}
+	}
+	buf[o] = '\0';
+	return true;
+}
+
+/* An absolute path without empty, "." or ".." components ("/" allowed). */
+static bool abs_path_ok(const char *p)
+{
+	const char *c = p;
+
+	if (p[0] != '/')
+		return false;
+	if (!p[1])
+		return true;
+	while (*c == '/') {
+		const char *e = strchr(c + 1, '/');
+		size_t n = e ? (size_t)(e - c - 1) : strlen(c + 1);
+
+		if (n == 0 || (n == 1 && c[1] == '.') || (n == 2 && c[1] == '.' && c[2] == '.'))
+			return false;
+		if (!e)
+			return true;
+		c = e;
+	}
+	return false;
+}
+
+/* A decimal number as printf writes it: no sign, no leading zero, no overflow. */
+static bool dec_u64(const char *s, size_t n, uint64_t *ret)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (n == 0 || n > 20 || (n > 1 && s[0] == '0'))
+		return false;
+	for (i = 0; i < n; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+
+		if (d > 9 || v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*ret = v;
+	return true;
+}
+
+/* "I.FFF..." with exactly FRAC digits after the point, as "%.Nf" writes it. */
+static bool dec_fixed(const char *s, size_t n, unsigned frac, uint64_t *ret)
+{
+	uint64_t ip, fp, scale = 1;
+	unsigned i;
+
+	if (n < frac + 2 || s[n - frac - 1] != '.' || !dec_u64(s, n - frac - 1, &ip))
+		return false;
+	for (i = 0; i < frac; i++) {
+		if (s[n - frac + i] < '0' || s[n - frac + i] > '9')
+			return false;
+		scale *= 10;
+	}
+	for (i = 0, fp = 0; i < frac; i++)
+		fp = fp * 10 + (uint64_t)(s[n - frac + i] - '0');
+	if (ip > UINT64_MAX / scale / 2)
+		return false;
+	*ret = ip * scale + fp;
+	return true;
+}
+
+/* A signed decimal as printf's %d/%lld writes it, within [LO, HI]. */
+static bool dec_i64(const char *s, size_t n, int64_t lo, int64_t hi, int64_t *ret)
+{
+	uint64_t v;
+	bool neg = n > 0 && s[0] == '-';
+
+	if (neg && (n == 1 || s[1] == '0'))
+		return false;
+	if (!dec_u64(s + neg, n - neg, &v) || v > (uint64_t)INT64_MAX)
+		return false;
+	if ((neg ? -(int64_t)v : (int64_t)v) < lo || (neg ? -(int64_t)v : (int64_t)v) > hi)
+		return false;
+	*ret = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+
+/*
+ * Walk "KEY VALUE\n" lines after the magic line, each key of KEYS exactly
+ * once; FIELD(key index, value, length, userdata) checks and stores one.
+ */
+static int parse_lines(const char *buf, size_t len, const char *magic, const char *const *keys,
+		       size_t nkeys, const char *(*field)(size_t k, const char *v, size_t n, void *u),
+		       void *u, const char **why)
+{
+	const char *p = buf, *end = buf + len, *nl;
+	uint64_t seen = 0;
+	size_t k, ml = strlen(magic);
+
+	*why = "";
+	if (len == 0)
+		return *why = "empty file", -MCG_E_CORRUPT;
+	if (len > MCG__ASYNC_FILE_MAX)
+		return *why = "too large", -MCG_E_CORRUPT;
+	if (memchr(buf, '\0', len))
+		return *why = "binary data", -MCG_E_CORRUPT;
+	if (buf[len - 1] != '\n')
+		return *why = "truncated (no final newline)", -MCG_E_CORRUPT;
+	nl = memchr(p, '\n', len);
+	if ((size_t)(nl - p) != ml || memcmp(p, magic, ml)) {
+		/* same name, other version: an older or newer memcgctl wrote it */
+		const char *sp = memchr(magic, ' ', ml);
+		size_t pre = (size_t)(sp - magic) + 1;
+
+		if ((size_t)(nl - p) > pre && !memcmp(p, magic, pre))
+			return *why = "a format version this memcgctl does not read", -MCG_E_CORRUPT;
+		return *why = "not a memcgctl file (no magic line)", -MCG_E_CORRUPT;
+	}
+	for (p = nl + 1; p < end; p = nl + 1) {
+		const char *sp, *bad;
+		size_t n, kl;
+
+		nl = memchr(p, '\n', (size_t)(end - p));
+		n = (size_t)(nl - p);
+		sp = memchr(p, ' ', n);
+		if (!sp)
+			return *why = "a line without a value", -MCG_E_CORRUPT;
+		kl = (size_t)(sp - p);
+		for (k = 0; k < nkeys; k++)
+			if (strlen(keys[k]) == kl && !memcmp(p, keys[k], kl))
+				break;
+		if (k == nkeys)
+			return *why = "an unknown line", -MCG_E_CORRUPT;
+		if (seen & (1ULL << k))
+			return *why = "a repeated line", -MCG_E_CORRUPT;
+		seen |= 1ULL << k;
+		bad = field(k, sp + 1, n - kl - 1, u);
+		if (bad)
+			return *why = bad, -MCG_E_CORRUPT;
+	}
+	if (seen != (nkeys == 64 ? ~0ULL : (1ULL << nkeys) - 1))
+		return *why = "a line is missing", -MCG_E_CORRUPT;
+	return 0;
+}
+
+static const char *root_field(const char *v, size_t n, char *buf, size_t len)
+{
+	if (!dec(v, n, buf, len) || !abs_path_ok(buf))
+		return "a bad hierarchy root";
+	return NULL;
+}
+
+static const char *path_field(const char *v, size_t n, char *buf, size_t len)
+{
+	if (!dec(v, n, buf, len) || !abs_path_ok(buf))
+		return "a bad cgroup path";
+	if (!strcmp(buf, "/"))
+		return "names the root cgroup";
+	return NULL;
+}
+
+/* ---- enable files -------------------------------------------------------- */
+
+static const char *const conf_keys[] = {"root", "path", "dev",     "ino",   "high",
+					"low",  "batch", "max_cpu", "clean"};
+
+static const char *mark_field(const char *v, size_t n, uint64_t *ret, unsigned *flags, unsigned set,
+			      unsigned margin)
+{
+	const char *sp = memchr(v, ' ', n);
+	size_t nl = sp ? (size_t)(sp - v) : n;
+
+	if (!dec_u64(v, nl, ret) || *ret > MARK_MAX)
+		return "a watermark out of range";
+	if (!sp) {
+		*flags |= set;
+		return NULL;
+	}
+	if (n - nl - 1 == 7 && !memcmp(sp + 1, "default", 7))
+		return *ret == 0 ? NULL : "a default watermark with a value";
+	if (n - nl - 1 == 6 && !memcmp(sp + 1, "margin", 6)) {
+		*flags |= set | margin;
+		return NULL;
+	}
+	return "a watermark that is not N, N margin or 0 default";
+}
+
+static const char *conf_field(size_t k, const char *v, size_t n, void *u)
+{
+	struct mcg_async_conf *c = u;
+	uint64_t x;
+
+	switch (k) {
+	case 0:
+		return root_field(v, n, c->root, sizeof(c->root));
+	case 1:
+		return path_field(v, n, c->path, sizeof(c->path));
+	case 2:
+		return dec_u64(v, n, &c->dev) ? NULL : "a bad device number";
+	case 3:
+		return dec_u64(v, n, &c->ino) && c->ino ? NULL : "a bad inode number";
+	case 4:
+		return mark_field(v, n, &c->high, &c->flags, MCG_ASYNC_HIGH_SET,
+				  MCG_ASYNC_HIGH_MARGIN);
+	case 5:
+		return mark_field(v, n, &c->low, &c->flags, MCG_ASYNC_LOW_SET,
+				  MCG_ASYNC_LOW_MARGIN);
+	case 6:
+		if (!dec_u64(v, n, &x) || x == 0 || x > MCG_ASYNC_MAX_BATCH)
+			return "a batch out of range";
+		c->batch = (unsigned)x;
+		return NULL;
+	case 7:
+		if (!dec_fixed(v, n, 3, &x) || x == 0 || x > 100000)
+			return "a CPU budget out of range";
+		c->max_cpu = (double)x / 1000.0;
+		return NULL;
+	case 8:
+		if (n != 1 || (v[0] != '0' && v[0] != '1'))
+			return "clean is not 0 or 1";
+		if (v[0] == '1')
+			c->flags |= MCG_ASYNC_CLEAN;
+		return NULL;
+	}
+	return "an unknown line";
+}
+
+int mcg__async_conf_parse_why(const char *buf, size_t len, struct mcg_async_conf *ret,
+			      const char **why)
+{
+	struct mcg_async_conf *c = calloc(1, sizeof(*c));
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	r = parse_lines(buf, len, CONF_MAGIC, conf_keys, MCG_ARRAY_SIZE(conf_keys), conf_field, c,
+			why);
+	if (r == 0)
+		*ret = *c;
+	free(c);
+	return r;
+}
+
+int mcg__async_conf_parse(const char *buf, size_t len, struct mcg_async_conf *ret)
+{
+	const char *why;
+
+	return mcg__async_conf_parse_why(buf, len, ret, &why);
+}
+
+/* CPU budget in thousandths of a percent; 0 if it does not round to 1..100000. */
+static unsigned max_cpu_milli(double v)
+{
+	if (!(v >= 0.0005 && v < 100.0005))
+		return 0;
+	return (unsigned)llround(v * 1000.0);
+}
+
+static int format_conf(const struct mcg_async_conf *c, char *buf, size_t len)
+{
+	char root[12400], path[12400];
+	unsigned m = max_cpu_milli(c->max_cpu);
+	int n;
+
+	enc(c->root, root, sizeof(root));
+	enc(c->path, path, sizeof(path));
+	n = snprintf(buf, len,
+		     "%s\nroot %s\npath %s\ndev %llu\nino %llu\nhigh %llu%s\nlow %llu%s\nbatch %u\n"
+		     "max_cpu %u.%03u\nclean %d\n",
+		     CONF_MAGIC, root, path, (unsigned long long)c->dev, (unsigned long long)c->ino,
+		     (unsigned long long)(c->flags & MCG_ASYNC_HIGH_SET ? c->high : 0),
+		     !(c->flags & MCG_ASYNC_HIGH_SET)     ? " default"
+		     : (c->flags & MCG_ASYNC_HIGH_MARGIN) ? " margin"
+							  : "",
+		     (unsigned long long)(c->flags & MCG_ASYNC_LOW_SET ? c->low : 0),
+		     !(c->flags & MCG_ASYNC_LOW_SET)     ? " default"
+		     : (c->flags & MCG_ASYNC_LOW_MARGIN) ? " margin"
+							 : "",
+		     c->batch, m / 1000, m % 1000, !!(c->flags & MCG_ASYNC_CLEAN));
+	if (n < 0 || (size_t)n >= len || (size_t)n > MCG__ASYNC_FILE_MAX)
+		return -ENAMETOOLONG;
+	return n;
+}
+
+static void conf_name(const char *root, const char *path, char *buf, size_t len)
+{
+	char esc[300];
+
+	mcg__cgroup_file_name(root, path, esc, sizeof(esc));
+	snprintf(buf, len, "%s.conf", esc);
+}
+
+int mcg_async_conf_init(struct mcg_async_conf *c, const struct mcg_group *g)
+{
+	struct stat st;
+
+	if (fstat(mcg_group_dirfd(g), &st) < 0)
 		return -errno;
-	if (write(fd, text, len) != (ssize_t)len) {
-		int e = errno ? -errno : -EIO;
-
-		close(fd);
-		unlink(tmp);
-		return e;
-	}
-	close(fd);
-	if (rename(tmp, path) < 0) {
-		int e = -errno;
-
-		unlink(tmp);
-		return e;
-	}
+	memset(c, 0, sizeof(*c));
+	snprintf(c->path, sizeof(c->path), "%s", mcg_group_path(g));
+	snprintf(c->root, sizeof(c->root), "%s", mcg_ctx_root(mcg_group_ctx(g)));
+	c->dev = (uint64_t)st.st_dev;
+	c->ino = (uint64_t)st.st_ino;
+	c->batch = MCG_ASYNC_DEFAULT_BATCH;
+	c->max_cpu = MCG_ASYNC_DEFAULT_MAX_CPU;
 	return 0;
 }
 
 int mcg_async_enable(const char *statedir, const struct mcg_async_conf *c)
 {
-	char file[8400], text[9000];
-	int r;
+	struct mcg_async_conf back;
+	struct mcg__async_dir d;
+	char name[320], *text;
+	int r, n;
 
-	if (!c->path[0] || c->path[0] != '/' || !c->root[0] || c->batch == 0 ||
-	    !(c->max_cpu > 0 && c->max_cpu <= 100))
+	if (!abs_path_ok(c->path) || !strcmp(c->path, "/") || !abs_path_ok(c->root) ||
+	    c->batch == 0 || c->batch > MCG_ASYNC_MAX_BATCH || !max_cpu_milli(c->max_cpu) ||
+	    c->ino == 0 || (c->flags & MCG_ASYNC_HIGH_SET && c->high > MARK_MAX) ||
+	    (c->flags & MCG_ASYNC_LOW_SET && c->low > MARK_MAX))
 		return -EINVAL;
-	r = mcg__async_mkdirs(statedir);
-	if (r < 0)
-		return r;
-	r = file_for(statedir, NULL, c->root, c->path, ".conf", file, sizeof(file));
-	if (r < 0)
-		return r;
-	snprintf(text, sizeof(text),
-		 "%s\nroot %s\npath %s\nhigh %llu%s\nlow %llu%s\nbatch %u\nmax_cpu %.3f\nclean %d\n",
-		 CONF_MAGIC, c->root, c->path, (unsigned long long)c->high,
-		 !(c->flags & MCG_ASYNC_HIGH_SET)     ? " default"
-		 : (c->flags & MCG_ASYNC_HIGH_MARGIN) ? " margin"
-						      : "",
-		 (unsigned long long)c->low,
-		 !(c->flags & MCG_ASYNC_LOW_SET)     ? " default"
-		 : (c->flags & MCG_ASYNC_LOW_MARGIN) ? " margin"
-						     : "",
-		 c->batch, c->max_cpu, !!(c->flags & MCG_ASYNC_CLEAN));
-	return write_atomic(file, text);
+	text = malloc(MCG__ASYNC_FILE_MAX + 1);
+	if (!text)
+		return -ENOMEM;
+	n = format_conf(c, text, MCG__ASYNC_FILE_MAX + 1);
+	/* what is written must read back: never leave a file reclaimd refuses */
+	if (n < 0 || mcg__async_conf_parse(text, (size_t)n, &back) < 0) {
+		free(text);
+		return n < 0 ? n : -EINVAL;
+	}
+	r = mcg__async_dir_open(statedir, true, &d);
+	if (r == 0) {
+		conf_name(c->root, c->path, name, sizeof(name));
+		r = mcg__write_atomic_at(d.fd, name, text, (size_t)n, 0644);
+		mcg__async_dir_close(&d);
+	}
+	free(text);
+	return r;
 }
 
 int mcg_async_disable(const char *statedir, const char *root, const char *path)
 {
-	char file[8400];
+	struct mcg__async_dir d;
+	char name[320];
+	bool had_stats = false;
 	int r;
 
-	bool had_stats;
+	r = mcg__async_dir_open(statedir, false, &d);
+	if (r < 0)
+		return r;
+	conf_name(root, path, name, sizeof(name));
+	if (d.statsfd >= 0) {
+		char esc[300];
 
-	r = file_for(statedir, "stats", root, path, "", file, sizeof(file));
-	if (r < 0)
-		return r;
-	had_stats = unlink(file) == 0;
-	r = file_for(statedir, NULL, root, path, ".conf", file, sizeof(file));
-	if (r < 0)
-		return r;
-	if (unlink(file) < 0)
-		return errno == ENOENT && had_stats ? 0 : -errno;
-	return 0;
+		mcg__cgroup_file_name(root, path, esc, sizeof(esc));
+		had_stats = unlinkat(d.statsfd, esc, 0) == 0;
+	}
+	r = unlinkat(d.fd, name, 0) < 0 ? (errno == ENOENT && had_stats ? 0 : -errno) : 0;
+	mcg__async_dir_close(&d);
+	return r;
 }
 
-static int parse_mark(const char *line, uint64_t *v, unsigned *flags, unsigned set, unsigned margin)
+/* Read NAME under DIRFD for a parser: the reason when it cannot be used. */
+static int read_for_parse(int dirfd, const char *name, char **ret, size_t *ret_len,
+			  const char **why)
 {
-	char word[16] = "";
-	unsigned long long x;
-	int n = sscanf(line, "%llu %15s", &x, word);
+	int r = mcg__read_at(dirfd, name, MCG__ASYNC_FILE_MAX, ret, ret_len);
 
-	if (n < 1)
-		return -EBADMSG;
-	*v = x;
-	if (n == 2 && !strcmp(word, "default"))
-		return 0;
-	*flags |= set;
-	if (n == 2 && !strcmp(word, "margin"))
-		*flags |= margin;
-	else if (n == 2)
-		return -EBADMSG;
+	if (r == -MCG_E_UNTRUSTED)
+		*why = "not a regular file owned by memcgctl's user (a link?)";
+	else if (r == -EFBIG)
+		*why = "too large";
+	else if (r == -ELOOP)
+		*why = "a symlink";
+	else
+		return r;
+	return -MCG_E_CORRUPT;
+}
+
+/* The enable file NAME under D, checked against the cgroup it names. */
+static int conf_load(int dirfd, const char *name, struct mcg_async_conf *ret, const char **why)
+{
+	char want[320], *buf;
+	size_t len;
+	int r;
+
+	*why = "";
+	r = read_for_parse(dirfd, name, &buf, &len, why);
+	if (r < 0)
+		return r;
+	r = mcg__async_conf_parse_why(buf, len, ret, why);
+	free(buf);
+	if (r < 0)
+		return r;
+	conf_name(ret->root, ret->path, want, sizeof(want));
+	if (strcmp(want, name)) {
+		*why = "the file name does not match the cgroup it names";
+		return -MCG_E_CORRUPT;
+	}
 	return 0;
 }
 
 int mcg_async_conf_read(const char *file, struct mcg_async_conf *ret)
 {
-	struct mcg_async_conf c;
-	char line[4200];
-	bool magic = false, high = false, low = false;
-	int r = 0;
-	FILE *f = fopen(file, "re");
+	char dir[4200];
+	const char *slash = strrchr(file, '/'), *why;
+	int fd, r;
 
-	if (!f)
-		return -errno;
-	memset(&c, 0, sizeof(c));
-	c.batch = MCG_ASYNC_DEFAULT_BATCH;
-	c.max_cpu = MCG_ASYNC_DEFAULT_MAX_CPU;
-	while (r == 0 && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (!strcmp(line, CONF_MAGIC))
-			magic = true;
-		else if (!strncmp(line, "root ", 5))
-			snprintf(c.root, sizeof(c.root), "%.4095s", line + 5);
-		else if (!strncmp(line, "path ", 5))
-			snprintf(c.path, sizeof(c.path), "%.4095s", line + 5);
-		else if (!strncmp(line, "high ", 5))
-			r = parse_mark(line + 5, &c.high, &c.flags, MCG_ASYNC_HIGH_SET,
-				       MCG_ASYNC_HIGH_MARGIN),
-			high = true;
-		else if (!strncmp(line, "low ", 4))
-			r = parse_mark(line + 4, &c.low, &c.flags, MCG_ASYNC_LOW_SET,
-				       MCG_ASYNC_LOW_MARGIN),
-			low = true;
-		else if (!strncmp(line, "batch ", 6))
-			c.batch = (unsigned)strtoul(line + 6, NULL, 10);
-		else if (!strncmp(line, "max_cpu ", 8))
-			c.max_cpu = strtod(line + 8, NULL);
-		else if (!strcmp(line, "clean 1"))
-			c.flags |= MCG_ASYNC_CLEAN;
-	}
-	fclose(f);
+	if (!slash || !slash[1] || (size_t)(slash - file) >= sizeof(dir))
+		return -EINVAL;
+	memcpy(dir, file, (size_t)(slash - file));
+	dir[slash - file] = '\0';
+	r = mcg__trusted_dir(dir[0] ? dir : "/", 0755, false, &fd);
 	if (r < 0)
 		return r;
-	if (!magic || !high || !low || c.path[0] != '/' || !c.root[0] || c.batch == 0 ||
-	    !(c.max_cpu > 0 && c.max_cpu <= 100))
-		return -EBADMSG;
-	*ret = c;
+	r = conf_load(fd, slash + 1, ret, &why);
+	close(fd);
+	return r;
+}
+
+int mcg__async_conf_read_at(const struct mcg__async_dir *d, const char *root, const char *path,
+			    struct mcg_async_conf *ret)
+{
+	char name[320];
+	const char *why;
+
+	conf_name(root, path, name, sizeof(name));
+	return conf_load(d->fd, name, ret, &why);
+}
+
+int mcg__async_conf_unlink_same(const struct mcg__async_dir *d, const struct mcg_async_conf *c)
+{
+	struct mcg_async_conf now;
+	char name[320];
+	const char *why;
+	int r;
+
+	conf_name(c->root, c->path, name, sizeof(name));
+	r = conf_load(d->fd, name, &now, &why);
+	if (r == -ENOENT)
+		return 0;
+	if (r == 0 && (now.dev != c->dev || now.ino != c->ino))
+		return -EEXIST;
+	/*
+	 * The same cgroup (or a corrupt file, which is never served): remove it.
+	 * Re-read and unlink cannot be one step; an enable landing between them
+	 * (microseconds) is lost, and says so by 'status' listing it disabled.
+	 */
+	if (unlinkat(d->fd, name, 0) < 0 && errno != ENOENT)
+		return -errno;
 	return 0;
 }
 
 /*
- * Read every file of DIR that ACCEPT takes into an array of SIZE-byte elements
- * (READ fills one; a file it refuses is skipped), sorted with CMP. A missing
- * directory is an empty list. free() the array.
+ * Every file of DIRFD that ACCEPT takes, loaded by LOAD into an array of
+ * SIZE-byte elements, sorted with CMP; BAD hears of each file LOAD refuses
+ * as corrupt. free() the array.
  */
-static int load_dir(const char *dir, size_t size, bool (*accept)(const char *name),
-		    int (*read)(const char *file, void *elem), int (*cmp)(const void *, const void *),
-		    void **ret, size_t *ret_n)
+static int load_dir(int dirfd, const char *prefix, size_t size, bool (*accept)(const char *name),
+		    int (*load)(int dirfd, const char *name, void *elem, const char **why),
+		    int (*cmp)(const void *, const void *), void **ret, size_t *ret_n,
+		    mcg__async_bad_fn bad, void *userdata)
 {
-	char *v = NULL, file[8400];
+	char *v = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
-	DIR *d = opendir(dir);
+	DIR *dp;
+	int fd;
 
-	if (!d) {
-		if (errno != ENOENT)
-			return -errno;
-		*ret = NULL;
-		*ret_n = 0;
+	*ret = NULL;
+	*ret_n = 0;
+	if (dirfd < 0)
 		return 0;
+	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	dp = fdopendir(fd);
+	if (!dp) {
+		close(fd);
+		return -ENOMEM;
 	}
-	while ((de = readdir(d))) {
+	while ((de = readdir(dp))) {
+		const char *why = "";
+		int r;
+
 		if (!accept(de->d_name))
 			continue;
 		if (n == cap) {
@@ -280,16 +676,22 @@ static int load_dir(const char *dir, size_t size, bool (*accept)(const char *nam
 			nv = realloc(v, cap * size);
 			if (!nv) {
 				free(v);
-				closedir(d);
+				closedir(dp);
 				return -ENOMEM;
 			}
 			v = nv;
 		}
-		snprintf(file, sizeof(file), "%s/%s", dir, de->d_name);
-		if (read(file, v + n * size) == 0)
+		r = load(dirfd, de->d_name, v + n * size, &why);
+		if (r == 0) {
 			n++;
+		} else if (r == -MCG_E_CORRUPT && bad) {
+			char file[600];
+
+			snprintf(file, sizeof(file), "%s%s", prefix, de->d_name);
+			bad(file, why, userdata);
+		}
 	}
-	closedir(d);
+	closedir(dp);
 	if (n)
 		qsort(v, n, size, cmp);
 	*ret = v;
@@ -312,15 +714,36 @@ static bool is_conf(const char *name)
 	return len >= 6 && !strcmp(name + len - 5, ".conf");
 }
 
-static int read_conf(const char *file, void *elem)
+static int load_conf(int dirfd, const char *name, void *elem, const char **why)
 {
-	return mcg_async_conf_read(file, elem);
+	return conf_load(dirfd, name, elem, why);
+}
+
+int mcg__async_list_at(const struct mcg__async_dir *d, struct mcg_async_conf **ret, size_t *ret_n,
+		       mcg__async_bad_fn bad, void *userdata)
+{
+	return load_dir(d->fd, "", sizeof(**ret), is_conf, load_conf, cmp_conf, (void **)ret, ret_n,
+			bad, userdata);
 }
 
 int mcg_async_list(const char *statedir, struct mcg_async_conf **ret, size_t *ret_n)
 {
-	return load_dir(statedir, sizeof(**ret), is_conf, read_conf, cmp_conf, (void **)ret, ret_n);
+	struct mcg__async_dir d;
+	int r = mcg__async_dir_open(statedir, false, &d);
+
+	if (r == -ENOENT) {
+		*ret = NULL;
+		*ret_n = 0;
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	r = mcg__async_list_at(&d, ret, ret_n, NULL, NULL);
+	mcg__async_dir_close(&d);
+	return r;
 }
+
+/* ---- stats files --------------------------------------------------------- */
 
 static const char *const state_names[] = {
 	[MCG_ASYNC_WAITING] = "waiting",     [MCG_ASYNC_RECLAIMING] = "reclaiming",
@@ -336,127 +759,255 @@ const char *mcg_async_state_name(enum mcg_async_state s)
 	return state_names[s];
 }
 
-int mcg_async_stats_write(const char *statedir, const struct mcg_async_stats *s)
+/* What reclaimd writes as event_source. */
+static const char *const sources[] = {"none",         "eventfd",           "timer",
+				      "psi+timer",    "events+timer",      "psi+events+timer"};
+
+enum {
+	S_ROOT, S_PATH, S_DEV, S_INO, S_STATE, S_PID, S_LIMIT, S_HIGH, S_LOW, S_USAGE,
+	S_RECLAIMED, S_WAKEUPS, S_STEPS, S_SHORT, S_CPU, S_DEFERRED, S_REFAULTED, S_THRASH,
+	S_RATIO, S_CLEAN, S_CONFLICTS, S_ERR, S_ERR_TIME, S_ENABLED, S_UPDATED, S_SOURCE,
+};
+static const char *const stats_keys[] = {
+	[S_ROOT] = "root",		[S_PATH] = "path",
+	[S_DEV] = "dev",		[S_INO] = "ino",
+	[S_STATE] = "state",		[S_PID] = "pid",
+	[S_LIMIT] = "limit",		[S_HIGH] = "high",
+	[S_LOW] = "low",		[S_USAGE] = "usage",
+	[S_RECLAIMED] = "reclaimed",	[S_WAKEUPS] = "wakeups",
+	[S_STEPS] = "steps",		[S_SHORT] = "short_steps",
+	[S_CPU] = "cpu_ns",		[S_DEFERRED] = "deferred",
+	[S_REFAULTED] = "refaulted",	[S_THRASH] = "thrash_episodes",
+	[S_RATIO] = "refault_ratio",	[S_CLEAN] = "clean_skips",
+	[S_CONFLICTS] = "conflicts",	[S_ERR] = "last_error",
+	[S_ERR_TIME] = "last_error_time", [S_ENABLED] = "enabled_time",
+	[S_UPDATED] = "updated",	[S_SOURCE] = "event_source",
+};
+
+static uint64_t *stats_u64(struct mcg_async_stats *s, size_t k)
 {
-	char file[8400], text[10000];
+	switch (k) {
+	case S_DEV: return &s->dev;
+	case S_INO: return &s->ino;
+	case S_LIMIT: return &s->limit;
+	case S_HIGH: return &s->high;
+	case S_LOW: return &s->low;
+	case S_USAGE: return &s->usage;
+	case S_RECLAIMED: return &s->reclaimed;
+	case S_WAKEUPS: return &s->wakeups;
+	case S_STEPS: return &s->steps;
+	case S_SHORT: return &s->short_steps;
+	case S_CPU: return &s->cpu_ns;
+	case S_DEFERRED: return &s->deferred;
+	case S_REFAULTED: return &s->refaulted;
+	case S_THRASH: return &s->thrash_episodes;
+	case S_CLEAN: return &s->clean_skips;
+	case S_CONFLICTS: return &s->conflicts;
+	}
+	return NULL;
+}
+
+static int64_t *stats_time(struct mcg_async_stats *s, size_t k)
+{
+	switch (k) {
+	case S_ERR_TIME: return &s->last_error_time;
+	case S_ENABLED: return &s->enabled_time;
+	case S_UPDATED: return &s->updated;
+	}
+	return NULL;
+}
+
+static const char *stats_field(size_t k, const char *v, size_t n, void *u)
+{
+	struct mcg_async_stats *s = u;
+	uint64_t x, *p;
+	int64_t t, *tp;
+	size_t i;
+
+	if ((p = stats_u64(s, k)))
+		return dec_u64(v, n, p) && (k != S_INO || *p) ? NULL : "a bad number";
+	if ((tp = stats_time(s, k)))
+		return dec_i64(v, n, 0, INT64_MAX, tp) ? NULL : "a bad time";
+	switch (k) {
+	case S_ROOT:
+		return root_field(v, n, s->root, sizeof(s->root));
+	case S_PATH:
+		return path_field(v, n, s->path, sizeof(s->path));
+	case S_STATE:
+		for (i = 0; i < MCG_ARRAY_SIZE(state_names); i++)
+			if (strlen(state_names[i]) == n && !memcmp(v, state_names[i], n)) {
+				s->state = (enum mcg_async_state)i;
+				return NULL;
+			}
+		return "an unknown state";
+	case S_PID:
+		if (!dec_u64(v, n, &x) || x == 0 || x > PID_MAX)
+			return "a bad pid";
+		s->pid = (pid_t)x;
+		return NULL;
+	case S_RATIO:
+		/* refaults / reclaimed: at most a million, in ten-thousandths */
+		if (!dec_fixed(v, n, 4, &x) || x > 1000000ULL * 10000)
+			return "a bad refault ratio";
+		s->refault_ratio = (double)x / 10000.0;
+		return NULL;
+	case S_ERR:
+		/* 0 or a negative errno / -MCG_E_* */
+		if (!dec_i64(v, n, -(int64_t)MCG_E__END, 0, &t))
+			return "a bad error number";
+		s->last_error = (int)t;
+		return NULL;
+	case S_SOURCE:
+		for (i = 0; i < MCG_ARRAY_SIZE(sources); i++)
+			if (strlen(sources[i]) == n && !memcmp(v, sources[i], n)) {
+				snprintf(s->event_source, sizeof(s->event_source), "%s",
+					 i ? sources[i] : "");
+				return NULL;
+			}
+		return "an unknown event source";
+	}
+	return "an unknown line";
+}
+
+int mcg__async_stats_parse_why(const char *buf, size_t len, struct mcg_async_stats *ret,
+			       const char **why)
+{
+	struct mcg_async_stats *s = calloc(1, sizeof(*s));
 	int r;
 
-	r = file_for(statedir, "stats", s->root, s->path, "", file, sizeof(file));
+	if (!s)
+		return -ENOMEM;
+	r = parse_lines(buf, len, STATS_MAGIC, stats_keys, MCG_ARRAY_SIZE(stats_keys), stats_field,
+			s, why);
+	if (r == 0)
+		*ret = *s;
+	free(s);
+	return r;
+}
+
+int mcg__async_stats_parse(const char *buf, size_t len, struct mcg_async_stats *ret)
+{
+	const char *why;
+
+	return mcg__async_stats_parse_why(buf, len, ret, &why);
+}
+
+static const char *source_name(const char *s)
+{
+	size_t i;
+
+	for (i = 1; i < MCG_ARRAY_SIZE(sources); i++)
+		if (!strcmp(s, sources[i]))
+			return sources[i];
+	return "none";
+}
+
+int mcg__async_stats_write_at(const struct mcg__async_dir *d, const struct mcg_async_stats *s)
+{
+	char root[12400], path[12400], name[300], *text;
+	int n, r;
+	double ratio = s->refault_ratio;
+
+	if (d->statsfd < 0)
+		return -ENOENT;
+	if (!abs_path_ok(s->path) || !strcmp(s->path, "/") || !abs_path_ok(s->root) || !s->ino ||
+	    s->pid <= 0 || s->last_error > 0 || s->last_error < -(int)MCG_E__END)
+		return -EINVAL;
+	if (!(ratio >= 0))
+		ratio = 0;
+	if (ratio > 1000000)
+		ratio = 1000000;
+	text = malloc(MCG__ASYNC_FILE_MAX + 1);
+	if (!text)
+		return -ENOMEM;
+	enc(s->root, root, sizeof(root));
+	enc(s->path, path, sizeof(path));
+	n = snprintf(text, MCG__ASYNC_FILE_MAX + 1,
+		     "%s\nroot %s\npath %s\ndev %llu\nino %llu\nstate %s\npid %d\nlimit %llu\n"
+		     "high %llu\nlow %llu\nusage %llu\nreclaimed %llu\nwakeups %llu\nsteps %llu\n"
+		     "short_steps %llu\ncpu_ns %llu\ndeferred %llu\nrefaulted %llu\n"
+		     "thrash_episodes %llu\nrefault_ratio %.4f\nclean_skips %llu\nconflicts %llu\n"
+		     "last_error %d\nlast_error_time %lld\nenabled_time %lld\nupdated %lld\n"
+		     "event_source %s\n",
+		     STATS_MAGIC, root, path, (unsigned long long)s->dev, (unsigned long long)s->ino,
+		     mcg_async_state_name(s->state), (int)s->pid, (unsigned long long)s->limit,
+		     (unsigned long long)s->high, (unsigned long long)s->low,
+		     (unsigned long long)s->usage, (unsigned long long)s->reclaimed,
+		     (unsigned long long)s->wakeups, (unsigned long long)s->steps,
+		     (unsigned long long)s->short_steps, (unsigned long long)s->cpu_ns,
+		     (unsigned long long)s->deferred, (unsigned long long)s->refaulted,
+		     (unsigned long long)s->thrash_episodes, ratio,
+		     (unsigned long long)s->clean_skips, (unsigned long long)s->conflicts,
+		     s->last_error, (long long)(s->last_error_time > 0 ? s->last_error_time : 0),
+		     (long long)(s->enabled_time > 0 ? s->enabled_time : 0),
+		     (long long)(s->updated > 0 ? s->updated : 0), source_name(s->event_source));
+	if (n < 0 || n > MCG__ASYNC_FILE_MAX) {
+		free(text);
+		return -ENAMETOOLONG;
+	}
+	mcg__cgroup_file_name(s->root, s->path, name, sizeof(name));
+	r = mcg__write_atomic_at(d->statsfd, name, text, (size_t)n, 0644);
+	free(text);
+	return r;
+}
+
+int mcg_async_stats_write(const char *statedir, const struct mcg_async_stats *s)
+{
+	struct mcg__async_dir d;
+	int r = mcg__async_dir_open(statedir, true, &d);
+
 	if (r < 0)
 		return r;
-	snprintf(text, sizeof(text),
-		 "%s\nroot %s\npath %s\nstate %s\npid %d\nlimit %llu\nhigh %llu\nlow %llu\n"
-		 "usage %llu\nreclaimed %llu\nwakeups %llu\nsteps %llu\nshort_steps %llu\n"
-		 "cpu_ns %llu\ndeferred %llu\nrefaulted %llu\nthrash_episodes %llu\n"
-		 "refault_ratio %.4f\nclean_skips %llu\nlast_error %d\nlast_error_time %lld\nenabled_time %lld\n"
-		 "updated %lld\nevent_source %s\n",
-		 STATS_MAGIC, s->root, s->path, mcg_async_state_name(s->state), (int)s->pid,
-		 (unsigned long long)s->limit, (unsigned long long)s->high,
-		 (unsigned long long)s->low, (unsigned long long)s->usage,
-		 (unsigned long long)s->reclaimed, (unsigned long long)s->wakeups,
-		 (unsigned long long)s->steps, (unsigned long long)s->short_steps,
-		 (unsigned long long)s->cpu_ns, (unsigned long long)s->deferred,
-		 (unsigned long long)s->refaulted, (unsigned long long)s->thrash_episodes,
-		 s->refault_ratio, (unsigned long long)s->clean_skips, s->last_error, (long long)s->last_error_time,
-		 (long long)s->enabled_time, (long long)s->updated,
-		 s->event_source[0] ? s->event_source : "none");
-	return write_atomic(file, text);
+	r = mcg__async_stats_write_at(&d, s);
+	mcg__async_dir_close(&d);
+	return r;
 }
 
-static uint64_t u64_of(const char *s)
+static int stats_load(int dirfd, const char *name, struct mcg_async_stats *ret, const char **why)
 {
-	return strtoull(s, NULL, 10);
-}
+	char want[300], *buf;
+	size_t len;
+	int r;
 
-static int read_stats_file(const char *file, struct mcg_async_stats *ret)
-{
-	struct mcg_async_stats s;
-	char line[4200];
-	bool magic = false;
-	FILE *f;
-
-	f = fopen(file, "re");
-	if (!f)
-		return -errno;
-	memset(&s, 0, sizeof(s));
-	while (fgets(line, sizeof(line), f)) {
-		char *v = strchr(line, ' ');
-		size_t i;
-
-		line[strcspn(line, "\n")] = '\0';
-		if (!strcmp(line, STATS_MAGIC)) {
-			magic = true;
-			continue;
-		}
-		if (!v)
-			continue;
-		*v++ = '\0';
-		if (!strcmp(line, "root"))
-			snprintf(s.root, sizeof(s.root), "%.4095s", v);
-		else if (!strcmp(line, "path"))
-			snprintf(s.path, sizeof(s.path), "%.4095s", v);
-		else if (!strcmp(line, "state")) {
-			for (i = 0; i < MCG_ARRAY_SIZE(state_names); i++)
-				if (!strcmp(v, state_names[i]))
-					s.state = (enum mcg_async_state)i;
-		} else if (!strcmp(line, "pid"))
-			s.pid = (pid_t)atoi(v);
-		else if (!strcmp(line, "limit"))
-			s.limit = u64_of(v);
-		else if (!strcmp(line, "high"))
-			s.high = u64_of(v);
-		else if (!strcmp(line, "low"))
-			s.low = u64_of(v);
-		else if (!strcmp(line, "usage"))
-			s.usage = u64_of(v);
-		else if (!strcmp(line, "reclaimed"))
-			s.reclaimed = u64_of(v);
-		else if (!strcmp(line, "wakeups"))
-			s.wakeups = u64_of(v);
-		else if (!strcmp(line, "steps"))
-			s.steps = u64_of(v);
-		else if (!strcmp(line, "short_steps"))
-			s.short_steps = u64_of(v);
-		else if (!strcmp(line, "cpu_ns"))
-			s.cpu_ns = u64_of(v);
-		else if (!strcmp(line, "deferred"))
-			s.deferred = u64_of(v);
-		else if (!strcmp(line, "refaulted"))
-			s.refaulted = u64_of(v);
-		else if (!strcmp(line, "thrash_episodes"))
-			s.thrash_episodes = u64_of(v);
-		else if (!strcmp(line, "clean_skips"))
-			s.clean_skips = u64_of(v);
-		else if (!strcmp(line, "refault_ratio"))
-			s.refault_ratio = strtod(v, NULL);
-		else if (!strcmp(line, "last_error"))
-			s.last_error = atoi(v);
-		else if (!strcmp(line, "last_error_time"))
-			s.last_error_time = strtoll(v, NULL, 10);
-		else if (!strcmp(line, "enabled_time"))
-			s.enabled_time = strtoll(v, NULL, 10);
-		else if (!strcmp(line, "updated"))
-			s.updated = strtoll(v, NULL, 10);
-		else if (!strcmp(line, "event_source"))
-			snprintf(s.event_source, sizeof(s.event_source), "%.31s", v);
+	*why = "";
+	r = read_for_parse(dirfd, name, &buf, &len, why);
+	if (r < 0)
+		return r;
+	r = mcg__async_stats_parse_why(buf, len, ret, why);
+	free(buf);
+	if (r < 0)
+		return r;
+	mcg__cgroup_file_name(ret->root, ret->path, want, sizeof(want));
+	if (strcmp(want, name)) {
+		*why = "the file name does not match the cgroup it names";
+		return -MCG_E_CORRUPT;
 	}
-	fclose(f);
-	if (!magic || !s.path[0])
-		return -EBADMSG;
-	*ret = s;
 	return 0;
+}
+
+int mcg__async_stats_read_at(const struct mcg__async_dir *d, const char *root, const char *path,
+			     struct mcg_async_stats *ret)
+{
+	char name[300];
+	const char *why;
+
+	if (d->statsfd < 0)
+		return -ENOENT;
+	mcg__cgroup_file_name(root, path, name, sizeof(name));
+	return stats_load(d->statsfd, name, ret, &why);
 }
 
 int mcg_async_stats_read(const char *statedir, const char *root, const char *path,
 			 struct mcg_async_stats *ret)
 {
-	char file[8400];
-	int r;
+	struct mcg__async_dir d;
+	int r = mcg__async_dir_open(statedir, false, &d);
 
-	r = file_for(statedir, "stats", root, path, "", file, sizeof(file));
 	if (r < 0)
 		return r;
-	return read_stats_file(file, ret);
+	r = mcg__async_stats_read_at(&d, root, path, ret);
+	mcg__async_dir_close(&d);
+	return r;
 }
 
 static int cmp_stats(const void *a, const void *b)
@@ -467,97 +1018,232 @@ static int cmp_stats(const void *a, const void *b)
 	return r ? r : strcmp(x->path, y->path);
 }
 
+/* Everything in stats/ is a cgroup's stats but the daemon's totals and temporary files. */
 static bool is_stats(const char *name)
 {
 	size_t len = strlen(name);
 
-	return name[0] != '.' && strcmp(name, "reclaimd") &&
+	return strcmp(name, ".") && strcmp(name, "..") && strcmp(name, "reclaimd") &&
 	       !(len > 4 && !strcmp(name + len - 4, ".tmp"));
 }
 
-static int read_stats(const char *file, void *elem)
+static int load_stats(int dirfd, const char *name, void *elem, const char **why)
 {
-	return read_stats_file(file, elem);
+	return stats_load(dirfd, name, elem, why);
+}
+
+static int stats_list_at(const struct mcg__async_dir *d, struct mcg_async_stats **ret,
+			 size_t *ret_n, mcg__async_bad_fn bad, void *userdata)
+{
+	return load_dir(d->statsfd, "stats/", sizeof(**ret), is_stats, load_stats, cmp_stats,
+			(void **)ret, ret_n, bad, userdata);
 }
 
 int mcg_async_stats_list(const char *statedir, struct mcg_async_stats **ret, size_t *ret_n)
 {
-	char dir[4200];
+	struct mcg__async_dir d;
+	int r = mcg__async_dir_open(statedir, false, &d);
 
-	snprintf(dir, sizeof(dir), "%s/stats", statedir);
-	return load_dir(dir, sizeof(**ret), is_stats, read_stats, cmp_stats, (void **)ret, ret_n);
+	if (r == -ENOENT) {
+		*ret = NULL;
+		*ret_n = 0;
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	r = stats_list_at(&d, ret, ret_n, NULL, NULL);
+	mcg__async_dir_close(&d);
+	return r;
+}
+
+/* ---- corrupt files -------------------------------------------------------- */
+
+struct bad_list {
+	struct mcg_async_corrupt *v;
+	size_t n, cap;
+	int err;
+};
+
+static void add_bad(const char *file, const char *why, void *userdata)
+{
+	struct bad_list *b = userdata;
+
+	if (b->n == b->cap) {
+		struct mcg_async_corrupt *nv;
+
+		b->cap = b->cap ? 2 * b->cap : 4;
+		nv = realloc(b->v, b->cap * sizeof(*nv));
+		if (!nv) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->v = nv;
+	}
+	snprintf(b->v[b->n].file, sizeof(b->v[b->n].file), "%s", file);
+	snprintf(b->v[b->n].why, sizeof(b->v[b->n].why), "%s", why);
+	b->n++;
+}
+
+static int cmp_bad(const void *a, const void *b)
+{
+	return strcmp(((const struct mcg_async_corrupt *)a)->file,
+		      ((const struct mcg_async_corrupt *)b)->file);
+}
+
+int mcg_async_corrupt_list(const char *statedir, struct mcg_async_corrupt **ret, size_t *ret_n)
+{
+	struct bad_list b = {0};
+	struct mcg_async_conf *c = NULL;
+	struct mcg_async_stats *s = NULL;
+	struct mcg__async_dir d;
+	size_t n;
+	int r = mcg__async_dir_open(statedir, false, &d);
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	r = mcg__async_list_at(&d, &c, &n, add_bad, &b);
+	if (r == 0)
+		r = stats_list_at(&d, &s, &n, add_bad, &b);
+	mcg__async_dir_close(&d);
+	free(c);
+	free(s);
+	if (r == 0)
+		r = b.err;
+	if (r < 0) {
+		free(b.v);
+		return r;
+	}
+	if (b.n)
+		qsort(b.v, b.n, sizeof(*b.v), cmp_bad);
+	*ret = b.v;
+	*ret_n = b.n;
+	return 0;
+}
+
+int mcg_async_log_open(const char *statedir)
+{
+	struct mcg__async_dir d;
+	int r = mcg__async_dir_open(statedir, true, &d);
+
+	if (r < 0)
+		return r;
+	r = mcg__openat_file(d.fd, "reclaimd.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
+	mcg__async_dir_close(&d);
+	return r;
+}
+
+/* ---- the daemon's pid file and totals ------------------------------------- */
+
+static const char *const totals_keys[] = {"pid", "started", "cpu_ns", "wakeups", "max_cpu"};
+
+static const char *totals_field(size_t k, const char *v, size_t n, void *u)
+{
+	struct mcg_reclaimd_info *t = u;
+	uint64_t x;
+	int64_t s;
+
+	switch (k) {
+	case 0:
+		if (!dec_u64(v, n, &x) || x == 0 || x > PID_MAX)
+			return "a bad pid";
+		t->pid = (pid_t)x;
+		return NULL;
+	case 1:
+		if (!dec_i64(v, n, 0, INT64_MAX, &s))
+			return "a bad time";
+		t->started = s;
+		return NULL;
+	case 2:
+		return dec_u64(v, n, &t->cpu_ns) ? NULL : "a bad number";
+	case 3:
+		return dec_u64(v, n, &t->wakeups) ? NULL : "a bad number";
+	case 4:
+		if (!dec_fixed(v, n, 3, &x) || x > 100000)
+			return "a CPU budget out of range";
+		t->max_cpu = (double)x / 1000.0;
+		return NULL;
+	}
+	return "an unknown line";
+}
+
+int mcg__reclaimd_totals_write(const struct mcg__async_dir *d, const struct mcg_reclaimd_info *i)
+{
+	char text[256];
+	unsigned m = max_cpu_milli(i->max_cpu);
+	int n;
+
+	if (d->statsfd < 0)
+		return -ENOENT;
+	n = snprintf(text, sizeof(text),
+		     "%s\npid %d\nstarted %lld\ncpu_ns %llu\nwakeups %llu\nmax_cpu %u.%03u\n",
+		     TOTALS_MAGIC, (int)i->pid, (long long)(i->started > 0 ? i->started : 0),
+		     (unsigned long long)i->cpu_ns, (unsigned long long)i->wakeups, m / 1000,
+		     m % 1000);
+	return mcg__write_atomic_at(d->statsfd, "reclaimd", text, (size_t)n, 0644);
 }
 
 int mcg_reclaimd_info(const char *statedir, struct mcg_reclaimd_info *ret)
 {
 	struct mcg_reclaimd_info info = {0};
-	char file[4200], line[256];
-	FILE *f;
-	int fd;
+	struct mcg__async_dir d;
+	char buf[32];
+	ssize_t n;
+	int fd, r;
 
-	snprintf(file, sizeof(file), "%s/reclaimd.pid", statedir);
-	fd = open(file, O_RDONLY | O_CLOEXEC);
+	r = mcg__async_dir_open(statedir, false, &d);
+	if (r == -ENOENT) {
+		*ret = info;
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	fd = mcg__openat_file(d.fd, "reclaimd.pid", O_RDONLY, 0);
 	if (fd < 0) {
-		if (errno != ENOENT)
-			return -errno;
+		mcg__async_dir_close(&d);
+		if (fd != -ENOENT)
+			return fd;
 		*ret = info;
 		return 0;
 	}
 	/* The daemon holds an exclusive flock on its pid file while it runs. */
 	if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
 		close(fd);
+		mcg__async_dir_close(&d);
 		*ret = info;
 		return 0;
 	}
 	/* the pid file is the authority; the totals count only if the same daemon wrote them */
-	{
-		char buf[32];
-		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-
-		info.pid = -1;
-		if (n > 0) {
-			buf[n] = '\0';
-			/* a new daemon may not have replaced its dead predecessor's pid yet */
-			if (atoi(buf) > 0 && !(kill((pid_t)atoi(buf), 0) < 0 && errno == ESRCH))
-				info.pid = (pid_t)atoi(buf);
-		}
-	}
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	close(fd);
-	snprintf(file, sizeof(file), "%s/stats/reclaimd", statedir);
-	f = fopen(file, "re");
-	if (f) {
-		struct mcg_reclaimd_info t = {0};
+	info.pid = -1;
+	if (n > 0) {
+		long p;
 
-		while (fgets(line, sizeof(line), f)) {
-			char *v = strchr(line, ' ');
-
-			if (!v)
-				continue;
-			*v++ = '\0';
-			if (!strcmp(line, "pid"))
-				t.pid = (pid_t)atoi(v);
-			else if (!strcmp(line, "started"))
-				t.started = strtoll(v, NULL, 10);
-			else if (!strcmp(line, "cpu_ns"))
-				t.cpu_ns = u64_of(v);
-			else if (!strcmp(line, "wakeups"))
-				t.wakeups = u64_of(v);
-			else if (!strcmp(line, "max_cpu"))
-				t.max_cpu = strtod(v, NULL);
-		}
-		fclose(f);
-		if (t.pid == info.pid)
-			info = t;
+		buf[n] = '\0';
+		p = strtol(buf, NULL, 10);
+		/* a new daemon may not have replaced its dead predecessor's pid yet */
+		if (p > 0 && p <= PID_MAX && !(kill((pid_t)p, 0) < 0 && errno == ESRCH))
+			info.pid = (pid_t)p;
 	}
+	if (d.statsfd >= 0) {
+		struct mcg_reclaimd_info t = {0};
+		const char *why;
+		char *text;
+		size_t len;
+
+		if (mcg__read_at(d.statsfd, "reclaimd", 1024, &text, &len) == 0) {
+			if (parse_lines(text, len, TOTALS_MAGIC, totals_keys,
+					MCG_ARRAY_SIZE(totals_keys), totals_field, &t, &why) == 0 &&
+			    t.pid == info.pid)
+				info = t;
+			free(text);
+		}
+	}
+	mcg__async_dir_close(&d);
 	*ret = info;
 	return 0;
-}
-
-/* For reclaimd.c: the enable file of a cgroup. */
-int mcg__async_conf_file(const char *statedir, const char *root, const char *path, char *buf,
-			 size_t len);
-int mcg__async_conf_file(const char *statedir, const char *root, const char *path, char *buf,
-			 size_t len)
-{
-	return file_for(statedir, NULL, root, path, ".conf", buf, len);
 }

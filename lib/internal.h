@@ -127,4 +127,56 @@ int mcg__txn_forget(struct mcg_txn *t, const char *knob, uint64_t found, uint64_
 /* The saved (original) value of KNOB, normalised; -ENOENT if not saved. */
 int mcg__txn_saved_u64(struct mcg_txn *t, const char *knob, uint64_t *ret);
 
+/*
+ * async-reclaim files (async.c). The state directory holds one enable file
+ * per cgroup, mcg__cgroup_file_name(root, path) + ".conf":
+ *   memcgctl-async-reclaim 2
+ *   root ROOT / path PATH   (bytes <= ' ', >= 0x7f and '%' as %XX)
+ *   dev N / ino N           (the cgroup directory; on v2 the inode is the cgroup id)
+ *   high N [default|margin] / low N [default|margin]   (default: N is 0)
+ *   batch N (1..2^20) / max_cpu D.DDD (0.001..100.000) / clean 0|1
+ * and stats/<same name> ("memcgctl-async-stats 2", every key of struct
+ * mcg_async_stats once). Each key exactly once, nothing else.
+ */
+#define MCG__ASYNC_FILE_MAX 16384
+/*
+ * Parse an enable file (no I/O): 0, or -MCG_E_CORRUPT for anything memcgctl
+ * does not write (unknown or repeated key, a value out of range, the root
+ * cgroup, a path with empty, . or .. components, ...). The file name check
+ * (mcg__cgroup_file_name) is the caller's: the parser does not see it.
+ */
+int mcg__async_conf_parse(const char *buf, size_t len, struct mcg_async_conf *ret);
+int mcg__async_conf_parse_why(const char *buf, size_t len, struct mcg_async_conf *ret,
+			      const char **why);
+/* The same for a stats file. */
+int mcg__async_stats_parse(const char *buf, size_t len, struct mcg_async_stats *ret);
+int mcg__async_stats_parse_why(const char *buf, size_t len, struct mcg_async_stats *ret,
+			       const char **why);
+/* The state directory and its stats/, opened once as trusted directories. */
+struct mcg__async_dir {
+	int fd, statsfd;
+};
+/* -ENOENT when missing and not CREATE; -MCG_E_UNTRUSTED. */
+int mcg__async_dir_open(const char *statedir, bool create, struct mcg__async_dir *ret);
+void mcg__async_dir_close(struct mcg__async_dir *d);
+/* Called for each corrupt file: its name relative to the state dir and why. */
+typedef void (*mcg__async_bad_fn)(const char *file, const char *why, void *userdata);
+/* The valid enable files (sorted); BAD (may be NULL) hears of the others. */
+int mcg__async_list_at(const struct mcg__async_dir *d, struct mcg_async_conf **ret, size_t *ret_n,
+		       mcg__async_bad_fn bad, void *userdata);
+/* The enable file of ROOT+PATH: 0, -ENOENT, -MCG_E_CORRUPT. */
+int mcg__async_conf_read_at(const struct mcg__async_dir *d, const char *root, const char *path,
+			    struct mcg_async_conf *ret);
+/*
+ * Remove the enable file of C's cgroup only if it still names the same
+ * cgroup (identity): a new 'enable' on a re-created cgroup is kept.
+ * 0 removed (or already gone), -EEXIST kept (another identity now).
+ */
+int mcg__async_conf_unlink_same(const struct mcg__async_dir *d, const struct mcg_async_conf *c);
+int mcg__async_stats_read_at(const struct mcg__async_dir *d, const char *root, const char *path,
+			     struct mcg_async_stats *ret);
+int mcg__async_stats_write_at(const struct mcg__async_dir *d, const struct mcg_async_stats *s);
+/* reclaimd's totals (stats/reclaimd). */
+int mcg__reclaimd_totals_write(const struct mcg__async_dir *d, const struct mcg_reclaimd_info *i);
+
 #endif

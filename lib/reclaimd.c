@@ -34,10 +34,6 @@
 #define THRASH_BACKOFF_MIN_NS (5 * NSEC)
 #define THRASH_BACKOFF_MAX_NS (120 * NSEC)
 
-/* async.c */
-int mcg__async_conf_file(const char *statedir, const char *root, const char *path, char *buf,
-			 size_t len);
-
 struct cg {
 	struct mcg_async_conf conf;
 	struct mcg_group *g;
@@ -59,13 +55,17 @@ struct cg {
 	bool stats_dirty;
 	uint64_t stats_written_ns;
 	bool mark;
+	char *ename; /* the path escaped for the log (mcg_escape) */
 };
 
 struct daemon {
 	struct mcg_ctx *ctx;
 	const char *statedir;
+	struct mcg__async_dir dir; /* the trusted state directory, opened once */
 	int epfd, ifd, sfd, pidfd;
-	char pidfile[4200];
+	bool rescan_due;
+	char **bad, **bad_new; /* corrupt files logged at the last rescan (logged once) */
+	size_t nbad, nbad_new;
 	struct cg **cgs;
 	size_t n;
 	uint64_t started_wall, wakeups, totals_written_ns;
@@ -113,8 +113,10 @@ static void flush_stats(struct daemon *d, struct cg *c, bool force)
 		return;
 	c->st.updated = (int64_t)time(NULL);
 	c->st.pid = getpid();
-	if (mcg_async_stats_write(d->statedir, &c->st) < 0)
-		mcg_log(d->ctx, MCG_LOG_WARNING, "cannot write the stats of '%s'", c->conf.path);
+	c->st.dev = c->conf.dev;
+	c->st.ino = c->conf.ino;
+	if (mcg__async_stats_write_at(&d->dir, &c->st) < 0)
+		mcg_log(d->ctx, MCG_LOG_WARNING, "cannot write the stats of '%s'", c->ename);
 	d->totals_dirty = true;
 	c->stats_dirty = false;
 	c->stats_written_ns = now;
@@ -122,26 +124,16 @@ static void flush_stats(struct daemon *d, struct cg *c, bool force)
 
 static void write_totals(struct daemon *d)
 {
-	char file[4200], tmp[4300];
-	double max_cpu = 0;
+	struct mcg_reclaimd_info info = {.pid = getpid(),
+					 .started = (int64_t)d->started_wall,
+					 .cpu_ns = cpu_ns(),
+					 .wakeups = d->wakeups};
 	size_t i;
-	FILE *f;
 
 	for (i = 0; i < d->n; i++)
-		if (d->cgs[i]->conf.max_cpu > max_cpu)
-			max_cpu = d->cgs[i]->conf.max_cpu;
-	snprintf(file, sizeof(file), "%s/stats/reclaimd", d->statedir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", file);
-	f = fopen(tmp, "we");
-	if (!f)
-		return;
-	fprintf(f, "pid %d\nstarted %llu\ncpu_ns %llu\nwakeups %llu\nmax_cpu %.3f\n", (int)getpid(),
-		(unsigned long long)d->started_wall, (unsigned long long)cpu_ns(),
-		(unsigned long long)d->wakeups, max_cpu);
-	if (fclose(f) == 0)
-		rename(tmp, file);
-	else
-		unlink(tmp);
+		if (d->cgs[i]->conf.max_cpu > info.max_cpu)
+			info.max_cpu = d->cgs[i]->conf.max_cpu;
+	mcg__reclaimd_totals_write(&d->dir, &info);
 	d->totals_written_ns = now_ns();
 	d->totals_dirty = false;
 }
@@ -235,7 +227,7 @@ static int refresh_limit(struct daemon *d, struct cg *c)
 		if (r < 0) {
 			mcg_log(d->ctx, MCG_LOG_WARNING,
 				"cannot register a usage threshold on '%s': %s; polling every %llu ms",
-				c->conf.path, mcg_strerror(r),
+				c->ename, mcg_strerror(r),
 				(unsigned long long)(FALLBACK_NS / MSEC));
 			snprintf(c->st.event_source, sizeof(c->st.event_source), "timer");
 		} else {
@@ -257,31 +249,43 @@ static void cg_free(struct cg *c)
 	close_fd(&c->usage_fd);
 	close_fd(&c->limit_fd);
 	mcg_group_close(c->g);
+	free(c->ename);
 	free(c);
 }
 
+/*
+ * Is the cgroup enabled gone? Removed, or removed and made again under the
+ * same path: the directory there now is another cgroup (its identity is not
+ * the enable file's), which only a new 'enable' brings in.
+ */
 static bool group_gone(struct daemon *d, struct cg *c)
 {
 	const char *p = c->conf.path;
 	struct stat sb;
 
-	if (!strcmp(p, "/"))
-		return false;
-	return fstatat(mcg_ctx_rootfd(d->ctx), p + 1, &sb, 0) < 0 && errno == ENOENT;
+	if (fstatat(mcg_ctx_rootfd(d->ctx), p + 1, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT || errno == ENOTDIR;
+	return (uint64_t)sb.st_dev != c->conf.dev || (uint64_t)sb.st_ino != c->conf.ino;
 }
 
-/* The cgroup was removed while enabled: say so in its stats and disable it. */
+/*
+ * The cgroup was removed while enabled: say so in its stats and remove its
+ * enable file, unless that now names another cgroup (the path was made
+ * again and enabled anew): that one is served at the next rescan.
+ */
 static void mark_gone(struct daemon *d, struct cg *c)
 {
-	char file[8400];
-
-	mcg_log(d->ctx, MCG_LOG_INFO, "cgroup '%s' was removed; no longer serving it",
-		c->conf.path);
-	c->st.state = MCG_ASYNC_GONE;
-	flush_stats(d, c, true);
-	/* remove only the enable file, keep the stats for status */
-	if (mcg__async_conf_file(d->statedir, c->conf.root, c->conf.path, file, sizeof(file)) == 0)
-		unlink(file);
+	if (mcg__async_conf_unlink_same(&d->dir, &c->conf) == -EEXIST) {
+		mcg_log(d->ctx, MCG_LOG_INFO,
+			"cgroup '%s' was removed and made again, and enabled anew: serving the new one",
+			c->ename);
+		d->rescan_due = true;
+	} else {
+		mcg_log(d->ctx, MCG_LOG_INFO, "cgroup '%s' was removed; no longer serving it",
+			c->ename);
+		c->st.state = MCG_ASYNC_GONE;
+		flush_stats(d, c, true); /* kept for status */
+	}
 }
 
 struct recover_probe {
@@ -298,14 +302,22 @@ static void probe_cb(const struct mcg_recovery *r, void *userdata)
 static void log_recovered(const struct mcg_recovery *r, void *userdata)
 {
 	struct daemon *d = userdata;
+	char *p = mcg_escape_dup(r->path);
 
-	if (r->error)
+	if (r->error == -MCG_E_CONFLICT)
+		mcg_log(d->ctx, MCG_LOG_WARNING,
+			"'%s': another writer changed %s since a killed reclaim step (pid %d): "
+			"found %llu, expected %llu; kept theirs",
+			p ? p : "?", r->knob, (int)r->pid, (unsigned long long)r->found,
+			(unsigned long long)r->expected);
+	else if (r->error)
 		mcg_log(d->ctx, MCG_LOG_WARNING, "cannot restore '%s' from the journal of pid %d: %s",
-			r->path, (int)r->pid, mcg_strerror(r->error));
+			p ? p : "?", (int)r->pid, mcg_strerror(r->error));
 	else
 		mcg_log(d->ctx, MCG_LOG_INFO,
 			"restored %d value(s) of '%s' left by a killed reclaim step (pid %d)",
-			r->restored, r->path, (int)r->pid);
+			r->restored, p ? p : "?", (int)r->pid);
+	free(p);
 }
 
 /* Recover a journal left by a killed reclaimd (our own op only). 1 if recovered. */
@@ -320,7 +332,7 @@ static int recover_own(struct daemon *d, struct cg *c)
 	if (strcmp(p.op, "async-reclaim")) {
 		mcg_log(d->ctx, MCG_LOG_WARNING,
 			"'%s' has a journal left by a killed '%s'; run 'memcgctl recover'",
-			c->conf.path, p.op);
+			c->ename, p.op);
 		return -MCG_E_STALE_JOURNAL;
 	}
 	r = mcg_recover(d->ctx, c->conf.path, false, log_recovered, d);
@@ -339,15 +351,20 @@ static struct cg *cg_new(struct daemon *d, const struct mcg_async_conf *conf)
 		return NULL;
 	c->efd = c->psi_fd = c->events_fd = c->usage_fd = c->limit_fd = -1;
 	c->conf = *conf;
+	c->ename = mcg_escape_dup(conf->path);
+	if (!c->ename) {
+		free(c);
+		return NULL;
+	}
 	snprintf(c->st.path, sizeof(c->st.path), "%s", conf->path);
 	snprintf(c->st.root, sizeof(c->st.root), "%s", conf->root);
 	c->st.enabled_time = (int64_t)time(NULL);
-	/* keep counting across daemon restarts */
+	/* keep counting across daemon restarts (the same cgroup only) */
 	{
 		struct mcg_async_stats old;
 
-		if (mcg_async_stats_read(d->statedir, conf->root, conf->path, &old) == 0 &&
-		    old.state != MCG_ASYNC_GONE) {
+		if (mcg__async_stats_read_at(&d->dir, conf->root, conf->path, &old) == 0 &&
+		    old.state != MCG_ASYNC_GONE && old.dev == conf->dev && old.ino == conf->ino) {
 			c->st = old;
 			c->st.state = MCG_ASYNC_WAITING;
 		}
@@ -356,6 +373,15 @@ static struct cg *cg_new(struct daemon *d, const struct mcg_async_conf *conf)
 	c->refill_ns = now;
 	c->next_ns = now;
 	r = mcg_group_open(d->ctx, conf->path, &c->g);
+	if (r == 0) {
+		struct stat sb;
+
+		/* the path names another cgroup than the one enabled: it was made again */
+		if (fstat(mcg_group_dirfd(c->g), &sb) < 0)
+			r = -errno;
+		else if ((uint64_t)sb.st_dev != conf->dev || (uint64_t)sb.st_ino != conf->ino)
+			r = -ENOENT;
+	}
 	if (r == 0) {
 		c->usage_fd = mcg_knob_open(c->g, uk, O_RDONLY);
 		c->limit_fd = mcg_knob_open(c->g, lk, O_RDONLY);
@@ -366,7 +392,7 @@ static struct cg *cg_new(struct daemon *d, const struct mcg_async_conf *conf)
 		if (r == -ENOENT || group_gone(d, c)) {
 			mark_gone(d, c);
 		} else {
-			mcg_log(d->ctx, MCG_LOG_WARNING, "cannot serve '%s': %s", conf->path,
+			mcg_log(d->ctx, MCG_LOG_WARNING, "cannot serve '%s': %s", c->ename,
 				mcg_strerror(r));
 			c->st.state = MCG_ASYNC_ERROR;
 			set_error(c, r);
@@ -472,7 +498,7 @@ static void thrash_check(struct daemon *d, struct cg *c)
 		c->st.thrash_episodes++;
 		mcg_log(d->ctx, MCG_LOG_INFO,
 			"'%s' refaults %.0f%% of what we reclaim: backing off for %llu s",
-			c->conf.path, 100 * c->st.refault_ratio,
+			c->ename, 100 * c->st.refault_ratio,
 			(unsigned long long)(c->backoff_ns / NSEC));
 	} else {
 		c->backoff_ns = 0;
@@ -572,11 +598,41 @@ static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 			break; /* budget spent: the rest waits */
 	}
 	if (rc) {
+		uint64_t found, expected;
 		int r2 = mcg_reclaimer_restore(rc);
 
 		if (r == 0 && r2 < 0)
 			r = r2;
+		if (mcg_reclaimer_conflict(rc, &found, &expected) == 0) {
+			/*
+			 * Someone else (systemd, kubelet, an administrator)
+			 * wrote the limit while it was lowered: theirs stays,
+			 * nothing was written over it, and the journal entry is
+			 * gone. This burst ends; the next one starts from their
+			 * limit (refresh_limit() re-reads it), so reclaimd never
+			 * fights them.
+			 */
+			c->st.conflicts++;
+			mcg_log(d->ctx, MCG_LOG_WARNING,
+				"'%s': another writer changed the limit during reclaim: found %llu, "
+				"expected %llu; left theirs, this burst stopped",
+				c->ename, (unsigned long long)found, (unsigned long long)expected);
+			r = -MCG_E_CONFLICT;
+		}
 		mcg_reclaimer_free(rc);
+	}
+	if (r == -MCG_E_CONFLICT) {
+		mcg_txn_rollback(t); /* nothing saved is left: drops the journal */
+		mcg_txn_free(t);
+		cost = cpu_ns() - cpu0;
+		c->tokens_ns -= (double)cost;
+		c->st.cpu_ns += cost;
+		c->st.usage = usage;
+		c->st.state = MCG_ASYNC_WAITING;
+		c->stats_dirty = true;
+		c->valid = false; /* re-resolve the watermarks from the limit found */
+		c->next_ns = now_ns() + FALLBACK_NS;
+		return;
 	}
 	if (r < 0) {
 		/* the step restored the limit already; roll back anything it could not */
@@ -586,7 +642,7 @@ static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 			set_error(c, r);
 		if (r2 < 0)
 			mcg_log(d->ctx, MCG_LOG_ERR, "cannot restore the limit of '%s': %s",
-				c->conf.path, mcg_strerror(r2));
+				c->ename, mcg_strerror(r2));
 		if (r == -ENODEV || r == -ENOENT) {
 			mcg_txn_free(t);
 			c->st.usage = usage;
@@ -650,7 +706,7 @@ static void check(struct daemon *d, struct cg *c, bool event)
 		return;
 	}
 	c->st.usage = usage;
-	mcg_log(d->ctx, MCG_LOG_DEBUG, "%s: %s, usage %llu, high %llu", c->conf.path,
+	mcg_log(d->ctx, MCG_LOG_DEBUG, "%s: %s, usage %llu, high %llu", c->ename,
 		event ? "event" : "timer", (unsigned long long)usage, (unsigned long long)c->high);
 	if (!c->valid)
 		return;
@@ -713,6 +769,46 @@ static struct cg *find_cg(struct daemon *d, const struct mcg_async_conf *conf)
 	return NULL;
 }
 
+static bool bad_seen(char **v, size_t n, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(v[i], key))
+			return true;
+	return false;
+}
+
+/* A corrupt file in the state directory: never served; logged once while it stays. */
+static void log_bad(const char *file, const char *why, void *userdata)
+{
+	struct daemon *d = userdata;
+	char key[1024], **nv;
+
+	snprintf(key, sizeof(key), "%s\n%s", file, why);
+	if (!bad_seen(d->bad, d->nbad, key)) {
+		char *f = mcg_escape_dup(file);
+
+		mcg_log(d->ctx, MCG_LOG_WARNING, "ignoring corrupt file '%s/%s': %s",
+			d->statedir, f ? f : "?", why);
+		free(f);
+	}
+	nv = realloc(d->bad_new, (d->nbad_new + 1) * sizeof(*nv));
+	if (!nv)
+		return;
+	d->bad_new = nv;
+	nv[d->nbad_new] = strdup(key);
+	if (nv[d->nbad_new])
+		d->nbad_new++;
+}
+
+static void bad_free(char **v, size_t n)
+{
+	while (n)
+		free(v[--n]);
+	free(v);
+}
+
 /* Bring the served set in line with the enable files. */
 static int rescan(struct daemon *d)
 {
@@ -720,7 +816,14 @@ static int rescan(struct daemon *d)
 	size_t n, i, j;
 	int r;
 
-	r = mcg_async_list(d->statedir, &confs, &n);
+	d->rescan_due = false;
+	d->bad_new = NULL;
+	d->nbad_new = 0;
+	r = mcg__async_list_at(&d->dir, &confs, &n, log_bad, d);
+	bad_free(d->bad, d->nbad);
+	d->bad = d->bad_new;
+	d->nbad = d->nbad_new;
+	d->bad_new = NULL;
 	if (r < 0)
 		return r;
 	for (i = 0; i < d->n; i++)
@@ -731,6 +834,23 @@ static int rescan(struct daemon *d)
 		if (strcmp(confs[i].root, mcg_ctx_root(d->ctx)))
 			continue; /* another hierarchy's */
 		c = find_cg(d, &confs[i]);
+		if (c && (c->conf.dev != confs[i].dev || c->conf.ino != confs[i].ino)) {
+			/*
+			 * Enabled anew on a cgroup made again under the same
+			 * path: the descriptors held are the removed cgroup's.
+			 * Drop them (the file now names the new one) and serve
+			 * the new cgroup from its own descriptors.
+			 */
+			size_t k;
+
+			mcg_log(d->ctx, MCG_LOG_INFO, "'%s' is another cgroup now: serving the new one",
+				c->ename);
+			for (k = 0; k < d->n; k++)
+				if (d->cgs[k] == c)
+					d->cgs[k] = d->cgs[--d->n];
+			cg_free(c);
+			c = NULL;
+		}
 		if (c) {
 			if (memcmp(&c->conf, &confs[i], sizeof(confs[i]))) {
 				c->conf = confs[i];
@@ -757,7 +877,7 @@ static int rescan(struct daemon *d)
 		c->mark = true;
 		d->cgs[d->n++] = c;
 		mcg_log(d->ctx, MCG_LOG_INFO, "serving '%s': high %llu, low %llu (limit %llu)",
-			c->conf.path, (unsigned long long)c->high, (unsigned long long)c->low,
+			c->ename, (unsigned long long)c->high, (unsigned long long)c->low,
 			(unsigned long long)c->limit);
 		check(d, c, false);
 	}
@@ -776,10 +896,10 @@ static int rescan(struct daemon *d)
 static int pidfile_lock(struct daemon *d)
 {
 	char buf[32];
-	int fd = open(d->pidfile, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = mcg__openat_file(d->dir.fd, "reclaimd.pid", O_RDWR | O_CREAT, 0644);
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		int e = errno;
 
@@ -800,13 +920,10 @@ static int pidfile_lock(struct daemon *d)
 
 static void pidfile_unlock(struct daemon *d)
 {
-	char file[4300];
-
 	if (d->pidfd < 0)
 		return;
-	snprintf(file, sizeof(file), "%s/stats/reclaimd", d->statedir);
-	unlink(file);
-	unlink(d->pidfile);
+	unlinkat(d->dir.statsfd, "reclaimd", 0);
+	unlinkat(d->dir.fd, "reclaimd.pid", 0);
 	close_fd(&d->pidfd);
 }
 
@@ -831,14 +948,17 @@ int mcg_reclaimd_run(struct mcg_ctx *ctx, const char *statedir, const sigset_t *
 	size_t i;
 	int r;
 
+	char watch[64];
+
 	d.epfd = d.ifd = d.sfd = d.pidfd = -1;
-	snprintf(d.pidfile, sizeof(d.pidfile), "%s/reclaimd.pid", statedir);
-	r = mcg__async_mkdirs(statedir);
+	r = mcg__async_dir_open(statedir, true, &d.dir);
 	if (r < 0)
 		return r;
 	r = pidfile_lock(&d);
-	if (r < 0)
+	if (r < 0) {
+		mcg__async_dir_close(&d.dir);
 		return r;
+	}
 	d.started_wall = (uint64_t)time(NULL);
 	d.epfd = epoll_create1(EPOLL_CLOEXEC);
 	d.ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -847,7 +967,9 @@ int mcg_reclaimd_run(struct mcg_ctx *ctx, const char *statedir, const sigset_t *
 		r = -errno;
 		goto out;
 	}
-	if (inotify_add_watch(d.ifd, statedir,
+	/* the directory opened, whatever its path names now */
+	snprintf(watch, sizeof(watch), "/proc/self/fd/%d", d.dir.fd);
+	if (inotify_add_watch(d.ifd, watch,
 			      IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE) < 0) {
 		r = -errno;
 		goto out;
@@ -936,7 +1058,7 @@ int mcg_reclaimd_run(struct mcg_ctx *ctx, const char *statedir, const sigset_t *
 			}
 		}
 		drop_gone(&d);
-		if (need_rescan) {
+		if (need_rescan || d.rescan_due) {
 			r = rescan(&d);
 			if (r < 0)
 				break;
@@ -966,5 +1088,7 @@ out:
 	close_fd(&d.sfd);
 	close_fd(&d.ifd);
 	close_fd(&d.epfd);
+	bad_free(d.bad, d.nbad);
+	mcg__async_dir_close(&d.dir);
 	return r;
 }

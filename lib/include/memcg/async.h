@@ -31,11 +31,18 @@ enum {
 struct mcg_async_conf {
 	char path[4096]; /* cgroup path relative to the hierarchy root */
 	char root[4096]; /* the hierarchy root it belongs to */
+	/*
+	 * The cgroup directory enabled (st_dev, st_ino; on v2 the inode number
+	 * is the cgroup id): a cgroup removed and made again under the same
+	 * path is another cgroup, not served under this file.
+	 */
+	uint64_t dev, ino;
 	uint64_t high, low; /* bytes, absolute or margins per flags */
 	unsigned flags;
-	unsigned batch;  /* pages per reclaim step */
-	double max_cpu;  /* percent of one CPU */
+	unsigned batch;  /* pages per reclaim step, 1..MCG_ASYNC_MAX_BATCH */
+	double max_cpu;  /* percent of one CPU, 0.001..100 in steps of 0.001 */
 };
+#define MCG_ASYNC_MAX_BATCH (1U << 20)
 
 /* The default margins below LIMIT: high = limit - *ret_high_margin, low likewise. */
 MCG_EXPORT void mcg_async_default_margins(uint64_t limit, uint64_t *ret_high_margin,
@@ -50,14 +57,37 @@ MCG_EXPORT int mcg_async_watermarks(const struct mcg_async_conf *c, uint64_t lim
 
 /* The state directory: <run dir>/async-reclaim unless set. */
 MCG_EXPORT int mcg_async_statedir(const struct mcg_ctx *ctx, char *buf, size_t len);
+/*
+ * The state directory and every file in it are trusted only as the run
+ * directory is: the directory (and its stats/) must be owned by the
+ * effective uid and writable by nobody else, and is never reached through a
+ * symlink (-MCG_E_UNTRUSTED otherwise); files below it are opened with
+ * O_NOFOLLOW and written as NAME.tmp (O_EXCL) renamed over NAME. A file that
+ * is not exactly what memcgctl writes (magic line, known keys, values in
+ * range, a file name that matches the cgroup it names, never the root
+ * cgroup) is corrupt: listed by mcg_async_corrupt_list(), never served.
+ */
+/* C for the cgroup G with the defaults: path, root, identity, batch, max_cpu. */
+MCG_EXPORT int mcg_async_conf_init(struct mcg_async_conf *c, const struct mcg_group *g);
 /* Write (create or replace) the enable file for C->path. */
 MCG_EXPORT int mcg_async_enable(const char *statedir, const struct mcg_async_conf *c);
 /* Remove the enable file (and the stats) of PATH; -ENOENT if it was not enabled. */
 MCG_EXPORT int mcg_async_disable(const char *statedir, const char *root, const char *path);
-/* Read one enable file. */
+/* Read one enable file (-MCG_E_CORRUPT: not what memcgctl writes, or named for another cgroup). */
 MCG_EXPORT int mcg_async_conf_read(const char *file, struct mcg_async_conf *ret);
-/* Every enable file, sorted by path; free() the array. */
+/* Every valid enable file, sorted by path; free() the array. */
 MCG_EXPORT int mcg_async_list(const char *statedir, struct mcg_async_conf **ret, size_t *ret_n);
+
+/* A file of the state directory that memcgctl ignores because it did not write it so. */
+struct mcg_async_corrupt {
+	char file[300]; /* relative to the state directory: "NAME.conf" or "stats/NAME" */
+	char why[96];   /* a short reason */
+};
+/* Every corrupt enable and stats file, sorted by name; free() the array. */
+MCG_EXPORT int mcg_async_corrupt_list(const char *statedir, struct mcg_async_corrupt **ret,
+				      size_t *ret_n);
+/* Open (create) reclaimd.log in STATEDIR for appending, never through a link: the fd. */
+MCG_EXPORT int mcg_async_log_open(const char *statedir);
 
 /* What the daemon did for one cgroup, kept in <statedir>/stats/. */
 enum mcg_async_state {
@@ -88,6 +118,13 @@ struct mcg_async_stats {
 	uint64_t refaulted;        /* file refault bytes seen while enabled */
 	uint64_t thrash_episodes;  /* back-offs for thrashing */
 	uint64_t clean_skips;      /* wake-ups left to the kernel: the cache was clean */
+	/*
+	 * v1 bursts stopped because another writer changed the limit while
+	 * reclaimd had it lowered: their value is kept (never written over)
+	 * and the next burst starts from it.
+	 */
+	uint64_t conflicts;
+	uint64_t dev, ino;         /* the cgroup's identity, as in its enable file */
 	double refault_ratio;      /* refaults / reclaimed over the last window */
 	int last_error;            /* -errno of the last failure, 0 if none */
 	int64_t last_error_time;   /* unix seconds */
