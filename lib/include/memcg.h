@@ -311,7 +311,14 @@ MCG_EXPORT int mcg_txn_begin(struct mcg_group *g, unsigned flags, const char *op
 MCG_EXPORT int mcg_txn_save(struct mcg_txn *t, const char *knob);
 /* Save (if needed) then write KNOB. */
 MCG_EXPORT int mcg_txn_write(struct mcg_txn *t, const char *knob, const char *val);
-/* Restore every saved knob (v1 limit/memsw in a valid order) and drop the journal. */
+/*
+ * Restore every saved knob (v1 limit/memsw in a valid order) and drop the
+ * journal; a knob is written back only if it still holds what the transaction
+ * last wrote there (compared as the kernel stores values: whole pages, max).
+ * One another writer changed is kept: -MCG_E_CONFLICT (see mcg_txn_conflict),
+ * the rest restored, the journal dropped. Writes through mcg_txn_write() check
+ * the same way before writing.
+ */
 MCG_EXPORT int mcg_txn_rollback(struct mcg_txn *t);
 /* Keep the changes; drop the journal. */
 MCG_EXPORT int mcg_txn_commit(struct mcg_txn *t);
