@@ -37,7 +37,7 @@ static void collect(const char *dir, const char *suffix, const char *corpus, con
 		size_t n = strlen(e->d_name), k = strlen(suffix);
 		FILE *f;
 
-		if (n < k || strcmp(e->d_name + n - k, suffix))
+		if (e->d_type != DT_REG || n < k || strcmp(e->d_name + n - k, suffix))
 			continue;
 		snprintf(in, sizeof(in), "%s/%s", dir, e->d_name);
 		f = fopen(in, "r");
@@ -126,12 +126,15 @@ int main(int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	snprintf(c.root, sizeof(c.root), "/sys/fs/cgroup/memory");
 	snprintf(c.path, sizeof(c.path), "/web");
+	c.dev = 40;
+	c.ino = 1234;
 	c.batch = 32;
 	c.max_cpu = 10;
 	if (mcg_async_enable(state, &c) < 0)
 		return 1;
 	snprintf(c.root, sizeof(c.root), "/sys/fs/cgroup");
 	snprintf(c.path, sizeof(c.path), "/system.slice/db.service");
+	c.ino = 8812; /* v2: the cgroup id */
 	c.high = 64 << 20;
 	c.low = 192 << 20;
 	c.flags = MCG_ASYNC_HIGH_SET | MCG_ASYNC_HIGH_MARGIN | MCG_ASYNC_LOW_SET |
@@ -145,8 +148,42 @@ int main(int argc, char **argv)
 	c.low = 800 << 20;
 	c.flags = MCG_ASYNC_HIGH_SET | MCG_ASYNC_LOW_SET;
 	c.max_cpu = 100;
+	c.ino = 8813;
 	if (mcg_async_enable(state, &c) < 0)
 		return 1;
 	collect(state, ".conf", argv[1], "async_conf", "enable");
+	{
+		struct mcg_async_stats st;
+		char stats[4200];
+
+		memset(&st, 0, sizeof(st));
+		snprintf(st.root, sizeof(st.root), "/sys/fs/cgroup");
+		snprintf(st.path, sizeof(st.path), "/system.slice/db.service");
+		st.state = MCG_ASYNC_WAITING;
+		st.pid = 4242;
+		st.limit = 512 << 20;
+		st.high = 448 << 20;
+		st.low = 320 << 20;
+		st.usage = 300 << 20;
+		st.reclaimed = 1 << 30;
+		st.wakeups = 17;
+		st.steps = 130;
+		st.short_steps = 2;
+		st.cpu_ns = 123456789;
+		st.refaulted = 4 << 20;
+		st.conflicts = 1;
+		st.dev = 40;
+		st.ino = 8812;
+		st.refault_ratio = 0.125;
+		st.last_error = -EBUSY;
+		st.last_error_time = 1700000000;
+		st.enabled_time = 1699990000;
+		st.updated = 1700000100;
+		snprintf(st.event_source, sizeof(st.event_source), "psi+events");
+		if (mcg_async_stats_write(state, &st) < 0)
+			return 1;
+		snprintf(stats, sizeof(stats), "%s/stats", state);
+		collect(stats, "", argv[1], "async_conf", "stats");
+	}
 	return 0;
 }
