@@ -320,7 +320,15 @@ static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
 	}
 	info.pid = 0;
 	if (!a->no_start) {
-		if (mcg_reclaimd_info(statedir, &info) == 0 && !info.pid) {
+		r = mcg_reclaimd_info(statedir, &info);
+		if (r < 0) {
+			enable_undo(statedir, &c, old);
+			cli_err("cannot enable async reclaim on '%s': cannot tell whether reclaimd "
+				"runs: %s",
+				name, mcg_strerror(r));
+			goto out;
+		}
+		if (!info.pid) {
 			pid_t pid;
 
 			r = cli_reclaimd_start(cli, statedir, &pid);
@@ -537,7 +545,7 @@ static void print_row_text(const struct row *r)
 		printf("  %-11s %s\n", "low", cli_size(r->low, b, sizeof(b)));
 	}
 	if (r->conf)
-		printf("  %-11s %u pages per step, CPU budget %.1f%% of one CPU%s\n", "batch",
+		printf("  %-11s %u pages per step, CPU budget %g%% of one CPU%s\n", "batch",
 		       r->conf->batch, r->conf->max_cpu,
 		       r->conf->flags & MCG_ASYNC_CLEAN ? ", clean cache too" : "");
 	if (!s)

@@ -1132,6 +1132,12 @@ int mcg_async_log_open(const char *statedir)
 	if (r < 0)
 		return r;
 	r = mcg__openat_file(d.fd, "reclaimd.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
+	if (r == -MCG_E_UNTRUSTED) {
+		/* a link or another user's file where the log goes: never written through */
+		if (unlinkat(d.fd, "reclaimd.log", 0) == 0)
+			r = mcg__openat_file(d.fd, "reclaimd.log",
+					     O_WRONLY | O_CREAT | O_EXCL | O_APPEND, 0644);
+	}
 	mcg__async_dir_close(&d);
 	return r;
 }
@@ -1204,7 +1210,8 @@ int mcg_reclaimd_info(const char *statedir, struct mcg_reclaimd_info *ret)
 	fd = mcg__openat_file(d.fd, "reclaimd.pid", O_RDONLY, 0);
 	if (fd < 0) {
 		mcg__async_dir_close(&d);
-		if (fd != -ENOENT)
+		/* a link is no daemon's pid file (a daemon replaces it) */
+		if (fd != -ENOENT && fd != -MCG_E_UNTRUSTED)
 			return fd;
 		*ret = info;
 		return 0;

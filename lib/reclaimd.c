@@ -898,6 +898,9 @@ static int pidfile_lock(struct daemon *d)
 	char buf[32];
 	int fd = mcg__openat_file(d->dir.fd, "reclaimd.pid", O_RDWR | O_CREAT, 0644);
 
+	if (fd == -MCG_E_UNTRUSTED && unlinkat(d->dir.fd, "reclaimd.pid", 0) == 0)
+		/* a link where the pid file goes is no daemon's: replaced, never followed */
+		fd = mcg__openat_file(d->dir.fd, "reclaimd.pid", O_RDWR | O_CREAT | O_EXCL, 0644);
 	if (fd < 0)
 		return fd;
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {

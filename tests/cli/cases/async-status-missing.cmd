@@ -1,0 +1,1 @@
+--root @FIX@/v1/cgroup async-reclaim status /fixture/nosuch --state-dir @FIX@/state
