@@ -60,11 +60,18 @@ static void print_options(const struct argp *argp, bool children)
 			print_options(c->argp, true);
 }
 
+/*
+ * Each path NUL-terminated: a cgroup name may hold any byte but '/' and NUL, a
+ * newline included, so no line-based list can carry it. The completions split
+ * on NUL (bash mapfile -d '', zsh ${(0)...}, fish string split0) and quote
+ * what they insert; they never evaluate a name.
+ */
 static int print_cgroup(const char *path, int depth, void *userdata)
 {
 	(void)depth;
 	(void)userdata;
-	printf("%s\n", path);
+	fputs(path, stdout);
+	fputc('\0', stdout);
 	return 0;
 }
 
@@ -121,7 +128,7 @@ static int complete_run(struct cli *cli, int argc, char **argv)
 }
 
 static const struct argp complete_argp = {NULL, NULL, "commands|options [CMD]|own-options CMD|words CMD|cgroups",
-					  "Completion helper.", NULL, NULL, NULL};
+					  "Completion helper (cgroups: NUL-terminated paths).", NULL, NULL, NULL};
 
 const struct mcg_cmd cmd_complete = {
 	.name = "__complete",

@@ -1,10 +1,40 @@
 # bash completion for memcgctl: everything comes from the binary ("memcgctl __complete ..."),
 # so commands and options never drift from the code.
+#
+# Cgroup names are chosen by whoever can mkdir: they may hold $(...), backticks, globs,
+# spaces and newlines. So no word list is ever expanded (no compgen -W "$(...)"): lists
+# are read with mapfile (cgroups NUL-separated), filtered by a literal prefix match, and
+# what is inserted is quoted with printf %q.
+
+# _memcgctl_add PREFIX WORD...: append the words starting with PREFIX (literally), quoted.
+_memcgctl_add()
+{
+	local cur=$1 w q
+	shift
+	for w in "$@"; do
+		printf -v q '%q' "$w"
+		# what was typed may be the plain text or its quoted form
+		if [[ $w == "$cur"* || $q == "$cur"* ]]; then
+			COMPREPLY+=("$q")
+		fi
+	done
+}
+
+# _memcgctl_lines PREFIX CMD...: the newline-separated words CMD prints.
+_memcgctl_lines()
+{
+	local cur=$1 list
+	shift
+	mapfile -t list < <("$@" 2>/dev/null)
+	_memcgctl_add "$cur" "${list[@]}"
+}
+
 _memcgctl()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-	local bin=${COMP_WORDS[0]} cmd="" i w root=()
+	local bin=${COMP_WORDS[0]} cmd="" i w root=() list
 
+	COMPREPLY=()
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		w=${COMP_WORDS[i]}
 		case $w in
@@ -16,32 +46,40 @@ _memcgctl()
 	done
 	if [[ -z $cmd ]]; then
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "$("$bin" __complete options 2>/dev/null)" -- "$cur"))
+			_memcgctl_lines "$cur" "$bin" __complete options
 		else
-			COMPREPLY=($(compgen -W "$("$bin" __complete commands 2>/dev/null)" -- "$cur"))
+			_memcgctl_lines "$cur" "$bin" __complete commands
 		fi
 		[[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
 		return 0
 	fi
 	case $prev in
-	--root|--proc|--run-dir|--state-dir) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
+	--root|--proc|--run-dir|--state-dir)
+		mapfile -t list < <(compgen -d -- "$cur")
+		COMPREPLY=()
+		for w in "${list[@]}"; do
+			printf -v w '%q' "$w"
+			COMPREPLY+=("$w")
+		done
+		return 0
+		;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "$("$bin" __complete options "$cmd" 2>/dev/null)" -- "$cur"))
+		_memcgctl_lines "$cur" "$bin" __complete options "$cmd"
 		[[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
 		return 0
 	fi
 	if [[ $cmd == help ]]; then
-		COMPREPLY=($(compgen -W "$("$bin" __complete commands 2>/dev/null)" -- "$cur"))
+		_memcgctl_lines "$cur" "$bin" __complete commands
 		return 0
 	fi
-	local words
-	words=$("$bin" __complete words "$cmd" 2>/dev/null)
-	if [[ -n $words && $prev == "$cmd" ]]; then
-		COMPREPLY=($(compgen -W "$words" -- "$cur"))
+	mapfile -t list < <("$bin" __complete words "$cmd" 2>/dev/null)
+	if ((${#list[@]})) && [[ $prev == "$cmd" ]]; then
+		_memcgctl_add "$cur" "${list[@]}"
 		return 0
 	fi
-	COMPREPLY=($(compgen -W "$("$bin" "${root[@]}" __complete cgroups 2>/dev/null)" -- "$cur"))
+	mapfile -d '' -t list < <("$bin" "${root[@]}" __complete cgroups 2>/dev/null)
+	_memcgctl_add "$cur" "${list[@]}"
 	return 0
 }
 complete -F _memcgctl memcgctl

@@ -1,13 +1,43 @@
 # fish completion for memcgctl: asks the binary ("memcgctl __complete ...").
+#
+# Cgroup names may hold any byte but '/' and NUL ($(...), backticks, globs, newlines): the
+# binary sends them NUL-terminated and `string split0` as the last step of the command
+# substitution keeps each name one candidate. fish escapes what it inserts; nothing is
+# evaluated.
 function __memcgctl_cmd
 	set -l toks (commandline -opc)
+	set -l skip 0
 	for t in $toks[2..-1]
+		if test $skip = 1
+			set skip 0
+			continue
+		end
+		if test "$t" = --root
+			set skip 1
+			continue
+		end
 		if not string match -q -- '-*' $t
 			echo $t
 			return 0
 		end
 	end
 	return 1
+end
+function __memcgctl_root
+	set -l toks (commandline -opc)
+	set -l next 0
+	for t in $toks[2..-1]
+		if test $next = 1
+			printf '%s\n' --root $t
+			return 0
+		end
+		if test "$t" = --root
+			set next 1
+		else if string match -q -- '--root=*' $t
+			printf '%s\n' $t
+			return 0
+		end
+	end
 end
 function __memcgctl_options
 	set -l cmd (__memcgctl_cmd)
@@ -18,9 +48,9 @@ end
 function __memcgctl_words
 	set -l cmd (__memcgctl_cmd)
 	memcgctl __complete words $cmd 2>/dev/null
-	memcgctl __complete cgroups 2>/dev/null
 end
 complete -c memcgctl -f
 complete -c memcgctl -n 'not __memcgctl_cmd' -a '(memcgctl __complete commands 2>/dev/null)'
 complete -c memcgctl -n 'string match -q -- "-*" (commandline -ct)' -a '(__memcgctl_options)'
 complete -c memcgctl -n '__memcgctl_cmd' -a '(__memcgctl_words)'
+complete -c memcgctl -n '__memcgctl_cmd' -a '(memcgctl (__memcgctl_root) __complete cgroups 2>/dev/null | string split0)'

@@ -1,10 +1,20 @@
 #compdef memcgctl
 # zsh completion for memcgctl: asks the binary ("memcgctl __complete ...") for commands,
 # options and cgroups, so it never drifts from the code.
+#
+# Cgroup names may hold any byte but '/' and NUL ($(...), backticks, globs, newlines):
+# the binary sends them NUL-terminated, they are split with ${(0)...} (one candidate per
+# name, newlines included), and compadd quotes what it inserts. Nothing is evaluated.
 _memcgctl() {
 	local bin=${words[1]} cmd i
+	local -a root
 	for ((i = 2; i < CURRENT; i++)); do
-		[[ ${words[i]} != -* ]] && { cmd=${words[i]}; break; }
+		case ${words[i]} in
+		--root=*) root=(${words[i]}) ;;
+		--root) root=(--root ${(Q)words[i+1]}); ((i++)) ;;
+		-*) ;;
+		*) cmd=${words[i]}; break ;;
+		esac
 	done
 	if [[ -z $cmd ]]; then
 		if [[ ${words[CURRENT]} == -* ]]; then
@@ -28,6 +38,8 @@ _memcgctl() {
 		compadd -- $subs
 		return
 	fi
-	compadd -- ${(f)"$($bin __complete cgroups 2>/dev/null)"}
+	local -a cgs
+	cgs=(${(0)"$($bin $root __complete cgroups 2>/dev/null)"})
+	compadd -- $cgs
 }
 _memcgctl "$@"
