@@ -61,9 +61,10 @@ static size_t utf8_len(const unsigned char *s, uint32_t *ret_cp)
 
 /*
  * A JSON string for any bytes: valid UTF-8 as is, controls (C0, DEL, C1) as
- * \uXXXX, and each byte of invalid UTF-8 as the four characters \xHH (the
- * backslash itself escaped for JSON), the same text mcg_escape() prints, so a
- * name reads the same in text and JSON output (memcgctl(8), OUTPUT).
+ * \uXXXX, each byte of invalid UTF-8 as the four characters \xHH and a
+ * backslash as two (each escaped for JSON): decoded, backslashes and bytes read
+ * as mcg_escape() prints them, and a decoded \xHH can only mean a byte
+ * (memcgctl(8), CGROUP NAMES).
  */
 static void escape(FILE *f, const char *s)
 {
@@ -80,7 +81,8 @@ static void escape(FILE *f, const char *s)
 			fputs("\\\"", f);
 			break;
 		case '\\':
-			fputs("\\\\", f);
+			/* decodes to two: "\\xHH" then always means a byte, never a name's text */
+			fputs("\\\\\\\\", f);
 			break;
 		case '\n':
 			fputs("\\n", f);

@@ -79,6 +79,8 @@ corpus() { # VERSION
 		fail "$v list --json: the dot-named cgroup is not listed"
 	jq -e '[.[].path | select(. == "/h/bad-\\xff\\xfe")] | length == 1' "$tmp/out" >/dev/null ||
 		fail "$v list --json: invalid UTF-8 is not written as \\xHH"
+	jq -e '[.[].path | select(. == "/h/back\\\\slash")] | length == 1' "$tmp/out" >/dev/null ||
+		fail "$v list --json: a backslash is not written as two"
 	deep=$(jq -r '[.[].path | select(startswith("/deep"))] | max_by(length) | length' "$tmp/out")
 	[ "$deep" = 4774 ] || fail "$v list --json: the deepest path is $deep bytes, not 4774"
 	run "$v dirty" text 0 "$@" dirty
