@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -140,6 +141,20 @@ static void test_paths(void **state)
 	expect_open(ctx, "pid:abc", -EINVAL, NULL);
 	expect_open(ctx, "pid:-1", -EINVAL, NULL);
 	expect_open(ctx, "pid:", -EINVAL, NULL);
+	/* a plain decimal id only (issue 12: "pid: 1" was accepted) */
+	expect_open(ctx, "pid: 123", -EINVAL, NULL);
+	expect_open(ctx, "pid:+123", -EINVAL, NULL);
+	expect_open(ctx, "pid:123 ", -EINVAL, NULL);
+	expect_open(ctx, "pid:0123", -EINVAL, NULL);
+	expect_open(ctx, "pid:99999999999", -EINVAL, NULL);
+	{
+		char longname[400];
+
+		memset(longname, 'n', sizeof(longname) - 1);
+		longname[0] = '/';
+		longname[sizeof(longname) - 1] = '\0';
+		expect_open(ctx, longname, -ENAMETOOLONG, NULL);
+	}
 	mcg_ctx_free(ctx);
 }
 
@@ -263,6 +278,170 @@ static void test_info_fixtures(void **state)
 	mcg_ctx_free(ctx);
 }
 
+/* A knob that is a symlink (planted in a --root tree) is never followed: read, write, exists. */
+static void test_knob_symlink(void **state)
+{
+	struct mcg_ctx *ctx = ctx_v(2);
+	struct mcg_group *g;
+	char buf[64], p[8400], q[8400];
+	FILE *f;
+
+	(void)state;
+	put("outside/secret", "untouched\n");
+	snprintf(p, sizeof(p), "%s/outside/secret", tmpl);
+	snprintf(q, sizeof(q), "%s/cg/a/memory.low", tmpl);
+	assert_int_equal(symlink(p, q), 0);
+	assert_int_equal(mcg_group_open(ctx, "/a", &g), 0);
+	assert_int_equal(mcg_knob_read(g, "memory.low", buf, sizeof(buf)), -ELOOP);
+	assert_int_equal(mcg_knob_write(g, "memory.low", "0"), -ELOOP);
+	assert_false(mcg_knob_exists(g, "memory.low"));
+	mcg_group_close(g);
+	f = fopen(p, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "untouched\n");
+	unlink(q);
+	mcg_ctx_free(ctx);
+}
+
+/* mkdir NAME under DFD with the v2 cgroup files; returns the new directory's fd. */
+static int mkcg_at(int dfd, const char *name)
+{
+	static const char *const files[] = {"cgroup.controllers", "memory.max", "memory.current",
+					    "memory.stat", "cgroup.procs"};
+	size_t i;
+	int fd;
+
+	assert_int_equal(mkdirat(dfd, name, 0755), 0);
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		int f = openat(fd, files[i], O_WRONLY | O_CREAT, 0644);
+
+		assert_true(f >= 0);
+		assert_int_equal(write(f, "max\n", 4), 4);
+		close(f);
+	}
+	return fd;
+}
+
+struct paths {
+	char *p[64];
+	int n;
+	size_t longest;
+};
+
+static int collect_cb(const char *path, int depth, void *userdata)
+{
+	struct paths *ps = userdata;
+
+	(void)depth;
+	if (ps->n < 64)
+		ps->p[ps->n++] = strdup(path);
+	if (strlen(path) > ps->longest)
+		ps->longest = strlen(path);
+	return 0;
+}
+
+/*
+ * 19 nested cgroups with 250-byte names (a 4774-byte path, past PATH_MAX) and a dot
+ * name: each is walked once with its whole path, and the deepest opens again by it
+ * (issue 12: the walk cut paths at PATH_MAX and listed three cgroups under one path).
+ */
+static void test_deep_paths(void **state)
+{
+	struct mcg_ctx *ctx = ctx_v(2);
+	struct paths ps = {{0}, 0, 0};
+	struct mcg_group *g;
+	char name[251], *deepest;
+	int fd, i, j;
+
+	(void)state;
+	fd = open(root, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	i = mkcg_at(fd, "deep");
+	close(fd);
+	close(mkcg_at(i, ".dot"));
+	fd = i;
+	for (i = 1; i <= 19; i++) {
+		int nfd;
+
+		memset(name, 'y', 250);
+		name[250] = '\0';
+		name[0] = (char)('a' + i); /* each level its own name */
+		nfd = mkcg_at(fd, name);
+		close(fd);
+		fd = nfd;
+	}
+	close(fd);
+	assert_int_equal(mcg_walk(ctx, "/deep", -1, collect_cb, &ps), 0);
+	assert_int_equal(ps.n, 21); /* /deep, /deep/.dot, 19 levels */
+	assert_int_equal(ps.longest, strlen("/deep") + 19 * 251);
+	for (i = 0; i < ps.n; i++)
+		for (j = i + 1; j < ps.n; j++)
+			assert_string_not_equal(ps.p[i], ps.p[j]);
+	assert_string_equal(ps.p[1], "/deep/.dot");
+	deepest = ps.p[ps.n - 1];
+	assert_int_equal(strlen(deepest), ps.longest);
+	assert_int_equal(mcg_group_open(ctx, deepest, &g), 0);
+	assert_string_equal(mcg_group_path(g), deepest);
+	mcg_group_close(g);
+	for (i = 0; i < ps.n; i++)
+		free(ps.p[i]);
+	mcg_ctx_free(ctx);
+}
+
+static int warnings;
+static void count_log(void *userdata, int level, const char *fmt, va_list ap)
+{
+	(void)userdata;
+	(void)fmt;
+	(void)ap;
+	if (level == MCG_LOG_WARNING)
+		warnings++;
+}
+
+static int depth_cb(const char *path, int depth, void *userdata)
+{
+	int *max = userdata;
+
+	(void)path;
+	if (depth > *max)
+		*max = depth;
+	return 0;
+}
+
+/* A tree deeper than MCG_WALK_MAX_DEPTH: the walk stops there and says so (no unbounded recursion). */
+static void test_depth_bound(void **state)
+{
+	struct mcg_ctx *ctx = NULL;
+	int fd, i, max = -1;
+
+	(void)state;
+	assert_int_equal(mcg_ctx_new_root(root, 2, count_log, NULL, &ctx), 0);
+	fd = open(root, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	i = mkcg_at(fd, "tall");
+	close(fd);
+	fd = i;
+	for (i = 0; i < MCG_WALK_MAX_DEPTH + 20; i++) {
+		int nfd;
+
+		assert_int_equal(mkdirat(fd, "d", 0755), 0);
+		nfd = openat(fd, "d", O_RDONLY | O_DIRECTORY);
+		assert_true(nfd >= 0);
+		close(fd);
+		fd = nfd;
+	}
+	close(fd);
+	warnings = 0;
+	assert_int_equal(mcg_walk(ctx, "/tall", -1, depth_cb, &max), 0);
+	assert_int_equal(max, MCG_WALK_MAX_DEPTH);
+	assert_int_equal(warnings, 1);
+	mcg_ctx_free(ctx);
+}
+
 static void test_strerror(void **state)
 {
 	(void)state;
@@ -276,6 +455,8 @@ int main(void)
 		cmocka_unit_test(test_paths), cmocka_unit_test(test_pid_v1),
 		cmocka_unit_test(test_knobs), cmocka_unit_test(test_walk),
 		cmocka_unit_test(test_info_fixtures), cmocka_unit_test(test_strerror),
+		cmocka_unit_test(test_knob_symlink), cmocka_unit_test(test_deep_paths),
+		cmocka_unit_test(test_depth_bound),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

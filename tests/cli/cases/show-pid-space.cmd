@@ -1,0 +1,1 @@
+--root @FIX@/v1/cgroup show 'pid: 1'
