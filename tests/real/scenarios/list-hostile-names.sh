@@ -1,0 +1,83 @@
+#!/bin/sh
+# tiers: v1 v2
+# Real cgroups with names memcgctl must not trust (issue 12): a chain of 19 nested cgroups
+# with 250-byte names (a path of 4774 bytes, past PATH_MAX: list printed three cgroups under
+# one cut path and top recursed until SIGSEGV), a dot-named cgroup holding a process (hidden
+# from list/top before), and a name carrying a terminal escape (OSC 0). list and top list
+# every one once at its full length, show opens the deepest, text output holds no ESC byte,
+# JSON parses; everything is removed afterwards.
+set -eu
+. "$MCG_TESTLIB"
+require_cgroups
+
+scratch_new long
+TOP=$CG
+TOPREL=$CGREL
+# remove the chain from inside (rmdir of a 4774-byte absolute path is ENAMETOOLONG), then
+# lib.sh's cleanup removes the rest
+HIDDEN_PID=
+deep_cleanup() {
+	[ -n "$HIDDEN_PID" ] && stop_pid "$HIDDEN_PID"
+	[ -d "$TOP" ] && (cd -P "$TOP" && find . -mindepth 1 -depth -type d -execdir rmdir {} + 2>/dev/null)
+	return 0
+}
+trap 's=$?; deep_cleanup; (exit $s); mcg_cleanup' EXIT
+
+name250() { printf "l%02d" "$1"; printf 'y%.0s' $(seq 247); }
+(
+	set -e
+	cd -P "$TOP"
+	i=1
+	while [ $i -le 19 ]; do
+		n=$(name250 $i)
+		if [ "$MCG_CGVER" = 2 ]; then echo +memory >cgroup.subtree_control; fi
+		mkdir "$n"
+		cd -P "$n" # (-P: dash's logical cd fails past PATH_MAX)
+		i=$((i + 1))
+	done
+) || fail "cannot create the nested cgroups"
+if [ "$MCG_CGVER" = 2 ]; then echo +memory >"$TOP/cgroup.subtree_control" 2>/dev/null || true; fi
+mkdir "$TOP/.hidden" "$(printf '%s/esc\033]0;pwned\007' "$TOP")" || fail "cannot create the named cgroups"
+SPAWN_NOWAIT=1 spawn_in "$TOP/.hidden" sleep 600
+HIDDEN_PID=$SPAWN_PID
+sleep 0.2
+
+"$MEMCGCTL" --json list "$TOPREL" >"$MCG_TMP/list.json" 2>"$MCG_TMP/list.err" ||
+	fail "list --json failed: $(cat "$MCG_TMP/list.err")"
+rows=$(jq length "$MCG_TMP/list.json")
+distinct=$(jq '[.[].path] | unique | length' "$MCG_TMP/list.json")
+longest=$(jq '[.[].path | length] | max' "$MCG_TMP/list.json")
+want=$(( ${#TOPREL} + 19 * 251 ))
+assert_eq "list rows (the scratch cgroup, 19 nested, .hidden, the escape)" 22 "$rows"
+assert_eq "distinct paths in list" 22 "$distinct"
+assert_eq "longest path listed (bytes)" "$want" "$longest"
+jq -e --arg p "$TOPREL/.hidden" '[.[] | select(.path == $p)] | length == 1' "$MCG_TMP/list.json" >/dev/null ||
+	fail "the dot-named cgroup is not listed"
+ok "list --json: 22 cgroups once each, the deepest path $longest bytes, .hidden shown"
+
+"$MEMCGCTL" list "$TOPREL" >"$MCG_TMP/list.txt" 2>&1 || fail "list failed"
+if grep -q "$(printf '\033')" "$MCG_TMP/list.txt"; then fail "list printed an ESC byte"; fi
+grep -q 'esc\\e\]0;pwned\\a' "$MCG_TMP/list.txt" || fail "list did not escape the OSC name: $(cat -v "$MCG_TMP/list.txt" | tail -3)"
+ok "list (text): the OSC 0 name escaped"
+
+"$MEMCGCTL" top -b -n 1 --no-taskstats "$TOPREL" >"$MCG_TMP/top.txt" 2>"$MCG_TMP/top.err" ||
+	fail "top -b failed ($?): $(tail -3 "$MCG_TMP/top.err")"
+if grep -q "$(printf '\033')" "$MCG_TMP/top.txt"; then fail "top -b printed an ESC byte"; fi
+"$MEMCGCTL" --json top -n 1 --no-taskstats "$TOPREL" >"$MCG_TMP/top.json" 2>"$MCG_TMP/top.err" ||
+	fail "top --json failed: $(tail -3 "$MCG_TMP/top.err")"
+assert_eq "top --json rows" 22 "$(jq '.cgroups | length' "$MCG_TMP/top.json")"
+assert_eq "top --json longest path" "$want" "$(jq '[.cgroups[].path | length] | max' "$MCG_TMP/top.json")"
+procs=$(jq --arg p "$TOPREL/.hidden" '.cgroups[] | select(.path == $p) | .path' "$MCG_TMP/top.json")
+[ -n "$procs" ] || fail "top does not show the dot-named cgroup"
+ok "top -b and top --json: 22 rows, no ESC, the deepest path whole"
+
+deepest=$(jq -r 'max_by(.path | length) | .path' "$MCG_TMP/list.json")
+"$MEMCGCTL" --json show "$deepest" >"$MCG_TMP/show.json" 2>"$MCG_TMP/show.err" ||
+	fail "show of the deepest cgroup failed: $(cat "$MCG_TMP/show.err")"
+assert_eq "show path" "$deepest" "$(jq -r .path "$MCG_TMP/show.json")"
+ok "show opens the $want-byte path"
+
+deep_cleanup
+HIDDEN_PID=
+[ -d "$TOP/$(name250 1)" ] && fail "the nested cgroups were not removed"
+ok "cleaned up"
