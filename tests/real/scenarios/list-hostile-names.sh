@@ -21,7 +21,7 @@ deep_cleanup() {
 	[ -d "$TOP" ] && (cd -P "$TOP" && find . -mindepth 1 -depth -type d -execdir rmdir {} + 2>/dev/null)
 	return 0
 }
-trap 's=$?; deep_cleanup; (exit $s); mcg_cleanup' EXIT
+trap 's=$?; set +e; deep_cleanup; (exit $s); mcg_cleanup' EXIT
 
 name250() { printf "l%02d" "$1"; printf 'y%.0s' $(seq 247); }
 (
