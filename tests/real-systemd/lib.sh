@@ -1,0 +1,142 @@
+# lib.sh: helpers for the real-systemd scenarios (POSIX sh), on top of tests/real/lib.sh
+# (say/fail/skip/ok, assert_*, knob, $MCG_TMP, a private $MEMCGCTL_RUNDIR, cleanup on exit).
+#
+# On a systemd host the cgroup tree belongs to systemd: scenarios do not mkdir cgroups, they
+# start transient units (sd_service) and work on the units' cgroups. Every unit started here
+# is stopped on exit; guest-run.sh also stops any mcgtest-* unit a killed scenario left.
+# The runner sets MEMCGCTL MCG_SRCDIR MCG_CGROOT MCG_CGVER MCG_DATADIR MCG_TIER.
+
+# shellcheck disable=SC1091
+. "$MCG_SRCDIR/tests/real/lib.sh"
+
+MCG_SD_UNITS="$MCG_TMP/units"
+: >"$MCG_SD_UNITS"
+
+sd_cleanup() {
+	sd_status=$?
+	set +e
+	while read -r u; do
+		systemctl stop "$u" 2>/dev/null
+		systemctl reset-failed "$u" 2>/dev/null
+	done <"$MCG_SD_UNITS"
+	(exit "$sd_status")
+	mcg_cleanup # exits with $sd_status
+}
+trap sd_cleanup EXIT
+
+# require_systemd: skip unless PID 1 is systemd on a pure cgroup v2 tree with memory.
+require_systemd() {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	[ "$(cat /proc/1/comm)" = systemd ] || skip "PID 1 is $(cat /proc/1/comm), not systemd"
+	[ -f "$MCG_CGROOT/cgroup.controllers" ] || skip "$MCG_CGROOT is not a cgroup v2 mount"
+	grep -qw memory "$MCG_CGROOT/cgroup.controllers" || skip "no memory controller"
+}
+
+# require_cmd CMD...: skip unless every CMD is installed.
+require_cmd() {
+	for c; do
+		command -v "$c" >/dev/null 2>&1 || skip "$c not installed in this guest"
+	done
+}
+
+# sd_service NAME [systemd-run option...] -- CMD...: start CMD as the transient service
+# mcgtest-NAME.service, stopped on exit. Sets SD_UNIT, SD_CGREL (the unit's cgroup, as
+# memcgctl takes it) and SD_CG (its directory).
+sd_service() {
+	SD_UNIT=mcgtest-$1.service
+	shift
+	sd_opts=
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		sd_opts="$sd_opts $1"
+		shift
+	done
+	[ "${1:-}" = -- ] || fail "sd_service: no -- before the command"
+	shift
+	echo "$SD_UNIT" >>"$MCG_SD_UNITS"
+	# shellcheck disable=SC2086 # options are single words (-p Key=Value)
+	systemd-run --quiet --collect --unit="$SD_UNIT" $sd_opts -- "$@" ||
+		fail "systemd-run $SD_UNIT failed"
+	SD_CGREL=$(systemctl show -P ControlGroup "$SD_UNIT")
+	[ -n "$SD_CGREL" ] || fail "$SD_UNIT has no ControlGroup"
+	SD_CG=$MCG_CGROOT$SD_CGREL
+	[ -d "$SD_CG" ] || fail "$SD_UNIT: no cgroup directory $SD_CG"
+}
+
+# sd_prop UNIT PROPERTY: systemctl show -P, as systemd reports it (bytes, or "infinity").
+sd_prop() { systemctl show -P "$2" "$1"; }
+
+# wait_for WHAT SECONDS CMD...: poll CMD every 0.1 s until it succeeds; fail after SECONDS.
+wait_for() {
+	wf_what=$1
+	wf_n=$(($2 * 10))
+	shift 2
+	while ! "$@"; do
+		wf_n=$((wf_n - 1))
+		[ "$wf_n" -gt 0 ] || fail "timed out waiting for $wf_what"
+		sleep 0.1
+	done
+}
+
+# knob_is CGDIR KNOB VALUE: the knob reads VALUE (a read builtin, no fork: for polling).
+knob_is() {
+	read -r ki_v <"$1/$2" || return 1
+	[ "$ki_v" = "$3" ]
+}
+
+# no_journal: memcgctl left nothing in its journal directory.
+assert_no_journal() {
+	left=$(find "$MEMCGCTL_RUNDIR" -path '*journal*' -type f 2>/dev/null | head -n 5)
+	[ -z "$left" ] || fail "journal files left: $left"
+	ok "no journal left under \$MEMCGCTL_RUNDIR"
+}
+
+# sd_cache_service NAME MAX MIB: the service mcgtest-NAME with MemoryMax=MAX whose cgroup
+# holds MIB MiB of clean page cache: the unit's own process reads a sparse file of that size
+# (no disk writes, no writeback; the pages are charged to the reader), then sleeps.
+# Sets what sd_service sets.
+sd_cache_service() {
+	scs_f=$MCG_DATA/$1.dat
+	truncate -s "$3M" "$scs_f"
+	# one line: systemd keeps ExecStart= in a transient unit file that daemon-reload reads
+	sd_service "$1" -p MemoryMax="$2" -- sh -c \
+		'cat "$1" >/dev/null && : >"$1.ready" && exec sleep 1000' sh "$scs_f"
+	wait_for "$SD_UNIT to read its file" 60 test -e "$scs_f.ready"
+}
+
+# stopped_after_write CGREL KNOB memcgctl-argument...: run "memcgctl ARGS" in the background
+# under strace, which injects SIGSTOP into it at its first write(2) to CGREL's KNOB (the
+# signal arrives when that write returns) and logs "stopped by SIGSTOP" once it is stopped;
+# wait for that. Nothing else is slowed down or stopped, so where it stops does not depend
+# on timing. Sets ST_PID (memcgctl, for kill -CONT), ST_WAIT (to wait for: strace, which
+# exits with memcgctl's status), ST_OUT and ST_ERR (memcgctl's output). LeakSanitizer cannot
+# run under ptrace: it is off for this run.
+stopped_after_write() {
+	st_file=$MCG_CGROOT$1/$2
+	shift 2
+	ST_OUT=$MCG_TMP/st.out
+	ST_ERR=$MCG_TMP/st.err
+	st_log=$MCG_TMP/st.strace
+	: >"$st_log"
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -qq -o "$st_log" -P "$st_file" -e trace=write \
+		-e inject=write:signal=SIGSTOP:when=1 \
+		sh -c 'echo $$ >"$0" && exec "$@"' "$MCG_TMP/st.pid" "$MEMCGCTL" "$@" \
+		>"$ST_OUT" 2>"$ST_ERR" </dev/null &
+	ST_WAIT=$!
+	echo "$ST_WAIT" >>"$MCG_CLEAN_PIDS"
+	st_n=600
+	until grep -q 'stopped by SIGSTOP' "$st_log"; do
+		if ! kill -0 "$ST_WAIT" 2>/dev/null; then
+			wait "$ST_WAIT" && st_rc=0 || st_rc=$?
+			fail "memcgctl $* exited ($st_rc) before it wrote ${st_file##*/}:
+$(cat "$ST_ERR")"
+		fi
+		st_n=$((st_n - 1))
+		[ $st_n -gt 0 ] || fail "memcgctl $* did not write ${st_file##*/} within 60 s"
+		sleep 0.1
+	done
+	ST_PID=$(cat "$MCG_TMP/st.pid")
+	echo "$ST_PID" >>"$MCG_CLEAN_PIDS" # killed on failure, after strace
+	cp "$st_log" "$MCG_ARTIFACTS/strace.log" 2>/dev/null || true
+	ok "memcgctl $* stopped after its first write to ${st_file##*/}: $(grep -m1 'write(' "$st_log")"
+}

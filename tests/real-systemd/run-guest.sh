@@ -1,0 +1,275 @@
+#!/bin/sh
+# run-guest.sh: boot Debian 12 with systemd 252 as PID 1 (pure cgroup v2) under QEMU/TCG once
+# and run the real-systemd scenarios in it; report each one on the host.
+#
+# Usage: run-guest.sh [--build DIR] [--src DIR] [--results DIR] [SCENARIO.sh ...]
+#   --build DIR    CMake build dir (memcgctl, tests/real/mcg-load, tests/real-v2/mcg-write)
+#   --src DIR      source tree (default: two levels above this script)
+#   --results DIR  keep the guest's results here (default: a temporary dir, removed)
+#   SCENARIO.sh    run these instead of every tests/real-systemd/scenarios/*.sh
+# Env:
+#   MCG_V2_CACHE            kernel cache of tests/real-v2/setup.sh (default /var/cache/memcgctl-v2)
+#   MCG_V2_KERNEL_DIR       an unpacked linux-image .deb (default $MCG_V2_CACHE/current)
+#   MCG_SD_CACHE            root filesystem cache of setup.sh (default /var/cache/memcgctl-systemd)
+#   MCG_SD_IMAGE            the root filesystem image (default $MCG_SD_CACHE/current)
+#   MCG_SD_TIMEOUT          host-side limit for the whole boot in seconds (default 170)
+#   MCG_SD_SCENARIO_TIMEOUT per-scenario limit inside the guest (default 90)
+#   MCG_SD_MEM_MIB          guest RAM (default 1024)
+#   MCG_SD_APPEND           more kernel command line (e.g. systemd.log_level=debug)
+#   MCG_SD_VERBOSE=1        print every scenario's stdout/stderr, not only on failure
+#   CI=true                 a missing QEMU, kernel or image is a failure, not a skip
+# Exit: 0 every scenario passed or skipped, 1 a scenario or the guest failed, 77 the tier
+# cannot run here (outside CI).
+#
+# Disks, all on one NVMe controller (built into the cloud kernel: no initramfs), by namespace:
+#   nvme0n1  the cached root image, snapshot=on: guest writes go to a throwaway overlay
+#   nvme0n2  ext4 made per run with mkfs.ext4 -d: /mcg (binaries, libraries the image
+#            lacks, sources, env) and the scenarios' data directories
+#   nvme0n3  raw, the guest writes a tar of its results there
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+build=${MCG_BUILDDIR:-$src/build}
+results=
+keep_results=0
+timeout_s=${MCG_SD_TIMEOUT:-170}
+scen_timeout=${MCG_SD_SCENARIO_TIMEOUT:-90}
+mem=${MCG_SD_MEM_MIB:-1024}
+kcache=${MCG_V2_CACHE:-/var/cache/memcgctl-v2}
+kdir=${MCG_V2_KERNEL_DIR:-$kcache/current}
+sdcache=${MCG_SD_CACHE:-/var/cache/memcgctl-systemd}
+image=${MCG_SD_IMAGE:-$sdcache/current}
+verbose=${MCG_SD_VERBOSE:-0}
+
+say() { printf 'real-systemd: %s\n' "$*"; }
+die() { say "error: $*" >&2; exit 1; }
+unavailable() {
+	if [ "${CI:-}" = true ]; then
+		say "FAIL: cannot run the real-systemd tier in CI: $*" >&2
+		exit 1
+	fi
+	say "SKIP: cannot run the real-systemd tier: $*" >&2
+	exit 77
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build) build=$2; shift 2 ;;
+	--src) src=$2; shift 2 ;;
+	--results) results=$2; keep_results=1; shift 2 ;;
+	--) shift; break ;;
+	-*) die "unknown option $1" ;;
+	*) break ;;
+	esac
+done
+
+# ---- what the tier needs ----------------------------------------------------
+qemu=$(command -v qemu-system-x86_64 || true)
+[ -n "$qemu" ] || unavailable "qemu-system-x86_64 not found (apt-get install qemu-system-x86)"
+command -v mkfs.ext4 >/dev/null 2>&1 || unavailable "mkfs.ext4 not found (apt-get install e2fsprogs)"
+vmlinuz=$(ls "$kdir"/boot/vmlinuz-* 2>/dev/null | head -n 1 || true)
+[ -n "$vmlinuz" ] && [ -r "$vmlinuz" ] ||
+	unavailable "no kernel in $kdir (run tests/real-v2/setup.sh as root, or set MCG_V2_CACHE)"
+image=$(readlink -f "$image" 2>/dev/null || true)
+[ -n "$image" ] && [ -f "$image" ] && [ -f "$image.complete" ] ||
+	unavailable "no root filesystem image in $sdcache (run tests/real-systemd/setup.sh as root)"
+[ -r "$image" ] || unavailable "$image is not readable"
+
+memcgctl=$build/memcgctl
+[ -x "$memcgctl" ] || die "$memcgctl not built (cmake --build $build)"
+
+# ---- scenarios --------------------------------------------------------------
+scenarios=
+add_scenario() {
+	case ${1##*/} in
+	*[!A-Za-z0-9_.-]*) die "scenario file name must be [A-Za-z0-9_.-]: $1" ;;
+	esac
+	scenarios="$scenarios $1"
+}
+if [ $# -gt 0 ]; then
+	for f; do
+		[ -f "$f" ] || die "no scenario $f"
+		add_scenario "$(cd "$(dirname "$f")" && pwd)/${f##*/}"
+	done
+else
+	for f in "$here"/scenarios/*.sh; do
+		[ -f "$f" ] && add_scenario "$f"
+	done
+fi
+[ -n "$scenarios" ] || die "no scenario in $here/scenarios"
+
+# ---- scratch space, removed on every exit path ------------------------------
+work=$(mktemp -d "${TMPDIR:-/tmp}/memcgctl-sd.XXXXXX")
+qpid=
+cleanup() {
+	trap - EXIT INT TERM HUP
+	# QEMU's own pid (from -pidfile) and timeout(1)'s: a signal to this script must not leave
+	# either behind.
+	pids="$(cat "$work/qemu.pid" 2>/dev/null || true) $qpid"
+	for pid in $pids; do
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+	i=0
+	for pid in $pids; do
+		while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		kill -KILL "$pid" 2>/dev/null || true
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
+if [ -z "$results" ]; then
+	results=$work/results
+fi
+rm -rf "$results"
+mkdir -p "$results"
+
+# ---- the per-run disk -------------------------------------------------------
+t_start=$(date +%s.%N)
+m=$work/mcg
+mkdir -p "$m/build/tests/real" "$m/build/tests/real-v2" "$m/lib" "$m/src/tests" "$m/data"
+# Libraries the image has are used from the image (same Debian release as this host); the
+# rest (the sanitizer runtimes, a dependency added since setup.sh ran) go to /mcg/lib.
+have_libs=$image.libs
+copy_with_libs() { # host binary, guest path under /mcg
+	cp -L "$1" "$m$2"
+	ldd "$1" | awk '/=> \// { print $3 } /^[ \t]*\// { print $1 }' | while read -r lib; do
+		base=${lib##*/}
+		[ -e "$m/lib/$base" ] && continue
+		grep -qxF "$base" "$have_libs" 2>/dev/null && continue
+		cp -L "$lib" "$m/lib/$base"
+	done
+}
+copy_with_libs "$memcgctl" /build/memcgctl
+for h in tests/real/mcg-load tests/real-v2/mcg-write; do
+	if [ -x "$build/$h" ]; then
+		copy_with_libs "$build/$h" "/build/$h"
+	fi
+done
+cp -R "$src/tests/real" "$m/src/tests/real"
+mkdir -p "$m/src/tests/real-systemd/scenarios"
+cp "$here"/*.sh "$m/src/tests/real-systemd/"
+guest_scenarios=
+for f in $scenarios; do
+	cp "$f" "$m/src/tests/real-systemd/scenarios/"
+	guest_scenarios="$guest_scenarios /mcg/src/tests/real-systemd/scenarios/${f##*/}"
+done
+# LeakSanitizer cannot run under ptrace: scenarios that strace memcgctl turn it off for
+# that run only.
+cat >"$m/env" <<ENV
+export MEMCGCTL=/mcg/build/memcgctl
+export MCG_LOAD=/mcg/build/tests/real/mcg-load
+export MCG_WRITE=/mcg/build/tests/real-v2/mcg-write
+export MCG_SRCDIR=/mcg/src
+export MCG_TESTLIB=/mcg/src/tests/real-systemd/lib.sh
+export MCG_CGROOT=/sys/fs/cgroup
+export MCG_CGVER=2
+export MCG_TIER=real-systemd
+export LD_LIBRARY_PATH=/mcg/lib
+export ASAN_OPTIONS='${ASAN_OPTIONS:-}'
+export UBSAN_OPTIONS='${UBSAN_OPTIONS:-print_stacktrace=1}'
+export HOME=/root
+MCG_SD_SCENARIOS='${guest_scenarios# }'
+MCG_SD_SCENARIO_TIMEOUT=${scen_timeout}
+ENV
+truncate -s 1G "$work/mcg.img"
+mkfs.ext4 -q -F -L mcgrun -d "$m" -E lazy_itable_init=1,lazy_journal_init=1 "$work/mcg.img" ||
+	die "mkfs.ext4 -d failed (e2fsprogs >= 1.43 needed)"
+truncate -s 64M "$work/results.img"
+
+# ---- boot -------------------------------------------------------------------
+# No udev, no initramfs: root by device name. The unit runs the scenarios and powers off.
+append="console=ttyS0 panic=-1 quiet loglevel=4 root=/dev/nvme0n1 rootfstype=ext4 rw"
+append="$append init=/lib/systemd/systemd systemd.unified_cgroup_hierarchy=1"
+append="$append systemd.unit=memcgctl-tests.target systemd.show_status=error"
+append="$append random.trust_cpu=on mitigations=off ${MCG_SD_APPEND:-}"
+t_boot=$(date +%s.%N)
+console=$work/console.log
+timeout -k 5 "$timeout_s" "$qemu" \
+	-accel tcg,thread=multi -machine pc -cpu "${MCG_SD_CPU:-max}" -m "$mem" -smp 2 \
+	-nodefaults -no-user-config -display none -no-reboot -net none \
+	-kernel "$vmlinuz" -append "$append" \
+	-serial "file:$console" -pidfile "$work/qemu.pid" \
+	-device nvme,id=nvme0,serial=mcgsd \
+	-drive "file=$image,if=none,id=root,format=raw,snapshot=on" \
+	-device nvme-ns,drive=root,bus=nvme0,nsid=1 \
+	-drive "file=$work/mcg.img,if=none,id=mcg,format=raw,cache=unsafe" \
+	-device nvme-ns,drive=mcg,bus=nvme0,nsid=2 \
+	-drive "file=$work/results.img,if=none,id=results,format=raw" \
+	-device nvme-ns,drive=results,bus=nvme0,nsid=3 \
+	</dev/null >"$work/qemu.out" 2>&1 &
+qpid=$!
+qrc=0
+wait "$qpid" || qrc=$?
+t_end=$(date +%s.%N)
+cp "$console" "$results/console.log" 2>/dev/null || true
+
+show_console() {
+	say "---- guest console (last 60 lines) ----"
+	tail -n 60 "$console" 2>/dev/null || true
+	say "---- qemu output ----"
+	cat "$work/qemu.out" 2>/dev/null || true
+}
+if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+	show_console
+	die "guest did not power off within ${timeout_s}s (MCG_SD_TIMEOUT)"
+fi
+[ "$qrc" -eq 0 ] || { show_console; die "qemu exited with status $qrc"; }
+
+tar -xf "$work/results.img" -C "$results" 2>"$work/tar.err" || true
+if [ ! -f "$results/guest.status" ]; then
+	show_console
+	cat "$work/tar.err"
+	die "the guest wrote no results"
+fi
+gstatus=$(cat "$results/guest.status")
+info() { sed -n "s/^$1=//p" "$results/guest.info"; }
+say "guest kernel $(info uname_r), $(info systemd), PID 1 $(info pid1), qemu -accel tcg"
+say "cgroup2: $(info cgroup2_mount); root subtree_control: $(info root_subtree_control)"
+if [ "$gstatus" != ok ]; then
+	show_console
+	die "guest $gstatus"
+fi
+
+# ---- report -----------------------------------------------------------------
+npass=0 nfail=0 nskip=0
+for f in $scenarios; do
+	name=${f##*/}
+	name=${name%.sh}
+	d=$results/s/$name
+	rc=$(cat "$d/rc" 2>/dev/null || echo missing)
+	secs=$(cat "$d/secs" 2>/dev/null || echo "?")
+	case $rc in
+	0) verdict=PASS; npass=$((npass + 1)) ;;
+	77) verdict=SKIP; nskip=$((nskip + 1)) ;;
+	*) verdict=FAIL; nfail=$((nfail + 1)) ;;
+	esac
+	if [ "$verdict" = SKIP ]; then
+		reason=$(cat "$d/out" "$d/err" 2>/dev/null | grep . | tail -n 1 || true)
+		say "SKIP $name (${secs}s): $reason"
+	else
+		say "$verdict $name (exit $rc, ${secs}s)"
+	fi
+	if [ "$verdict" = FAIL ] || [ "$verbose" = 1 ]; then
+		for stream in out err; do
+			if [ -s "$d/$stream" ]; then
+				say "---- $name std$stream ----"
+				cat "$d/$stream"
+			fi
+		done
+		[ "$rc" = 137 ] && say "$name was killed by SIGKILL (the guest kills a scenario after MCG_SD_SCENARIO_TIMEOUT=${scen_timeout}s)"
+	fi
+done
+timing=$(awk -v a="$t_start" -v b="$t_boot" -v c="$t_end" -v u="$(info uptime_at_runner)" \
+	-v e="$(info uptime_at_end)" \
+	'BEGIN { printf "disks %.1fs, guest %.1fs (runner up at %.1fs, scenarios %.1fs), total %.1fs",
+		b - a, c - b, u, e - u, c - a }')
+say "$npass passed, $nfail failed, $nskip skipped ($timing)"
+[ "$keep_results" = 1 ] && say "results in $results"
+[ "$nfail" -eq 0 ] || exit 1
+exit 0
