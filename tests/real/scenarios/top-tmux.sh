@@ -99,7 +99,7 @@ T send-keys -t top L b o g u s Enter
 wait_for "set the limit of $parentrel to bogus? (y/N)"
 T send-keys -t top y
 wait_for "press Enter to return to top"
-screen | grep -F "set-limit $parentrel bogus" >/dev/null || { screen >&2; fail "the command line is not shown"; }
+screen | grep -F "set-limit -- $parentrel bogus" >/dev/null || { screen >&2; fail "the command line (with -- before the cgroup) is not shown"; }
 screen | grep -E '^\[exit status [1-9]' >/dev/null || { screen >&2; fail "no failing exit status shown"; }
 ok "the failed command and its status are shown"
 T send-keys -t top Enter
