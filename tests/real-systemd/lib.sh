@@ -104,9 +104,9 @@ sd_cache_service() {
 }
 
 # stopped_after_write CGREL KNOB memcgctl-argument...: run "memcgctl ARGS" in the background
-# under strace, which injects SIGSTOP into it at its first write(2) to CGREL's KNOB (the
-# signal arrives when that write returns) and logs "stopped by SIGSTOP" once it is stopped;
-# wait for that. Nothing else is slowed down or stopped, so where it stops does not depend
+# under strace, which injects SIGSTOP into it at its first write(2) or pwrite(2) to CGREL's
+# KNOB (the signal arrives when that write returns) and logs "stopped by SIGSTOP" once it is
+# stopped; wait for that. Nothing else is slowed down or stopped, so where it stops does not depend
 # on timing. Sets ST_PID (memcgctl, for kill -CONT), ST_WAIT (to wait for: strace, which
 # exits with memcgctl's status), ST_OUT and ST_ERR (memcgctl's output). LeakSanitizer cannot
 # run under ptrace: it is off for this run.
@@ -118,8 +118,8 @@ stopped_after_write() {
 	st_log=$MCG_TMP/st.strace
 	: >"$st_log"
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		strace -qq -o "$st_log" -P "$st_file" -e trace=write \
-		-e inject=write:signal=SIGSTOP:when=1 \
+		strace -qq -o "$st_log" -P "$st_file" -e trace=write,pwrite64 \
+		-e inject=write,pwrite64:signal=SIGSTOP:when=1 \
 		sh -c 'echo $$ >"$0" && exec "$@"' "$MCG_TMP/st.pid" "$MEMCGCTL" "$@" \
 		>"$ST_OUT" 2>"$ST_ERR" </dev/null &
 	ST_WAIT=$!
@@ -138,5 +138,5 @@ $(cat "$ST_ERR")"
 	ST_PID=$(cat "$MCG_TMP/st.pid")
 	echo "$ST_PID" >>"$MCG_CLEAN_PIDS" # killed on failure, after strace
 	cp "$st_log" "$MCG_ARTIFACTS/strace.log" 2>/dev/null || true
-	ok "memcgctl $* stopped after its first write to ${st_file##*/}: $(grep -m1 'write(' "$st_log")"
+	ok "memcgctl $* stopped after its first write to ${st_file##*/}: $(grep -m1 'write' "$st_log")"
 }
