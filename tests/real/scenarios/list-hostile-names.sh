@@ -16,9 +16,19 @@ TOPREL=$CGREL
 # remove the chain from inside (rmdir of a 4774-byte absolute path is ENAMETOOLONG), then
 # lib.sh's cleanup removes the rest
 HIDDEN_PID=
+# rm_tree: remove every directory below the current one, deepest first, by relative names
+# (no -execdir in busybox find)
+rm_tree() {
+	for d in .[!.]* ..?* *; do
+		[ -d "$d" ] && [ ! -L "$d" ] || continue
+		(cd -P "./$d" && rm_tree)
+		rmdir "./$d" 2>/dev/null
+	done
+	return 0
+}
 deep_cleanup() {
 	[ -n "$HIDDEN_PID" ] && stop_pid "$HIDDEN_PID"
-	[ -d "$TOP" ] && (cd -P "$TOP" && find . -mindepth 1 -depth -type d -execdir rmdir {} + 2>/dev/null)
+	[ -d "$TOP" ] && (cd -P "$TOP" && rm_tree)
 	return 0
 }
 trap 's=$?; set +e; deep_cleanup; (exit $s); mcg_cleanup' EXIT
