@@ -28,6 +28,7 @@ die() { say "$*"; exit 1; }
 command -v debootstrap >/dev/null 2>&1 || die "debootstrap not found (apt-get install debootstrap)"
 command -v mkfs.ext4 >/dev/null 2>&1 || die "mkfs.ext4 not found (apt-get install e2fsprogs)"
 
+# shellcheck disable=SC2086 # the list splits into package names
 key=$( (printf '%s\n' $packages; cat "$0") | sha256sum | cut -c1-16)
 img=$cache/rootfs-$key.img
 mkdir -p "$cache"
@@ -69,6 +70,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
 mkdir -p "$cache/debs"
+# shellcheck disable=SC2086
 include=$(printf '%s\n' $packages | paste -sd, -)
 say "debootstrap $suite ($include) from $mirror"
 debootstrap --variant=minbase --include="$include" --cache-dir="$cache/debs" \
