@@ -18,12 +18,57 @@ CI_WRITELIKE=$CI_WRITELIKE,truncate,ftruncate,flock,fchmod,fchmodat,fchown,fchow
 # every point up to CI_ALL per syscall, then at most CI_SAMPLE evenly spaced ones beyond
 : "${CI_ALL:=60}"
 : "${CI_SAMPLE:=20}"
-CI_KILLS=0 CI_WRONG=0 CI_LEFT=0 CI_ERRS=0
+CI_KILLS=0 CI_WRONG=0 CI_LEFT=0 CI_ERRS=0 CI_STALE=0
 CI_SUMMARY=""
 
 # LeakSanitizer cannot run under ptrace (it exits non-zero): leaks are the other tests' job.
 ci_strace() {
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace "$@"
+}
+
+# ci_alive PID: running, not a zombie waiting to be reaped
+ci_alive() {
+	[ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" != Z ]
+}
+
+# ci_exec STRACE-ARGS...: strace the command. With CI_DAEMON=1 the command is a daemon that
+# runs until stopped: once ci_daemon_idle (the scenario's) says its work is done, or after
+# CI_DAEMON_WAIT seconds, it gets SIGTERM (its clean exit is part of the run).
+: "${CI_DAEMON_WAIT:=10}"
+ci_exec() {
+	[ "${CI_DAEMON:-0}" = 1 ] || {
+		ci_strace "$@"
+		return
+	}
+	(
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+		export ASAN_OPTIONS
+		exec strace "$@"
+	) &
+	ci_spid=$!
+	echo "$ci_spid" >>"$MCG_CLEAN_PIDS"
+	i=0
+	while ci_alive "$ci_spid" && ! ci_daemon_idle && [ $i -lt $((CI_DAEMON_WAIT * 50)) ]; do
+		sleep 0.02
+		i=$((i + 1))
+	done
+	if ci_alive "$ci_spid"; then
+		# strace's child is the daemon (--foreground: it does not fork)
+		ci_dpid=$(cat "/proc/$ci_spid/task/$ci_spid/children" 2>/dev/null | awk '{ print $1 }')
+		if [ -n "$ci_dpid" ]; then
+			kill -TERM "$ci_dpid" 2>/dev/null || true
+			i=0
+			while ci_alive "$ci_spid" && [ $i -lt 500 ]; do
+				sleep 0.02
+				i=$((i + 1))
+			done
+			if ci_alive "$ci_spid"; then
+				echo "daemon $ci_dpid ignored SIGTERM for 10 s" >&2
+				kill -KILL "$ci_dpid" 2>/dev/null || true
+			fi
+		fi
+	fi
+	wait "$ci_spid"
 }
 
 ci_require() {
@@ -42,7 +87,7 @@ ci_reference() {
 	ref=$1
 	shift
 	set +e
-	ci_strace -f -o "$ref" -e trace="$CI_WRITELIKE" "$@" >"$MCG_TMP/ref.out" 2>&1
+	ci_exec -f -o "$ref" -e trace="$CI_WRITELIKE" "$@" </dev/null >"$MCG_TMP/ref.out" 2>&1
 	st=$?
 	set -e
 	[ "$st" = 0 ] || fail "reference run '$*' exited $st: $(cat "$MCG_TMP/ref.out")"
@@ -85,7 +130,7 @@ ci_run() {
 	n=$2
 	shift 2
 	set +e
-	ci_strace -f -o "$MCG_TMP/inj.trace" -e trace="$sc" -e inject="$sc:signal=KILL:when=$n" \
+	ci_exec -f -o "$MCG_TMP/inj.trace" -e trace="$sc" -e inject="$sc:signal=KILL:when=$n" \
 		"$@" </dev/null >"$MCG_TMP/inj.out" 2>"$MCG_TMP/inj.err"
 	CI_RC=$?
 	set -e
@@ -112,6 +157,12 @@ ci_leftover() { # WHAT
 	CI_LEFT=$((CI_LEFT + 1))
 	ci_detail "LEFTOVER: $1"
 }
+# a lock file with no journal, not locked: it blocks nothing, and the next change of the
+# cgroup removes it; counted and shown, not a failure
+ci_stale_lock() { # WHAT
+	CI_STALE=$((CI_STALE + 1))
+	ci_detail "note (harmless): $1"
+}
 ci_error() { # WHAT
 	CI_ERRS=$((CI_ERRS + 1))
 	ci_detail "ERROR: $1"
@@ -136,7 +187,7 @@ ci_expect_no_files() {
 ci_command() {
 	name=$1
 	shift
-	k0=$CI_KILLS w0=$CI_WRONG l0=$CI_LEFT e0=$CI_ERRS
+	k0=$CI_KILLS w0=$CI_WRONG l0=$CI_LEFT e0=$CI_ERRS s0=$CI_STALE
 	t0=$(date +%s)
 	ci_prepare reference 0
 	ci_reference "$MCG_TMP/ref.trace" "$@"
@@ -161,7 +212,7 @@ ci_command() {
 		[ $done = 1 ] || ci_error "$sc: no run completed up to injection point $((n - 1))"
 		say "  $name/$sc: $tried injection point(s) of $count call(s), $kills kill(s), $((CI_WRONG - w)) wrong limit(s), $((CI_LEFT - l)) leftover(s), $((CI_ERRS - e)) error(s)"
 	done 3<"$MCG_TMP/points"
-	line="crash-inject $name: $((CI_KILLS - k0)) kills injected, $((CI_WRONG - w0)) wrong limits, $((CI_LEFT - l0)) leftovers, $((CI_ERRS - e0)) errors, $(($(date +%s) - t0)) s"
+	line="crash-inject $name: $((CI_KILLS - k0)) kills injected, $((CI_WRONG - w0)) wrong limits, $((CI_LEFT - l0)) leftovers, $((CI_ERRS - e0)) errors, $((CI_STALE - s0)) stale lock files, $(($(date +%s) - t0)) s"
 	say "$line"
 	CI_SUMMARY="$CI_SUMMARY$line
 "
@@ -170,22 +221,30 @@ ci_command() {
 # one injection point (n, CI_SC); returns 1 once a run completed without being killed
 ci_try() {
 	CI_N=$n
+	[ -z "${CI_DEBUG:-}" ] || say "  $(date +%s.%N | cut -c1-14) $CI_SC #$n"
 	ci_prepare "$CI_SC" "$n"
 	ci_run "$CI_SC" "$n" "$@"
 	tried=$((tried + 1))
 	if [ "$CI_KILLED" = 0 ]; then
 		done=1
+		if grep -qE 'Sanitizer|runtime error' "$MCG_TMP/inj.err"; then
+			ci_error "sanitizer report: $(grep -E -m1 'Sanitizer|runtime error' "$MCG_TMP/inj.err")"
+		fi
 		[ "$CI_RC" = 0 ] || ci_error "the run that was not killed exited $CI_RC: $(head -3 "$MCG_TMP/inj.err")"
 		ci_after_complete
 		return 1
 	fi
 	kills=$((kills + 1))
 	CI_KILLS=$((CI_KILLS + 1))
+	if grep -qE 'Sanitizer|runtime error' "$MCG_TMP/inj.err"; then
+		ci_error "sanitizer report: $(grep -E -m1 'Sanitizer|runtime error' "$MCG_TMP/inj.err")"
+	fi
 	ci_check "$CI_SC" "$n"
 	return 0
 }
 
 # defaults a scenario may override
+ci_daemon_idle() { false; }
 ci_after_reference() { :; }
 ci_after_complete() { :; }
 
