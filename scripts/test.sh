@@ -8,6 +8,9 @@ sh scripts/bootstrap.sh --deps-only
 if [ -x tests/real-v2/setup.sh ] || [ -f tests/real-v2/setup.sh ]; then
 	sh tests/real-v2/setup.sh || echo "test: the real-v2 guest could not be set up (the tier will say why)"
 fi
+if [ -f tests/real-systemd/setup.sh ]; then
+	sh tests/real-systemd/setup.sh || echo "test: the real-systemd guest could not be set up (the tier will say why)"
+fi
 cmake -S . -B build-test -DMEMCG_WERROR=ON -DMEMCG_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build-test -j"$(nproc)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
