@@ -4,7 +4,6 @@
 #include "journal-report.h"
 
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 enum { OPT_BATCH = 0x200, OPT_TO, OPT_TIMEOUT, OPT_KERNEL };
@@ -84,18 +83,10 @@ struct progress {
 	bool drawn;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void on_progress(const struct mcg_empty_progress *p, void *userdata)
 {
 	struct progress *pr = userdata;
-	uint64_t now = mono_ns(), span = p->usage_start > p->target ? p->usage_start - p->target : 0;
+	uint64_t now = mcg_monotonic_ns(), span = p->usage_start > p->target ? p->usage_start - p->target : 0;
 	uint64_t left = p->usage > p->target ? p->usage - p->target : 0;
 	char a[32], b[32], c[32];
 	double rate = p->elapsed_ns ? (double)p->reclaimed * 1e9 / (double)p->elapsed_ns : 0;
@@ -260,7 +251,7 @@ static void print_text(const struct mcg_group *g, const struct mcg_empty_result 
 	char a[32], b[32], c[32];
 	int v = mcg_ctx_version(mcg_group_ctx(g));
 
-	printf("%s: %s -> %s, reclaimed %s in %.3f s", mcg_group_path(g),
+	printf("%s: %s -> %s, reclaimed %s in %.3f s", out_esc(mcg_group_path(g)),
 	       cli_size(res->usage_before, a, sizeof(a)), cli_size(res->usage_after, b, sizeof(b)),
 	       cli_size(res->reclaimed, c, sizeof(c)), (double)res->elapsed_ns / 1e9);
 	if (kernel)
@@ -315,14 +306,30 @@ static void recovered(const struct mcg_recovery *r, void *userdata)
 	cli_report_recovery(r, false, true);
 }
 
+/* The message for a run that could not start or failed; the exit status. */
+static int empty_failed(struct cli *cli, const struct mcg_group *g, int r)
+{
+	const char *path = out_esc(mcg_group_path(g));
+
+	if (cli_report_rundir(cli->ctx, r))
+		;
+	else if (r == -MCG_E_LOCKED)
+		cli_err("cannot empty '%s': another memcgctl is changing it", path);
+	else
+		cli_err("cannot empty '%s': %s", path, mcg_strerror(r));
+	return cli_interrupted ? 128 + cli_interrupted : cli_status(r);
+}
+
 static int empty_run(struct cli *cli, int argc, char **argv)
 {
 	struct empty_args a = {0};
 	struct mcg_empty_opts o = {0};
 	struct mcg_empty_result res;
+	struct mcg_cancel cancel;
 	struct progress pr = {0};
 	struct procs_sum ps = {0};
 	struct mcg_group *g;
+	uint64_t timeout_ms = 0;
 	char why[128];
 	int r;
 
@@ -330,17 +337,17 @@ static int empty_run(struct cli *cli, int argc, char **argv)
 	if (r)
 		return r;
 	if (a.batch && (r = mcg_empty_parse_batch(a.batch, &o.batch, why, sizeof(why))) < 0) {
-		cli_err("invalid value for --batch: '%s': %s", a.batch, why);
+		cli_err("invalid value for --batch: '%s': %s", out_esc(a.batch), why);
 		return EXIT_USAGE;
 	}
 	if (a.to && cli_parse_size("--to", a.to, 0, 0, 0, &o.target) < 0)
 		return EXIT_USAGE;
 	if (a.timeout) {
-		if (cli_parse_duration("--timeout", a.timeout, &o.timeout_ms) < 0)
+		if (cli_parse_duration("--timeout", a.timeout, &timeout_ms) < 0)
 			return EXIT_USAGE;
-		if (o.timeout_ms == 0) {
+		if (timeout_ms == 0) {
 			cli_err("invalid duration for --timeout: '%s': must be more than 0",
-				a.timeout);
+				out_esc(a.timeout));
 			return EXIT_USAGE;
 		}
 	}
@@ -350,50 +357,38 @@ static int empty_run(struct cli *cli, int argc, char **argv)
 		return cli_status(r);
 	if (mcg_group_is_root(g)) {
 		cli_err("cannot empty '%s': the root cgroup holds the whole system's memory",
-			mcg_group_path(g));
+			out_esc(mcg_group_path(g)));
 		mcg_group_close(g);
 		return EXIT_USAGE;
 	}
 	if (a.kernel && mcg_ctx_version(cli->ctx) != 1) {
 		cli_err("cannot use --kernel on '%s': memory.force_empty exists only on cgroup v1 "
 			"(v2 has memory.reclaim, which empty uses without --kernel)",
-			mcg_group_path(g));
+			out_esc(mcg_group_path(g)));
 		mcg_group_close(g);
 		return EXIT_USAGE;
 	}
 	ps.ctx = cli->ctx;
 	if (mcg_walk(cli->ctx, mcg_group_path(g), -1, count_procs, &ps) == 0 && ps.n > 0)
 		cli_warn("'%s' has %u live process%s: %s working set will be refaulted",
-			 mcg_group_path(g), ps.n, ps.n == 1 ? "" : "es",
+			 out_esc(mcg_group_path(g)), ps.n, ps.n == 1 ? "" : "es",
 			 ps.n == 1 ? "its" : "their");
 	pr.bar = !cli->json && cli_isatty();
 	pr.lines = !pr.bar && cli->verbose > 0;
 	o.progress = on_progress;
+	o.recovered = recovered; /* a killed run left a limit lowered: put back first */
 	o.userdata = &pr;
-	o.stop = &cli_interrupted;
-	cli_trap_signals();
-	r = mcg_empty(g, &o, &res);
-	if (r == -MCG_E_STALE_JOURNAL) {
-		/* a killed run left a limit lowered: put it back, then go on */
-		int rr = mcg_recover(cli->ctx, mcg_group_path(g), false, recovered, NULL);
-
-		if (rr > 0)
-			r = mcg_empty(g, &o, &res);
-	}
+	cli_trap_signals(); /* no SA_RESTART: a blocked step returns EINTR */
+	mcg_cancel_init(&cancel, timeout_ms, &cli_interrupted);
+	r = mcg_empty_run(g, &o, &cancel, &res);
 	if (pr.drawn) {
 		printf("\r\033[K");
 		fflush(stdout);
 	}
 	if (r < 0) {
-		if (cli_report_rundir(cli->ctx, r))
-			;
-		else if (r == -MCG_E_LOCKED)
-			cli_err("cannot empty '%s': another memcgctl is changing it",
-				mcg_group_path(g));
-		else
-			cli_err("cannot empty '%s': %s", mcg_group_path(g), mcg_strerror(r));
+		r = empty_failed(cli, g, r);
 		mcg_group_close(g);
-		return cli_interrupted ? 128 + cli_interrupted : cli_status(r);
+		return r;
 	}
 	if (cli->json)
 		print_json(cli, g, &res, a.kernel);
@@ -407,7 +402,7 @@ static int empty_run(struct cli *cli, int argc, char **argv)
 	}
 	if (mcg_ctx_version(cli->ctx) == 1 && res.limit_after != res.limit_before) {
 		/* someone else changed it meanwhile, or restoring failed: say so */
-		cli_err("limit of '%s' reads %llu after the run, %llu before", mcg_group_path(g),
+		cli_err("limit of '%s' reads %llu after the run, %llu before", out_esc(mcg_group_path(g)),
 			(unsigned long long)res.limit_after, (unsigned long long)res.limit_before);
 		mcg_group_close(g);
 		return EXIT_FAILURE;

@@ -4,10 +4,7 @@
 #include "output.h"
 #include "journal-report.h"
 
-#include <fcntl.h>
 #include <string.h>
-#include <sys/time.h>
-#include <unistd.h>
 
 /* 3 is EXIT_CONFLICT (memcgctl.h) */
 #define EXIT_NOT_RESTORED 4
@@ -180,53 +177,12 @@ static char **fix_negative(int argc, char **argv, int *ret_n)
 	return v;
 }
 
-/* ---- signals and the timeout ---- */
-
-static volatile sig_atomic_t timed_out;
-
-static void on_alarm(int sig)
-{
-	(void)sig;
-	timed_out = 1;
-}
-
-static void arm_timeout(uint64_t ms)
-{
-	struct sigaction sa = {0};
-	struct itimerval it = {0};
-
-	if (!ms)
-		return;
-	sa.sa_handler = on_alarm; /* no SA_RESTART: a blocked limit write returns EINTR */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGALRM, &sa, NULL);
-	it.it_value.tv_sec = (time_t)(ms / 1000);
-	it.it_value.tv_usec = (suseconds_t)(ms % 1000) * 1000;
-	setitimer(ITIMER_REAL, &it, NULL);
-}
-
-static void disarm_timeout(void)
-{
-	struct itimerval it = {0};
-
-	setitimer(ITIMER_REAL, &it, NULL);
-}
-
 struct sl_state {
 	struct cli *cli;
 	struct mcg_group *g;
+	const struct sl_args *a;
 	bool progress_shown;
 };
-
-static int sl_cancelled(void *userdata)
-{
-	(void)userdata;
-	if (cli_interrupted)
-		return -EINTR;
-	if (timed_out)
-		return -ETIMEDOUT;
-	return 0;
-}
 
 static void sl_progress(void *userdata, const struct mcg_limit_progress *p)
 {
@@ -235,7 +191,7 @@ static void sl_progress(void *userdata, const struct mcg_limit_progress *p)
 
 	if (s->cli->json || !cli_isatty())
 		return;
-	printf("\r\033[K%s: usage %s, target %s, %u step(s), %.1fs", mcg_group_path(s->g),
+	printf("\r\033[K%s: usage %s, target %s, %u step(s), %.1fs", out_esc(mcg_group_path(s->g)),
 	       cli_size(p->usage, a, sizeof(a)), cli_size(p->target, b, sizeof(b)), p->steps,
 	       (double)p->elapsed_ms / 1000);
 	fflush(stdout);
@@ -251,47 +207,10 @@ static void clear_progress(struct sl_state *s)
 	}
 }
 
-/* ---- sizes ---- */
-
 static const char *const opt_names[MCG_LK__COUNT] = {
 	[MCG_LK_MAX] = "SIZE",	[MCG_LK_HIGH] = "--high", [MCG_LK_LOW] = "--low",
 	[MCG_LK_MIN] = "--min", [MCG_LK_SOFT] = "--soft", [MCG_LK_SWAP] = "--swap",
 };
-
-/* Parse every value against the cgroup's current values: 0 or an exit status. */
-static int parse_values(struct mcg_group *g, const struct sl_args *a, struct mcg_limit_req *req)
-{
-	uint64_t ref = 0;
-	bool percent = false;
-	size_t k;
-	int r;
-
-	for (k = 0; k < MCG_LK__COUNT; k++)
-		percent |= a->val[k] && strchr(a->val[k], '%');
-	/* The parent's effective limit costs a walk: only for a percentage. */
-	if (percent && (r = mcg_limit_percent_ref(g, &ref)) < 0) {
-		cli_err("cannot read the parent's limit of '%s': %s", mcg_group_path(g),
-			mcg_strerror(r));
-		return EXIT_FAILURE;
-	}
-	for (k = 0; k < MCG_LK__COUNT; k++) {
-		uint64_t base;
-
-		if (!a->val[k])
-			continue;
-		r = mcg_limit_current(g, k, &base);
-		if (r < 0) {
-			cli_err("cannot read the current %s of '%s': %s", mcg_limit_knob_name(k),
-				mcg_group_path(g), mcg_strerror(r));
-			return EXIT_FAILURE;
-		}
-		if (cli_parse_size(opt_names[k], a->val[k],
-				   MCG_SIZE_MAX_OK | MCG_SIZE_PERCENT_OK | MCG_SIZE_RELATIVE_OK,
-				   ref, base, &req->v[k]) < 0)
-			return EXIT_USAGE;
-	}
-	return 0;
-}
 
 /* ---- output ---- */
 
@@ -386,7 +305,7 @@ static void text_pre(const struct mcg_group *g, const struct mcg_limit_pre *p)
 	char u[32], l[32], t[32], an[32], fi[32], sh[32], ke[32], ue[32], di[32], wb[32], sw[32],
 		fl[32], pa[32];
 
-	printf("cgroup %s (cgroup v%d)\n", mcg_group_path(g), p->version);
+	printf("cgroup %s (cgroup v%d)\n", out_esc(mcg_group_path(g)), p->version);
 	printf("preflight: usage %s, limit %s -> %s, parent's effective limit %s\n",
 	       cli_size(p->usage, u, sizeof(u)), cli_size(p->limit, l, sizeof(l)),
 	       cli_size(p->target, t, sizeof(t)), cli_size(p->parent_limit, pa, sizeof(pa)));
@@ -482,92 +401,17 @@ static void systemd_hint(const struct mcg_group *g, const struct mcg_limit_req *
 	}
 	cli_warn("'%s' belongs to systemd unit %s, which may revert this change; the persistent "
 		 "way is: systemctl set-property %s%s",
-		 mcg_group_path(g), unit, unit, props);
-}
-
-/* Write permission on every file the request touches, before taking any lock. */
-static int check_access(const struct mcg_group *g, const struct sl_args *a)
-{
-	int version = mcg_ctx_version(mcg_group_ctx(g));
-	size_t k;
-
-	for (k = 0; k < MCG_LK__COUNT; k++) {
-		const char *f = mcg_limit_knob_file(version, (enum mcg_limit_knob)k);
-
-		if (!a->val[k] || !f)
-			continue;
-		if (faccessat(mcg_group_dirfd(g), f, W_OK, AT_EACCESS) < 0) {
-			int e = errno;
-
-			cli_err("cannot set %s of '%s': %s", f, mcg_group_path(g), strerror(e));
-			return EXIT_FAILURE;
-		}
-	}
-	return 0;
-}
-
-static void stale_report(const struct mcg_recovery *r, void *userdata)
-{
-	bool *dry = userdata;
-
-	if (*dry && r->error == 0)
-		cli_warn("'%s' has a journal left by an interrupted '%s' (pid %d); a real run "
-			 "restores its %d saved value(s) first (or run 'memcgctl recover %s')",
-			 r->path, r->op, (int)r->pid, r->restored, r->path);
-	else
-		cli_report_recovery(r, *dry, true);
-}
-
-/* Take the cgroup's lock, restoring a journal left by a killed run first. */
-static int begin(struct cli *cli, struct mcg_group *g, bool wait, struct mcg_txn **t)
-{
-	int r, tries;
-
-	for (tries = 0; tries < 3; tries++) {
-		bool dry = false;
-
-		r = mcg_txn_begin(g, wait ? MCG_TXN_WAIT : 0, "set-limit", t);
-		if (r != -MCG_E_STALE_JOURNAL)
-			break;
-		r = mcg_recover(cli->ctx, mcg_group_path(g), false, stale_report, &dry);
-		if (r < 0 && cli_report_rundir(cli->ctx, r))
-			return EXIT_FAILURE;
-		if (r < 0) {
-			cli_err("cannot recover '%s' from a journal of an interrupted run: %s; run "
-				"'memcgctl recover %s'",
-				mcg_group_path(g), mcg_strerror(r), mcg_group_path(g));
-			return EXIT_NOT_RESTORED;
-		}
-		r = -MCG_E_STALE_JOURNAL;
-	}
-	if (r == -MCG_E_LOCKED) {
-		cli_err("cannot change '%s': another memcgctl is changing it; use --wait to wait "
-			"for it",
-			mcg_group_path(g));
-		return EXIT_LOCKED;
-	}
-	if (r == -MCG_E_STALE_JOURNAL) {
-		cli_err("cannot change '%s': a journal of an interrupted run could not be "
-			"restored; run "
-			"'memcgctl recover %s'",
-			mcg_group_path(g), mcg_group_path(g));
-		return EXIT_NOT_RESTORED;
-	}
-	if (r < 0 && cli_report_rundir(cli->ctx, r))
-		return EXIT_FAILURE;
-	if (r < 0) {
-		cli_err("cannot lock '%s' under %s: %s", mcg_group_path(g),
-			mcg_ctx_rundir(mcg_group_ctx(g)), mcg_strerror(r));
-		return EXIT_FAILURE;
-	}
-	return 0;
+		 out_esc(mcg_group_path(g)), out_esc(unit), out_esc(unit), props);
 }
 
 static void print_result(struct cli *cli, const struct mcg_group *g,
-			 const struct mcg_limit_req *req, const struct mcg_limit_pre *pre,
-			 const struct mcg_limit_plan *pl, const char *status, const char *error,
-			 bool restored, bool dry_run)
+			 const struct mcg_limit_result *res, uint64_t timeout_ms, const char *status,
+			 const char *error, bool dry_run)
 {
+	const struct mcg_limit_req *req = &res->req;
+	const struct mcg_limit_pre *pre = &res->pre;
+	const struct mcg_limit_plan *pl = &res->plan;
+	bool restored = res->stage == MCG_LS_APPLY && res->fail.rolled_back;
 	uint64_t usage = 0;
 	bool have_usage = mcg_group_usage(g, &usage) == 0;
 	size_t i;
@@ -584,8 +428,8 @@ static void print_result(struct cli *cli, const struct mcg_group *g,
 			jw_null(stdout, "error");
 		jw_bool(stdout, "restored", restored);
 		jw_size(stdout, "step", req->step, req->step != 0);
-		if (req->timeout_ms)
-			jw_u64(stdout, "timeout_ms", req->timeout_ms);
+		if (timeout_ms)
+			jw_u64(stdout, "timeout_ms", timeout_ms);
 		else
 			jw_null(stdout, "timeout_ms");
 		json_pre(pre);
@@ -612,7 +456,7 @@ static void print_result(struct cli *cli, const struct mcg_group *g,
 				before = pl->w[j].before;
 		if (before == w->after && w->after == w->value)
 			continue; /* put back as it was */
-		printf("%s: %s %s -> %s", mcg_group_path(g), w->knob,
+		printf("%s: %s %s -> %s", out_esc(mcg_group_path(g)), w->knob,
 		       cli_size(before, a, sizeof(a)), cli_size(w->after, b, sizeof(b)));
 		if (w->after != w->value)
 			printf(" (asked %s, the kernel set %s)", cli_size(w->value, c, sizeof(c)),
@@ -620,28 +464,259 @@ static void print_result(struct cli *cli, const struct mcg_group *g,
 		putchar('\n');
 	}
 	if (!pl->n)
-		printf("%s: nothing to change\n", mcg_group_path(g));
+		printf("%s: nothing to change\n", out_esc(mcg_group_path(g)));
 	if (have_usage) {
 		char u[32];
 
-		printf("%s: usage %s\n", mcg_group_path(g), cli_size(usage, u, sizeof(u)));
+		printf("%s: usage %s\n", out_esc(mcg_group_path(g)), cli_size(usage, u, sizeof(u)));
 	}
+}
+
+static void sl_recovered(const struct mcg_recovery *r, void *userdata)
+{
+	struct sl_state *s = userdata;
+
+	if (s->a->dry_run && r->error == 0)
+		cli_warn("'%s' has a journal left by an interrupted '%s' (pid %d); a real run "
+			 "restores its %d saved value(s) first (or run 'memcgctl recover %s')",
+			 out_esc(r->path), r->op, (int)r->pid, r->restored, out_esc(r->path));
+	else
+		cli_report_recovery(r, s->a->dry_run, true);
+}
+
+/* Warnings that do not stop the change, once it is planned. */
+static void sl_planned(void *userdata, const struct mcg_limit_result *res)
+{
+	struct sl_state *s = userdata;
+	const struct mcg_limit_pre *pre = &res->pre;
+
+	systemd_hint(s->g, &res->req, s->a);
+	if (pre->target != MCG_MAX && pre->parent_limit != MCG_MAX &&
+	    pre->target > pre->parent_limit) {
+		char a[32], b[32];
+
+		cli_warn("the parent's effective limit %s is below %s: '%s' stays bound by it",
+			 cli_size(pre->parent_limit, a, sizeof(a)), cli_size(pre->target, b, sizeof(b)),
+			 out_esc(mcg_group_path(s->g)));
+	}
+}
+
+/* The request was wrong (64) or a value it needs could not be read (1). */
+static int request_error(const struct mcg_group *g, const struct sl_args *a,
+			 const struct mcg_limit_error *e)
+{
+	const char *path = out_esc(mcg_group_path(g));
+
+	switch (e->bad) {
+	case MCG_LB_ROOT:
+		cli_err("cannot set limits of the root cgroup '%s': %s", path, e->why);
+		break;
+	case MCG_LB_UNSUPPORTED:
+		cli_err("cannot set %s on '%s': %s", opt_names[e->knob], path, e->why);
+		break;
+	case MCG_LB_ALLOW_OOM:
+		cli_err("cannot use --allow-oom on '%s': %s", path, e->why);
+		break;
+	case MCG_LB_STEP:
+		cli_err("invalid size for --step: '%s': %s", out_esc(a->step), e->why);
+		break;
+	case MCG_LB_SIZE:
+		cli_err("invalid size for %s: '%s': %s", opt_names[e->knob], out_esc(a->val[e->knob]),
+			e->why);
+		break;
+	case MCG_LB_READ_REF:
+		cli_err("cannot read the parent's limit of '%s': %s", path, e->why);
+		return EXIT_FAILURE;
+	case MCG_LB_READ:
+		cli_err("cannot read the current %s of '%s': %s", mcg_limit_knob_name(e->knob), path,
+			e->why);
+		return EXIT_FAILURE;
+	case MCG_LB_NOTHING:
+	case MCG_LB_NONE:
+		cli_err("cannot change '%s': %s", path, e->why);
+		break;
+	}
+	return EXIT_USAGE;
+}
+
+static int lock_error(struct cli *cli, const struct mcg_group *g, int r)
+{
+	const char *path = out_esc(mcg_group_path(g));
+
+	switch (r) {
+	case -MCG_E_LOCKED:
+		cli_err("cannot change '%s': another memcgctl is changing it; use --wait to wait "
+			"for it",
+			path);
+		return EXIT_LOCKED;
+	case -MCG_E_STALE_JOURNAL:
+		cli_err("cannot change '%s': a journal of an interrupted run could not be "
+			"restored; run 'memcgctl recover %s'",
+			path, path);
+		return EXIT_NOT_RESTORED;
+	case -ETIMEDOUT:
+		cli_err("cannot change '%s': timed out waiting for another memcgctl", path);
+		return EXIT_FAILURE;
+	case -EINTR:
+		cli_err("cannot change '%s': interrupted waiting for another memcgctl", path);
+		return 128 + (cli_interrupted ? cli_interrupted : SIGINT);
+	}
+	if (cli_report_rundir(cli->ctx, r))
+		return EXIT_FAILURE;
+	cli_err("cannot lock '%s' under %s: %s", path, out_esc(mcg_ctx_rundir(mcg_group_ctx(g))),
+		mcg_strerror(r));
+	return EXIT_FAILURE;
+}
+
+static int print_dry_run(struct cli *cli, const struct mcg_group *g,
+			 const struct mcg_limit_result *res, uint64_t timeout_ms, bool oom_ok)
+{
+	bool refused = res->pre.verdict == MCG_LV_BELOW_FLOOR;
+	char msg[1024];
+	size_t k;
+
+	if (cli->json) {
+		print_result(cli, g, res, timeout_ms, refused ? "refused" : "planned", NULL, true);
+	} else {
+		text_pre(g, &res->pre);
+		printf("plan:\n");
+		for (k = 0; k < res->plan.n; k++) {
+			describe_write(&res->plan.w[k], &res->req, msg, sizeof(msg));
+			printf("  %zu. %s\n", k + 1, msg);
+		}
+		if (!res->plan.n)
+			printf("  nothing to change\n");
+		text_verdict(&res->pre, oom_ok);
+	}
+	return refused ? EXIT_FAILURE : 0;
+}
+
+static int refused(struct cli *cli, const struct mcg_group *g, const struct mcg_limit_result *res,
+		   uint64_t timeout_ms)
+{
+	const struct mcg_limit_pre *pre = &res->pre;
+	char ta[32], fa[32], hold[512];
+
+	holders(g, hold, sizeof(hold));
+	cli_err("refusing to set the limit of '%s' to %s: below what cannot be reclaimed "
+		"(floor %s; %s); %s",
+		out_esc(mcg_group_path(g)), cli_size(pre->target, ta, sizeof(ta)),
+		cli_size(pre->floor, fa, sizeof(fa)), hold,
+		pre->version == 2 ? "--allow-oom lets the kernel OOM-kill, --force tries "
+				    "reclaim anyway"
+				  : "--force tries anyway (the kernel answers EBUSY)");
+	print_result(cli, g, res, timeout_ms, "refused", "below the unreclaimable floor", false);
+	return EXIT_FAILURE;
+}
+
+/* The writes failed: say what, what holds the memory, and whether the originals are back. */
+static int apply_failed(struct cli *cli, const struct mcg_group *g,
+			const struct mcg_limit_result *res, uint64_t timeout_ms)
+{
+	const struct mcg_limit_plan *plan = &res->plan;
+	const struct mcg_limit_failure *fail = &res->fail;
+	const struct mcg_limit_write *w = &plan->w[fail->index < plan->n ? fail->index : 0];
+	const char *path = out_esc(mcg_group_path(g)), *what, *st_name;
+	char ta[32], ua[32], msg[1024], hold[512];
+	int r = res->err;
+
+	holders(g, hold, sizeof(hold));
+	if (r == -EINTR) {
+		what = strsignal(cli_interrupted ? cli_interrupted : SIGINT);
+		st_name = "interrupted";
+	} else if (r == -ETIMEDOUT) {
+		what = "timed out";
+		st_name = "timeout";
+	} else {
+		what = mcg_strerror(r);
+		st_name = "failed";
+	}
+	if (!plan->n)
+		snprintf(msg, sizeof(msg), "cannot change '%s': %s", path, what);
+	else if (w->op == MCG_LW_RECLAIM)
+		snprintf(msg, sizeof(msg), "cannot shrink '%s' to %s: %s; reclaim stopped at %s (%s)%s",
+			 path, cli_size(w->value, ta, sizeof(ta)),
+			 r == -EBUSY ? "reclaim makes no progress" : what,
+			 cli_size(fail->usage, ua, sizeof(ua)), hold,
+			 r == -EBUSY ? "; memory.max was not written, it would OOM-kill "
+				       "(--allow-oom allows that)"
+				     : "");
+	else
+		snprintf(msg, sizeof(msg), "cannot set %s of '%s' to %s: %s (%s)", w->knob, path,
+			 cli_size(w->value, ta, sizeof(ta)), what, hold);
+	if (fail->conflict) {
+		cli_report_conflict("set-limit of", mcg_group_path(g), fail->knob, fail->found,
+				    fail->expected);
+		if (!fail->rolled_back)
+			cli_err("and could not restore the other original values: %s; the journal %s "
+				"is kept: run 'memcgctl recover %s'",
+				mcg_strerror(fail->rollback_err), out_esc(res->journal), path);
+		st_name = "conflict";
+	} else if (fail->rolled_back) {
+		cli_err("%s; restored the original values", msg);
+	} else {
+		cli_err("%s; and could not restore the original values: %s; the journal %s is kept: "
+			"run 'memcgctl recover %s'",
+			msg, mcg_strerror(fail->rollback_err), out_esc(res->journal), path);
+	}
+	print_result(cli, g, res, timeout_ms, st_name, what, false);
+	if (!fail->rolled_back)
+		return EXIT_NOT_RESTORED;
+	if (fail->conflict)
+		return EXIT_CONFLICT;
+	if (r == -EINTR)
+		return 128 + (cli_interrupted ? cli_interrupted : SIGINT);
+	return EXIT_FAILURE;
+}
+
+/* What mcg_limit_apply() said, for the user: messages, output and the exit status. */
+static int sl_report(struct cli *cli, const struct mcg_group *g, const struct sl_args *a,
+		     const struct mcg_limit_result *res, uint64_t timeout_ms)
+{
+	const char *path = out_esc(mcg_group_path(g));
+
+	switch (res->stage) {
+	case MCG_LS_REQUEST:
+		return request_error(g, a, &res->error);
+	case MCG_LS_ACCESS:
+		cli_err("cannot set %s of '%s': %s",
+			mcg_limit_knob_file(mcg_ctx_version(cli->ctx),
+					    (enum mcg_limit_knob)res->error.knob),
+			path, strerror(-res->err));
+		return EXIT_FAILURE;
+	case MCG_LS_LOCK:
+		return lock_error(cli, g, res->err);
+	case MCG_LS_PREFLIGHT:
+		cli_err("cannot read the state of '%s': %s", path, mcg_strerror(res->err));
+		return EXIT_FAILURE;
+	case MCG_LS_PLAN:
+		cli_err("cannot plan the change of '%s': %s", path, mcg_strerror(res->err));
+		return EXIT_FAILURE;
+	case MCG_LS_FLOOR:
+		return refused(cli, g, res, timeout_ms);
+	case MCG_LS_APPLY:
+		return apply_failed(cli, g, res, timeout_ms);
+	case MCG_LS_DONE:
+		break;
+	}
+	if (a->dry_run)
+		return print_dry_run(cli, g, res, timeout_ms, a->allow_oom);
+	print_result(cli, g, res, timeout_ms, "ok", NULL, false);
+	return 0;
 }
 
 static int sl_run(struct cli *cli, int argc, char **argv)
 {
 	struct sl_args a = {0};
-	struct mcg_limit_req req;
-	struct mcg_limit_pre pre;
-	struct mcg_limit_plan plan;
-	struct mcg_limit_failure fail = {0};
-	struct sl_state st = {.cli = cli};
-	struct mcg_limit_ops ops = {sl_cancelled, sl_progress, &st};
-	struct mcg_txn *t = NULL;
+	struct mcg_limit_spec spec = {.step = NULL};
+	struct mcg_limit_result res;
+	struct mcg_cancel cancel;
+	struct sl_state st = {.cli = cli, .a = &a};
+	const struct mcg_limit_ops ops = {sl_progress, sl_planned, sl_recovered, &st};
 	struct mcg_group *g = NULL;
-	char **v, why[160], msg[1024], hold[512];
-	int r, vn, status = EXIT_FAILURE;
-	size_t k;
+	uint64_t timeout_ms = 0;
+	char **v;
+	int r, vn, status;
 
 	v = fix_negative(argc, argv, &vn);
 	if (!v)
@@ -650,201 +725,27 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 	free(v);
 	if (r)
 		return r;
-	mcg_limit_req_init(&req);
-	if (a.allow_oom)
-		req.flags |= MCG_LIMIT_ALLOW_OOM;
-	if (a.force)
-		req.flags |= MCG_LIMIT_FORCE;
-	if (a.step && (cli_parse_size("--step", a.step, 0, 0, 0, &req.step) < 0))
+	if (a.timeout && cli_parse_duration("--timeout", a.timeout, &timeout_ms) < 0)
 		return EXIT_USAGE;
-	if (a.step && !req.step) {
-		cli_err("invalid size for --step: '%s': must be at least one page", a.step);
-		return EXIT_USAGE;
-	}
-	if (a.timeout && cli_parse_duration("--timeout", a.timeout, &req.timeout_ms) < 0)
-		return EXIT_USAGE;
-	if (a.timeout && !req.timeout_ms) {
-		cli_err("invalid duration for --timeout: '%s': must be more than 0", a.timeout);
+	if (a.timeout && !timeout_ms) {
+		cli_err("invalid duration for --timeout: '%s': must be more than 0", out_esc(a.timeout));
 		return EXIT_USAGE;
 	}
 	r = cli_open_group(cli, a.cgroup, &g);
 	if (r < 0)
 		return cli_status(r);
 	st.g = g;
-	if (mcg_group_is_root(g)) {
-		cli_err("cannot set limits of the root cgroup '%s': the kernel has none there",
-			a.cgroup);
-		status = EXIT_USAGE;
-		goto out;
-	}
-	for (k = 0; k < MCG_LK__COUNT; k++) {
-		if (a.val[k] && mcg_limit_supported(g, k, why, sizeof(why)) < 0) {
-			cli_err("cannot set %s on '%s': %s", opt_names[k], mcg_group_path(g), why);
-			status = EXIT_USAGE;
-			goto out;
-		}
-	}
-	if (a.allow_oom && mcg_ctx_version(cli->ctx) == 1) {
-		cli_err("cannot use --allow-oom on '%s': cgroup v1 limit writes never OOM-kill "
-			"(they "
-			"fail with EBUSY); use --force to try below the floor",
-			mcg_group_path(g));
-		status = EXIT_USAGE;
-		goto out;
-	}
-	status = parse_values(g, &a, &req);
-	if (status)
-		goto out;
-	systemd_hint(g, &req, &a);
-
-	if (a.dry_run) {
-		bool dry = true;
-
-		mcg_recover(cli->ctx, mcg_group_path(g), true, stale_report, &dry);
-	} else {
-		status = check_access(g, &a);
-		if (status)
-			goto out;
-		status = begin(cli, g, a.wait, &t);
-		if (status)
-			goto out;
-		cli_trap_signals();
-		/* The lock is ours: read the values again (another run may have just changed them).
-		 */
-		mcg_limit_req_init(&req);
-		req.flags =
-			(a.allow_oom ? MCG_LIMIT_ALLOW_OOM : 0) | (a.force ? MCG_LIMIT_FORCE : 0);
-		if (a.step)
-			cli_parse_size("--step", a.step, 0, 0, 0, &req.step);
-		if (a.timeout)
-			cli_parse_duration("--timeout", a.timeout, &req.timeout_ms);
-		status = parse_values(g, &a, &req);
-		if (status)
-			goto out;
-	}
-	status = EXIT_FAILURE;
-	r = mcg_limit_preflight(g, &req, &pre);
-	if (r < 0) {
-		cli_err("cannot read the state of '%s': %s", mcg_group_path(g), mcg_strerror(r));
-		goto out;
-	}
-	r = mcg_limit_plan(g, &req, &pre, &plan);
-	if (r < 0) {
-		cli_err("cannot plan the change of '%s': %s", mcg_group_path(g), mcg_strerror(r));
-		goto out;
-	}
-	if (pre.target != MCG_MAX && pre.parent_limit != MCG_MAX && pre.target > pre.parent_limit) {
-		char a1[32], b1[32];
-
-		cli_warn("the parent's effective limit %s is below %s: '%s' stays bound by it",
-			 cli_size(pre.parent_limit, a1, sizeof(a1)),
-			 cli_size(pre.target, b1, sizeof(b1)), mcg_group_path(g));
-	}
-	if (a.dry_run) {
-		if (cli->json) {
-			print_result(cli, g, &req, &pre, &plan,
-				     pre.verdict == MCG_LV_BELOW_FLOOR ? "refused" : "planned",
-				     NULL, false, true);
-		} else {
-			text_pre(g, &pre);
-			printf("plan:\n");
-			for (k = 0; k < plan.n; k++) {
-				describe_write(&plan.w[k], &req, msg, sizeof(msg));
-				printf("  %zu. %s\n", k + 1, msg);
-			}
-			if (!plan.n)
-				printf("  nothing to change\n");
-			text_verdict(&pre, a.allow_oom);
-		}
-		status = pre.verdict == MCG_LV_BELOW_FLOOR ? EXIT_FAILURE : 0;
-		goto out;
-	}
-	if (pre.verdict == MCG_LV_BELOW_FLOOR) {
-		char ta[32], fa[32];
-
-		holders(g, hold, sizeof(hold));
-		cli_err("refusing to set the limit of '%s' to %s: below what cannot be reclaimed "
-			"(floor %s; %s); %s",
-			mcg_group_path(g), cli_size(pre.target, ta, sizeof(ta)),
-			cli_size(pre.floor, fa, sizeof(fa)), hold,
-			pre.version == 2 ? "--allow-oom lets the kernel OOM-kill, --force tries "
-					   "reclaim anyway"
-					 : "--force tries anyway (the kernel answers EBUSY)");
-		print_result(cli, g, &req, &pre, &plan, "refused", "below the unreclaimable floor",
-			     false, false);
-		goto out;
-	}
-	arm_timeout(req.timeout_ms);
-	r = mcg_limit_apply(t, &req, &plan, &ops, &fail);
-	disarm_timeout();
+	memcpy(spec.v, a.val, sizeof(spec.v));
+	spec.step = a.step;
+	spec.flags = (a.allow_oom ? MCG_LIMIT_ALLOW_OOM : 0) | (a.force ? MCG_LIMIT_FORCE : 0) |
+		     (a.dry_run ? MCG_LIMIT_DRY_RUN : 0) | (a.wait ? MCG_LIMIT_WAIT : 0);
+	if (!a.dry_run)
+		cli_trap_signals(); /* no SA_RESTART: a blocked limit write returns EINTR */
+	/* the deadline counts from here: the wait for the lock is part of it */
+	mcg_cancel_init(&cancel, timeout_ms, &cli_interrupted);
+	mcg_limit_apply(g, &spec, &cancel, &ops, &res);
 	clear_progress(&st);
-	if (r == 0) {
-		status = 0;
-		print_result(cli, g, &req, &pre, &plan, "ok", NULL, false, false);
-		goto out;
-	}
-	/* Failed: say what, what holds the memory, and whether the originals are back. */
-	{
-		const struct mcg_limit_write *w = &plan.w[fail.index < plan.n ? fail.index : 0];
-		char ta[32], ua[32];
-		const char *what, *st_name;
-
-		holders(g, hold, sizeof(hold));
-		if (r == -EINTR && cli_interrupted) {
-			what = strsignal(cli_interrupted);
-			st_name = "interrupted";
-		} else if (r == -ETIMEDOUT || (r == -EINTR && timed_out)) {
-			what = "timed out";
-			st_name = "timeout";
-		} else {
-			what = mcg_strerror(r);
-			st_name = "failed";
-		}
-		if (!plan.n)
-			snprintf(msg, sizeof(msg), "cannot change '%s': %s", mcg_group_path(g),
-				 what);
-		else if (w->op == MCG_LW_RECLAIM)
-			snprintf(msg, sizeof(msg),
-				 "cannot shrink '%s' to %s: %s; reclaim stopped at %s (%s)%s",
-				 mcg_group_path(g), cli_size(w->value, ta, sizeof(ta)),
-				 r == -EBUSY ? "reclaim makes no progress" : what,
-				 cli_size(fail.usage, ua, sizeof(ua)), hold,
-				 r == -EBUSY ? "; memory.max was not written, it would OOM-kill "
-					       "(--allow-oom allows that)"
-					     : "");
-		else
-			snprintf(msg, sizeof(msg), "cannot set %s of '%s' to %s: %s (%s)", w->knob,
-				 mcg_group_path(g), cli_size(w->value, ta, sizeof(ta)), what, hold);
-		if (fail.conflict) {
-			cli_report_conflict("set-limit of", mcg_group_path(g), fail.knob,
-					    fail.found, fail.expected);
-			if (!fail.rolled_back)
-				cli_err("and could not restore the other original values: %s; the "
-					"journal %s is kept: run 'memcgctl recover %s'",
-					mcg_strerror(fail.rollback_err), mcg_txn_journal_path(t),
-					mcg_group_path(g));
-		} else if (fail.rolled_back) {
-			cli_err("%s; restored the original values", msg);
-		} else {
-			cli_err("%s; and could not restore the original values: %s; the journal %s "
-				"is kept: run 'memcgctl recover %s'",
-				msg, mcg_strerror(fail.rollback_err), mcg_txn_journal_path(t),
-				mcg_group_path(g));
-		}
-		if (fail.conflict)
-			st_name = "conflict";
-		print_result(cli, g, &req, &pre, &plan, st_name, what, fail.rolled_back, false);
-		if (!fail.rolled_back)
-			status = EXIT_NOT_RESTORED;
-		else if (fail.conflict)
-			status = EXIT_CONFLICT;
-		else if (r == -EINTR && cli_interrupted)
-			status = 128 + cli_interrupted;
-		else
-			status = EXIT_FAILURE;
-	}
-out:
-	mcg_txn_free(t);
+	status = sl_report(cli, g, &a, &res, timeout_ms);
 	mcg_group_close(g);
 	return status;
 }

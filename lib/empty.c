@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 int mcg_empty_parse_batch(const char *s, uint64_t *ret_bytes, char *why, size_t whylen)
@@ -129,14 +128,6 @@ const char *mcg_empty_stop_name(enum mcg_empty_stop s)
 		return "conflict";
 	}
 	return "unknown";
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static int read_stat(const struct mcg_group *g, struct mcg_stat *st)
@@ -285,13 +276,6 @@ static bool dirty_pending(const struct mcg_group *g)
 	return pending;
 }
 
-static void nap_ms(unsigned ms)
-{
-	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
-
-	nanosleep(&ts, NULL); /* EINTR ends it early: the caller checks its stop flag */
-}
-
 static void report(const struct mcg_empty_opts *o, const struct mcg_empty_result *res,
 		   uint64_t usage, uint64_t t0)
 {
@@ -304,16 +288,19 @@ static void report(const struct mcg_empty_opts *o, const struct mcg_empty_result
 	p.target = res->target;
 	p.reclaimed = res->usage_before > usage ? res->usage_before - usage : 0;
 	p.writes = res->writes;
-	p.elapsed_ns = now_ns() - t0;
+	p.elapsed_ns = mcg_monotonic_ns() - t0;
 	o->progress(&p, o->userdata);
 }
 
-static bool stop_requested(const struct mcg_empty_opts *o)
+/* Why to stop before the next step: MCG_EMPTY_INTERRUPTED, MCG_EMPTY_TIMEOUT, or -1 to go on. */
+static int cancelled(const struct mcg_cancel *c)
 {
-	return o->stop && *o->stop;
+	int r = mcg_cancel_check(c);
+
+	return r == -EINTR ? MCG_EMPTY_INTERRUPTED : r == -ETIMEDOUT ? MCG_EMPTY_TIMEOUT : -1;
 }
 
-static int run_kernel(struct mcg_group *g, const struct mcg_empty_opts *o,
+static int run_kernel(struct mcg_group *g, const struct mcg_cancel *c,
 		      struct mcg_empty_result *res)
 {
 	int r;
@@ -321,7 +308,7 @@ static int run_kernel(struct mcg_group *g, const struct mcg_empty_opts *o,
 	r = mcg_knob_write(g, "memory.force_empty", "0");
 	res->writes = 1;
 	res->steps = 1;
-	if (r == -EINTR || (r == 0 && stop_requested(o))) {
+	if (r == -EINTR || (r == 0 && cancelled(c) == MCG_EMPTY_INTERRUPTED)) {
 		res->stop = MCG_EMPTY_INTERRUPTED;
 		return 0;
 	}
@@ -331,8 +318,12 @@ static int run_kernel(struct mcg_group *g, const struct mcg_empty_opts *o,
 	return 0;
 }
 
-/* Wait-for-writeback rounds allowed when dirty data is what holds reclaim back. */
+/*
+ * Waits for writeback allowed when dirty data is what holds reclaim back, and
+ * each one's length (600 of 10 ms: up to 6 s in all).
+ */
 #define DIRTY_WAIT_ROUNDS 600
+#define DIRTY_WAIT_MS 10
 
 struct procs_count {
 	struct mcg_ctx *ctx;
@@ -358,19 +349,16 @@ static int count_procs(const char *path, int depth, void *userdata)
 }
 
 static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
-		     struct mcg_empty_result *res, uint64_t t0)
+		     const struct mcg_cancel *c, struct mcg_empty_result *res, uint64_t t0)
 {
 	struct mcg_group *g = mcg_txn_group(t);
 	bool v1 = g->ctx->version == 1, idle = false;
 	struct procs_count pc = {.ctx = g->ctx};
 	struct mcg_reclaimer *rc = NULL;
 	struct mcg_empty_plan plan;
-	uint64_t usage = res->usage_before, deadline = 0;
+	uint64_t usage = res->usage_before;
 	unsigned dirty_waits = 0;
-	int r, r2;
-
-	if (o->timeout_ms)
-		deadline = t0 + o->timeout_ms * 1000000ULL;
+	int r, r2, why;
 	/*
 	 * With nothing in the cgroup to charge meanwhile, the v1 limit may stay
 	 * lowered from one step to the next and be restored once at the end.
@@ -389,12 +377,9 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 			res->stop = MCG_EMPTY_DONE;
 			break;
 		}
-		if (stop_requested(o)) {
-			res->stop = MCG_EMPTY_INTERRUPTED;
-			break;
-		}
-		if (deadline && now_ns() >= deadline) {
-			res->stop = MCG_EMPTY_TIMEOUT;
+		why = cancelled(c);
+		if (why >= 0) {
+			res->stop = (enum mcg_empty_stop)why;
 			break;
 		}
 		want = mcg_empty_plan_next(&plan, usage);
@@ -415,7 +400,7 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 			if (r < 0)
 				return r;
 		}
-		ts = now_ns();
+		ts = mcg_monotonic_ns();
 		r = mcg_reclaimer_step(rc, want, keep, &st);
 		res->steps++;
 		if (r == 0)
@@ -423,15 +408,14 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 				"step %u: asked %llu, usage %llu -> %llu%s%s, %.3f ms", res->steps,
 				(unsigned long long)want, (unsigned long long)st.usage_before,
 				(unsigned long long)st.usage_after, st.short_ ? ", short: " : "",
-				st.short_ ? strerror(st.kernel_err) : "", (double)(now_ns() - ts) / 1e6);
+				st.short_ ? strerror(st.kernel_err) : "", (double)(mcg_monotonic_ns() - ts) / 1e6);
 		if (r == -EINTR) {
-			if (stop_requested(o)) {
+			r = 0;
+			if (cancelled(c) == MCG_EMPTY_INTERRUPTED) {
 				res->stop = MCG_EMPTY_INTERRUPTED;
-				r = 0;
 				break;
 			}
-			r = 0; /* a signal that is not ours to act on: the step is simply redone */
-			continue;
+			continue; /* a signal that is not ours to act on: the step is redone */
 		}
 		if (r == -MCG_E_CONFLICT)
 			break;
@@ -454,7 +438,7 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 				r = mcg_reclaimer_restore(rc);
 				if (r < 0)
 					break;
-				nap_ms(10);
+				mcg__cancel_nap(c, DIRTY_WAIT_MS);
 				continue;
 			}
 			res->stop = MCG_EMPTY_NO_PROGRESS;
@@ -477,12 +461,13 @@ static int run_steps(struct mcg_txn *t, const struct mcg_empty_opts *o,
 	return r;
 }
 
-int mcg_empty(struct mcg_group *g, const struct mcg_empty_opts *o, struct mcg_empty_result *ret)
+int mcg_empty_run(struct mcg_group *g, const struct mcg_empty_opts *o,
+		  const struct mcg_cancel *cancel, struct mcg_empty_result *ret)
 {
 	struct mcg_empty_result res = {0};
 	struct mcg_txn *t = NULL;
 	const char *limit_knob = "memory.limit_in_bytes";
-	uint64_t t0 = now_ns(), page = (uint64_t)mcg_page_size();
+	uint64_t t0 = mcg_monotonic_ns(), page = (uint64_t)mcg_page_size();
 	bool v1 = g->ctx->version == 1;
 	int r, r2;
 
@@ -494,7 +479,8 @@ int mcg_empty(struct mcg_group *g, const struct mcg_empty_opts *o, struct mcg_em
 	if (res.batch == 0 || res.batch > MCG_EMPTY_MAX_BATCH)
 		return -EINVAL;
 	res.target = o->target;
-	r = mcg_txn_begin(g, 0, o->kernel ? "empty --kernel" : "empty", &t);
+	r = mcg_txn_begin_recovering(g, 0, o->kernel ? "empty --kernel" : "empty", cancel,
+				     o->recovered, o->userdata, &t);
 	if (r < 0)
 		return r;
 	if (v1) {
@@ -506,9 +492,9 @@ int mcg_empty(struct mcg_group *g, const struct mcg_empty_opts *o, struct mcg_em
 	if (r < 0)
 		goto out;
 	if (o->kernel)
-		r = run_kernel(g, o, &res);
+		r = run_kernel(g, cancel, &res);
 	else
-		r = run_steps(t, o, &res, t0);
+		r = run_steps(t, o, cancel, &res, t0);
 	res.limit_changed = v1 && res.steps > 0 && !o->kernel;
 	/* Put the limit back before anything else, whatever happened (if it is still ours). */
 	r2 = mcg_txn_rollback(t);
@@ -522,7 +508,7 @@ int mcg_empty(struct mcg_group *g, const struct mcg_empty_opts *o, struct mcg_em
 		r = r2;
 	if (r < 0)
 		goto out;
-	res.elapsed_ns = now_ns() - t0;
+	res.elapsed_ns = mcg_monotonic_ns() - t0;
 	if (v1) {
 		r = mcg_knob_read_u64(g, limit_knob, &res.limit_after);
 		if (r < 0)

@@ -179,4 +179,32 @@ int mcg__async_stats_write_at(const struct mcg__async_dir *d, const struct mcg_a
 /* reclaimd's totals (stats/reclaimd). */
 int mcg__reclaimd_totals_write(const struct mcg__async_dir *d, const struct mcg_reclaimd_info *i);
 
+/*
+ * Cancellation (txn.c; struct mcg_cancel in memcg.h). A nap of MS milliseconds
+ * that ends at C's deadline (at once when past it) or on a signal.
+ */
+void mcg__cancel_nap(const struct mcg_cancel *c, unsigned ms);
+bool mcg__cancel_has_deadline(const struct mcg_cancel *c);
+
+/*
+ * mcg_size_parse flag: the syntax alone, before the values it is relative to
+ * are known (a percentage, +N/-N): what cannot be valid for any reference or
+ * base is refused, the rest is left to the real parse. *RET is meaningless.
+ */
+#define MCG__SIZE_SYNTAX (1u << 30)
+
+/*
+ * Apply PLAN inside transaction T (lock held): save every knob the plan touches
+ * in the journal before the first write, run the writes, read each value back
+ * into the plan's `after`, and commit. On failure, timeout or interrupt
+ * (CANCEL: -ETIMEDOUT, -EINTR), restore the saved values (rollback) and fill
+ * FAIL. Each write (each step, each EBUSY retry, the temporary memory.high and
+ * what replaces it) first reads the file and goes on only if it holds what
+ * set-limit wrote last: otherwise -MCG_E_CONFLICT, FAIL names the value found,
+ * and the rollback leaves it. The step of mcg_limit_apply() that writes.
+ */
+int mcg__limit_apply_plan(struct mcg_txn *t, const struct mcg_limit_req *req,
+			  struct mcg_limit_plan *plan, const struct mcg_cancel *cancel,
+			  const struct mcg_limit_ops *ops, struct mcg_limit_failure *fail);
+
 #endif

@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 /* Consecutive attempts without progress before a shrink gives up (no --timeout). */
 #define NO_PROGRESS_TRIES 3
+/* With a deadline, the nap between attempts that made no progress: writeback's turn. */
+#define STALL_NAP_MS 20
 
 static const char *const knob_names[MCG_LK__COUNT] = {
 	[MCG_LK_MAX] = "max", [MCG_LK_HIGH] = "high", [MCG_LK_LOW] = "low",
@@ -176,6 +178,117 @@ int mcg_limit_percent_ref(const struct mcg_group *g, uint64_t *ret)
 		return mcg_mem_total(g->ctx, ret);
 	*ret = v;
 	return 0;
+}
+
+/* ---- resolving a request ---- */
+
+static int bad(struct mcg_limit_error *e, enum mcg_limit_bad what, int knob, int err,
+	       const char *why)
+{
+	e->bad = what;
+	e->knob = knob;
+	e->err = err;
+	if (why != e->why)
+		snprintf(e->why, sizeof(e->why), "%s", why);
+	return err;
+}
+
+static const unsigned size_flags = MCG_SIZE_MAX_OK | MCG_SIZE_PERCENT_OK | MCG_SIZE_RELATIVE_OK;
+
+/*
+ * What can be checked without the cgroup's values: the group, each knob
+ * against the version, the flags, the step, the syntax of each value. REQ gets
+ * the step and the flags.
+ */
+static int validate(const struct mcg_group *g, const struct mcg_limit_spec *spec,
+		    struct mcg_limit_req *req, struct mcg_limit_error *e)
+{
+	uint64_t dummy;
+	bool any = false;
+	size_t k;
+	int r;
+
+	mcg_limit_req_init(req);
+	req->flags = spec->flags & (MCG_LIMIT_ALLOW_OOM | MCG_LIMIT_FORCE);
+	if (mcg_group_is_root(g))
+		return bad(e, MCG_LB_ROOT, -1, -EINVAL, "the kernel has none there");
+	for (k = 0; k < MCG_LK__COUNT; k++) {
+		if (!spec->v[k])
+			continue;
+		any = true;
+		r = mcg_limit_supported(g, k, e->why, sizeof(e->why));
+		if (r < 0)
+			return bad(e, MCG_LB_UNSUPPORTED, (int)k, r, e->why);
+	}
+	if (!any)
+		return bad(e, MCG_LB_NOTHING, -1, -EINVAL, "no value to change");
+	if ((spec->flags & MCG_LIMIT_ALLOW_OOM) && g->ctx->version == 1)
+		return bad(e, MCG_LB_ALLOW_OOM, -1, -EOPNOTSUPP,
+			   "cgroup v1 limit writes never OOM-kill (they fail with EBUSY); use "
+			   "--force to try below the floor");
+	if (spec->step) {
+		r = mcg_size_parse(spec->step, 0, 0, 0, &req->step, e->why, sizeof(e->why));
+		if (r < 0)
+			return bad(e, MCG_LB_STEP, -1, r, e->why);
+		if (!req->step)
+			return bad(e, MCG_LB_STEP, -1, -EINVAL, "must be at least one page");
+	}
+	for (k = 0; k < MCG_LK__COUNT; k++) {
+		if (!spec->v[k])
+			continue;
+		r = mcg_size_parse(spec->v[k], size_flags | MCG__SIZE_SYNTAX, 0, 0, &dummy, e->why,
+				   sizeof(e->why));
+		if (r < 0)
+			return bad(e, MCG_LB_SIZE, (int)k, r, e->why);
+	}
+	return 0;
+}
+
+/* Each value against the knob's current value and the parent's effective limit. */
+static int resolve_values(const struct mcg_group *g, const struct mcg_limit_spec *spec,
+			  struct mcg_limit_req *req, struct mcg_limit_error *e)
+{
+	uint64_t ref = 0;
+	bool percent = false;
+	size_t k;
+	int r;
+
+	for (k = 0; k < MCG_LK__COUNT; k++)
+		percent |= spec->v[k] && strchr(spec->v[k], '%');
+	/* The parent's effective limit costs a walk: only for a percentage. */
+	if (percent && (r = mcg_limit_percent_ref(g, &ref)) < 0)
+		return bad(e, MCG_LB_READ_REF, -1, r, mcg_strerror(r));
+	for (k = 0; k < MCG_LK__COUNT; k++) {
+		uint64_t base = 0;
+
+		if (!spec->v[k])
+			continue;
+		/* a relative size needs the current value; it costs a read (two for v1 swap) */
+		if ((spec->v[k][0] == '+' || spec->v[k][0] == '-') && strcmp(spec->v[k], "-1") &&
+		    (r = mcg_limit_current(g, (enum mcg_limit_knob)k, &base)) < 0)
+			return bad(e, MCG_LB_READ, (int)k, r, mcg_strerror(r));
+		r = mcg_size_parse(spec->v[k], size_flags, ref, base, &req->v[k], e->why,
+				   sizeof(e->why));
+		if (r < 0)
+			return bad(e, MCG_LB_SIZE, (int)k, r, e->why);
+	}
+	return 0;
+}
+
+int mcg_limit_resolve(const struct mcg_group *g, const struct mcg_limit_spec *spec,
+		      struct mcg_limit_req *ret, struct mcg_limit_error *err)
+{
+	struct mcg_limit_error e = {MCG_LB_NONE, -1, 0, ""};
+	struct mcg_limit_req req;
+	int r = validate(g, spec, &req, &e);
+
+	if (r == 0)
+		r = resolve_values(g, spec, &req, &e);
+	if (err)
+		*err = e;
+	if (r == 0)
+		*ret = req;
+	return r;
 }
 
 static uint64_t stat_or0(const struct mcg_info *i, enum mcg_stat_id id)
@@ -454,44 +567,26 @@ struct run {
 	struct mcg_txn *t;
 	struct mcg_group *g;
 	const struct mcg_limit_req *req;
+	const struct mcg_cancel *cancel;
 	const struct mcg_limit_ops *ops;
-	uint64_t start_ms, deadline_ms; /* deadline 0: none */
+	uint64_t start_ns;
+	bool deadline; /* keep retrying a shrink that stalls, until the deadline */
 	unsigned steps;
 };
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* 0 to go on, -EINTR when the caller cancelled, -ETIMEDOUT past the deadline. */
+/* 0 to go on, -EINTR when interrupted, -ETIMEDOUT past the deadline. */
 static int check(struct run *run)
 {
-	int r = run->ops && run->ops->cancelled ? run->ops->cancelled(run->ops->userdata) : 0;
-
-	if (r < 0)
-		return r;
-	if (run->deadline_ms && now_ms() >= run->deadline_ms)
-		return -ETIMEDOUT;
-	return 0;
+	return mcg_cancel_check(run->cancel);
 }
 
 static void progress(struct run *run, uint64_t usage, uint64_t target, uint64_t cur)
 {
-	struct mcg_limit_progress p = {usage, target, cur, now_ms() - run->start_ms, run->steps};
+	struct mcg_limit_progress p = {usage, target, cur,
+				       (mcg_monotonic_ns() - run->start_ns) / 1000000, run->steps};
 
 	if (run->ops && run->ops->progress)
 		run->ops->progress(run->ops->userdata, &p);
-}
-
-static void pause_ms(unsigned ms)
-{
-	struct timespec ts = {0, (long)ms * 1000000L};
-
-	nanosleep(&ts, NULL);
 }
 
 /*
@@ -536,10 +631,10 @@ static int write_retrying(struct run *run, const char *knob, uint64_t v, uint64_
 		noprog = usage + (uint64_t)mcg_page_size() <= best ? 0 : noprog + 1;
 		if (usage < best)
 			best = usage;
-		if (noprog >= NO_PROGRESS_TRIES && !run->deadline_ms)
+		if (noprog >= NO_PROGRESS_TRIES && !run->deadline)
 			return -EBUSY;
-		if (noprog >= NO_PROGRESS_TRIES)
-			pause_ms(20); /* within the timeout: let writeback make progress */
+		if (noprog >= NO_PROGRESS_TRIES) /* within the timeout: let writeback make progress */
+			mcg__cancel_nap(run->cancel, STALL_NAP_MS);
 	}
 }
 
@@ -609,25 +704,29 @@ static int v2_reclaim(struct run *run, struct mcg_limit_write *w, uint64_t *ret_
 			*ret_usage = usage;
 			if (run->req->flags & MCG_LIMIT_ALLOW_OOM)
 				return 0; /* memory.max does the rest, with the OOM killer */
-			if (!run->deadline_ms)
+			if (!run->deadline)
 				return -EBUSY;
-			pause_ms(20);
+			mcg__cancel_nap(run->cancel, STALL_NAP_MS);
 		}
 	}
 }
 
-int mcg_limit_apply(struct mcg_txn *t, const struct mcg_limit_req *req, struct mcg_limit_plan *plan,
-		    const struct mcg_limit_ops *ops, struct mcg_limit_failure *fail)
+int mcg__limit_apply_plan(struct mcg_txn *t, const struct mcg_limit_req *req,
+			  struct mcg_limit_plan *plan, const struct mcg_cancel *cancel,
+			  const struct mcg_limit_ops *ops, struct mcg_limit_failure *fail)
 {
-	struct run run = {.t = t, .g = mcg_txn_group(t), .req = req, .ops = ops};
+	struct run run = {.t = t, .g = mcg_txn_group(t), .req = req, .cancel = cancel, .ops = ops};
 	struct mcg_limit_failure f = {0};
 	uint64_t usage = 0;
 	size_t i;
 	int r = 0;
 
-	run.start_ms = now_ms();
-	if (req->timeout_ms)
-		run.deadline_ms = run.start_ms + req->timeout_ms;
+	run.start_ns = mcg_monotonic_ns();
+	run.deadline = mcg__cancel_has_deadline(cancel);
+	/* Not even a journal once cancelled or past the deadline. */
+	r = check(&run);
+	if (r < 0)
+		goto fail;
 	/* Journal every value we may touch before the first write. */
 	for (i = 0; i < plan->n; i++) {
 		if (plan->w[i].op == MCG_LW_RECLAIM)
@@ -685,5 +784,97 @@ fail:
 	}
 	if (fail)
 		*fail = f;
+	return r;
+}
+
+/* ---- the whole operation ---- */
+
+/* Write permission on every file the request touches, before taking any lock. */
+static int check_access(const struct mcg_group *g, const struct mcg_limit_spec *spec,
+			struct mcg_limit_error *e)
+{
+	size_t k;
+
+	for (k = 0; k < MCG_LK__COUNT; k++) {
+		const char *f = mcg_limit_knob_file(g->ctx->version, (enum mcg_limit_knob)k);
+
+		if (spec->v[k] && f && faccessat(g->dirfd, f, W_OK, AT_EACCESS) < 0)
+			return bad(e, MCG_LB_NONE, (int)k, -errno, f);
+	}
+	return 0;
+}
+
+static int stop_at(struct mcg_limit_result *res, enum mcg_limit_stage stage, int r)
+{
+	res->stage = stage;
+	res->err = r;
+	return r;
+}
+
+/* After validate(): resolve (under the lock), preflight and plan; the caller hears of the plan. */
+static int prepare(struct mcg_group *g, const struct mcg_limit_spec *spec,
+		   const struct mcg_limit_ops *ops, struct mcg_limit_result *res)
+{
+	int r;
+
+	r = resolve_values(g, spec, &res->req, &res->error);
+	if (r < 0)
+		return stop_at(res, MCG_LS_REQUEST, r);
+	r = mcg_limit_preflight(g, &res->req, &res->pre);
+	if (r < 0)
+		return stop_at(res, MCG_LS_PREFLIGHT, r);
+	r = mcg_limit_plan(g, &res->req, &res->pre, &res->plan);
+	if (r < 0)
+		return stop_at(res, MCG_LS_PLAN, r);
+	if (ops && ops->planned)
+		ops->planned(ops->userdata, res);
+	return 0;
+}
+
+int mcg_limit_apply(struct mcg_group *g, const struct mcg_limit_spec *spec,
+		    const struct mcg_cancel *cancel, const struct mcg_limit_ops *ops,
+		    struct mcg_limit_result *res)
+{
+	mcg_recover_fn rcb = ops ? ops->recovered : NULL;
+	void *ud = ops ? ops->userdata : NULL;
+	struct mcg_txn *t = NULL;
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	res->error.knob = -1;
+	mcg_limit_req_init(&res->req);
+	if (spec->flags & MCG_LIMIT_DRY_RUN) {
+		r = validate(g, spec, &res->req, &res->error);
+		if (r < 0)
+			return stop_at(res, MCG_LS_REQUEST, r);
+		/* what a real run would restore first: said, not done */
+		mcg_recover(g->ctx, g->path, true, rcb, ud);
+		r = prepare(g, spec, ops, res);
+		return r < 0 ? r : stop_at(res, MCG_LS_DONE, 0);
+	}
+	/* Refuse a wrong request before touching the run directory or any journal. */
+	r = validate(g, spec, &res->req, &res->error);
+	if (r < 0)
+		return stop_at(res, MCG_LS_REQUEST, r);
+	r = check_access(g, spec, &res->error);
+	if (r < 0)
+		return stop_at(res, MCG_LS_ACCESS, r);
+	r = mcg_txn_begin_recovering(g, spec->flags & MCG_LIMIT_WAIT ? MCG_TXN_WAIT : 0,
+				     "set-limit", cancel, rcb, ud, &t);
+	if (r < 0)
+		return stop_at(res, MCG_LS_LOCK, r);
+	snprintf(res->journal, sizeof(res->journal), "%s", mcg_txn_journal_path(t));
+	/* The lock is ours: from here on nobody else's memcgctl changes the values read. */
+	r = prepare(g, spec, ops, res);
+	if (r < 0)
+		goto out;
+	if (res->pre.verdict == MCG_LV_BELOW_FLOOR) {
+		r = stop_at(res, MCG_LS_FLOOR, -ERANGE);
+		goto out;
+	}
+	r = mcg__limit_apply_plan(t, &res->req, &res->plan, cancel, ops, &res->fail);
+	stop_at(res, r < 0 ? MCG_LS_APPLY : MCG_LS_DONE, r);
+out:
+	mcg_txn_free(t);
 	return r;
 }

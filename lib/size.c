@@ -76,6 +76,7 @@ int mcg_size_parse(const char *s, unsigned flags, uint64_t ref, uint64_t base, u
 {
 	const char *p;
 	uint64_t i, num, den, mult = 1, v, ps = (uint64_t)mcg_page_size();
+	bool syntax = flags & MCG__SIZE_SYNTAX;
 	int sign = 0, r;
 
 	if (!s || !*s) {
@@ -98,7 +99,7 @@ int mcg_size_parse(const char *s, unsigned flags, uint64_t ref, uint64_t base, u
 					  : "relative sizes are not allowed here");
 			return -EINVAL;
 		}
-		if (base == MCG_MAX) {
+		if (base == MCG_MAX && !syntax) {
 			set_why(why, whylen, "a relative size needs a current limit, which is max");
 			return -EINVAL;
 		}
@@ -123,13 +124,17 @@ int mcg_size_parse(const char *s, unsigned flags, uint64_t ref, uint64_t base, u
 			set_why(why, whylen, "trailing characters '%s'", p + 1);
 			return -EINVAL;
 		}
-		if (ref == 0 || ref == MCG_MAX) {
-			set_why(why, whylen, "no reference size for a percentage");
-			return -EINVAL;
-		}
 		if (i > 100 || (i == 100 && num)) {
 			set_why(why, whylen, "percentage above 100%%");
 			return -ERANGE;
+		}
+		if (syntax) {
+			*ret = 0;
+			return 0;
+		}
+		if (ref == 0 || ref == MCG_MAX) {
+			set_why(why, whylen, "no reference size for a percentage");
+			return -EINVAL;
 		}
 		/* ref * (i + num/den) / 100 */
 		v = (uint64_t)(((unsigned __int128)ref * (i * den + num)) / ((unsigned __int128)den * 100));
@@ -188,6 +193,10 @@ int mcg_size_parse(const char *s, unsigned flags, uint64_t ref, uint64_t base, u
 			set_why(why, whylen, "size too large");
 			return r;
 		}
+	}
+	if (sign && syntax) {
+		*ret = 0;
+		return 0;
 	}
 	if (sign > 0) {
 		if (v > MCG_MAX - 1 - base) {

@@ -428,6 +428,56 @@ static int format_journal(struct mcg_txn *t, char *buf, size_t len)
 	return (int)o;
 }
 
+/* ---- cancellation ---- */
+
+uint64_t mcg_monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void mcg_cancel_init(struct mcg_cancel *c, uint64_t timeout_ms,
+		     const volatile sig_atomic_t *interrupted)
+{
+	c->deadline_ns = timeout_ms ? mcg_monotonic_ns() + timeout_ms * 1000000ULL : 0;
+	c->interrupted = interrupted;
+}
+
+int mcg_cancel_check(const struct mcg_cancel *c)
+{
+	if (!c)
+		return 0;
+	if (c->interrupted && *c->interrupted)
+		return -EINTR;
+	if (c->deadline_ns && mcg_monotonic_ns() >= c->deadline_ns)
+		return -ETIMEDOUT;
+	return 0;
+}
+
+bool mcg__cancel_has_deadline(const struct mcg_cancel *c)
+{
+	return c && c->deadline_ns;
+}
+
+void mcg__cancel_nap(const struct mcg_cancel *c, unsigned ms)
+{
+	uint64_t ns = (uint64_t)ms * 1000000ULL, now;
+	struct timespec ts;
+
+	if (c && c->deadline_ns) {
+		now = mcg_monotonic_ns();
+		if (now >= c->deadline_ns)
+			return;
+		if (c->deadline_ns - now < ns)
+			ns = c->deadline_ns - now;
+	}
+	ts.tv_sec = (time_t)(ns / 1000000000ULL);
+	ts.tv_nsec = (long)(ns % 1000000000ULL);
+	nanosleep(&ts, NULL); /* a signal ends it early: the caller checks C next */
+}
+
 /* ---- the run directory, locks ---- */
 
 static int open_dirs(struct mcg_ctx *ctx, bool create, int *ret_locks, int *ret_journal)
@@ -515,7 +565,49 @@ static void names(const char *name, char *lock, char *journal, char *tmp, size_t
 		snprintf(tmp, len, "%s.journal.tmp", name);
 }
 
-int mcg_txn_begin(struct mcg_group *g, unsigned flags, const char *op, struct mcg_txn **ret)
+/* How often a wait for the lock bounded by a cancel looks again. */
+#define LOCK_POLL_MS 10
+
+/* lock_at(), with a wait that CANCEL can end (-EINTR, -ETIMEDOUT). */
+static int lock_cancellable(int dirfd, const char *name, bool wait, const struct mcg_cancel *c,
+			    int *ret_fd)
+{
+	int r;
+
+	if (!wait || !c)
+		return lock_at(dirfd, name, wait, ret_fd);
+	for (;;) {
+		r = lock_at(dirfd, name, false, ret_fd);
+		if (r != -MCG_E_LOCKED)
+			return r;
+		r = mcg_cancel_check(c);
+		if (r < 0)
+			return r;
+		mcg__cancel_nap(c, LOCK_POLL_MS);
+	}
+}
+
+struct recover_run {
+	struct mcg_ctx *ctx;
+	int locksfd, jdirfd;
+	bool dry_run;
+	mcg_recover_fn cb;
+	void *userdata;
+	const char *only_op; /* MCG_TXN_RECOVER_OWN: leave other operations' journals */
+};
+
+static int recover_locked(struct recover_run *rr, const char *file, const char *name);
+
+static void txn_close(struct mcg_txn *t)
+{
+	close(t->locksfd);
+	close(t->jdirfd);
+	free(t);
+}
+
+static int txn_begin(struct mcg_group *g, unsigned flags, const char *op,
+		     const struct mcg_cancel *cancel, bool recover, mcg_recover_fn cb,
+		     void *userdata, struct mcg_txn **ret)
 {
 	char lock[300], jn[300], tmp[300];
 	struct mcg_txn *t;
@@ -547,23 +639,42 @@ int mcg_txn_begin(struct mcg_group *g, unsigned flags, const char *op, struct mc
 	mcg__cgroup_file_name(g->ctx->root, g->path, t->name, sizeof(t->name));
 	names(t->name, lock, jn, tmp, sizeof(lock));
 	snprintf(t->journal_path, sizeof(t->journal_path), "%s/journal/%s", g->ctx->rundir, jn);
-	r = lock_at(t->locksfd, lock, flags & MCG_TXN_WAIT, &t->lockfd);
-	if (r < 0)
-		goto fail;
+	r = lock_cancellable(t->locksfd, lock, flags & MCG_TXN_WAIT, cancel, &t->lockfd);
+	if (r < 0) {
+		txn_close(t);
+		return r;
+	}
+	if (recover && fstatat(t->jdirfd, jn, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		/* a killed run's journal: restore it while the lock is ours, then look again */
+		struct recover_run rr = {g->ctx, t->locksfd, t->jdirfd, false, cb, userdata,
+					 flags & MCG_TXN_RECOVER_OWN ? t->op : NULL};
+
+		r = recover_locked(&rr, jn, t->name);
+		if (r < 0)
+			mcg_log(g->ctx, MCG_LOG_WARNING, "cannot recover from %s: %s",
+				t->journal_path, mcg_strerror(r));
+	}
 	if (fstatat(t->jdirfd, jn, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		unlock_at(t->locksfd, lock, t->lockfd);
-		r = -MCG_E_STALE_JOURNAL;
-		goto fail;
+		txn_close(t);
+		return -MCG_E_STALE_JOURNAL;
 	}
 	/* a run killed before its first journal write left this; the lock is ours */
 	unlinkat(t->jdirfd, tmp, 0);
 	*ret = t;
 	return 0;
-fail:
-	close(t->locksfd);
-	close(t->jdirfd);
-	free(t);
-	return r;
+}
+
+int mcg_txn_begin(struct mcg_group *g, unsigned flags, const char *op, struct mcg_txn **ret)
+{
+	return txn_begin(g, flags, op, NULL, false, NULL, NULL, ret);
+}
+
+int mcg_txn_begin_recovering(struct mcg_group *g, unsigned flags, const char *op,
+			     const struct mcg_cancel *cancel, mcg_recover_fn cb, void *userdata,
+			     struct mcg_txn **ret)
+{
+	return txn_begin(g, flags, op, cancel, true, cb, userdata, ret);
 }
 
 struct mcg_group *mcg_txn_group(const struct mcg_txn *t)
@@ -1001,36 +1112,21 @@ static int move_aside(int jdirfd, const char *file, char *ret_name, size_t len)
 	return -EEXIST;
 }
 
-struct recover_run {
-	struct mcg_ctx *ctx;
-	int locksfd, jdirfd;
-	bool dry_run;
-	mcg_recover_fn cb;
-	void *userdata;
-};
-
-/* FILE ("NAME.journal") under the journal directory. 1 if handled, 0 if not ours to touch. */
-static int recover_one(struct recover_run *rr, const char *file)
+/*
+ * FILE ("NAME.journal") under the journal directory, its lock held by the
+ * caller. 1 if handled, 0 if not ours to touch.
+ */
+static int recover_locked(struct recover_run *rr, const char *file, const char *name)
 {
 	struct mcg_recovery *rep;
 	struct mcg__journal *j = NULL;
 	struct mcg_group *g = NULL;
-	char name[300], lock[300], expect[300], now[40], *buf = NULL;
+	char expect[300], now[40], *buf = NULL;
 	const char *why = "";
-	size_t len = 0, flen = strlen(file);
-	int lockfd, r, ret = 1;
+	size_t len = 0;
+	int r, ret = 1;
 	struct stat st;
 
-	if (flen <= 8 || flen - 8 >= sizeof(name))
-		return 0;
-	memcpy(name, file, flen - 8);
-	name[flen - 8] = '\0';
-	names(name, lock, NULL, NULL, sizeof(lock));
-	r = lock_at(rr->locksfd, lock, false, &lockfd);
-	if (r == -MCG_E_LOCKED)
-		return 0; /* a live run owns it */
-	if (r < 0)
-		return r;
 	rep = calloc(1, sizeof(*rep));
 	j = calloc(1, sizeof(*j));
 	if (!rep || !j) {
@@ -1059,6 +1155,14 @@ static int recover_one(struct recover_run *rr, const char *file)
 			goto out;
 		} else if (j->version != rr->ctx->version)
 			why = "the cgroup version does not match the hierarchy";
+	}
+	if (rr->only_op && (why[0] || strcmp(j->op, rr->only_op))) {
+		/* another operation's journal (or not one at all): 'memcgctl recover' decides */
+		rep->error = -MCG_E_STALE_JOURNAL;
+		snprintf(rep->path, sizeof(rep->path), "%s", r == 0 && j->path[0] ? j->path : "?");
+		snprintf(rep->op, sizeof(rep->op), "%s", r == 0 ? j->op : "");
+		rep->pid = r == 0 ? j->pid : 0;
+		goto report;
 	}
 	if (why[0]) {
 		rep->error = -MCG_E_CORRUPT;
@@ -1131,11 +1235,32 @@ report:
 		rr->cb(rep, rr->userdata);
 out:
 	mcg_group_close(g);
-	unlock_at(rr->locksfd, lock, lockfd);
 	free(buf);
 	free(j);
 	free(rep);
 	return ret;
+}
+
+/* FILE ("NAME.journal") under the journal directory. 1 if handled, 0 if not ours to touch. */
+static int recover_one(struct recover_run *rr, const char *file)
+{
+	char name[300], lock[300];
+	size_t flen = strlen(file);
+	int lockfd, r;
+
+	if (flen <= 8 || flen - 8 >= sizeof(name))
+		return 0;
+	memcpy(name, file, flen - 8);
+	name[flen - 8] = '\0';
+	names(name, lock, NULL, NULL, sizeof(lock));
+	r = lock_at(rr->locksfd, lock, false, &lockfd);
+	if (r == -MCG_E_LOCKED)
+		return 0; /* a live run owns it */
+	if (r < 0)
+		return r;
+	r = recover_locked(rr, file, name);
+	unlock_at(rr->locksfd, lock, lockfd);
+	return r;
 }
 
 /* Remove NAME.journal.tmp left by a run killed before its first journal write. */
@@ -1166,7 +1291,7 @@ static bool ends_with(const char *s, const char *sfx)
 int mcg_recover(struct mcg_ctx *ctx, const char *path, bool dry_run, mcg_recover_fn cb,
 		void *userdata)
 {
-	struct recover_run rr = {ctx, -1, -1, dry_run, cb, userdata};
+	struct recover_run rr = {ctx, -1, -1, dry_run, cb, userdata, NULL};
 	char file[300], name[256];
 	struct dirent *de;
 	int count = 0, r, dfd;

@@ -2,6 +2,7 @@
 #ifndef MEMCG_H
 #define MEMCG_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -294,11 +295,40 @@ MCG_EXPORT int mcg_psi_parse(const char *text, struct mcg_psi *ret);
 /* Find KEY in a "key value" per line text; 0 or -ENOENT. */
 MCG_EXPORT int mcg_keyed_get(const char *text, const char *key, uint64_t *ret);
 
+/* ---- cancellation and timeout ----------------------------------------- */
+
+/*
+ * One shape for stopping an operation that changes a cgroup (mcg_limit_apply,
+ * mcg_empty_run, mcg_txn_begin_recovering's wait for the lock). The operation
+ * checks it before each write, each retry and each step, and cuts its waits
+ * short at the deadline; it then puts back what it changed and says which it
+ * was: -ETIMEDOUT (or a timeout stop) for the deadline, -EINTR (or an
+ * interrupted stop) for the flag. A write the kernel is blocked in (a v1 limit
+ * write reclaiming) ends early only on a signal: install the handler that sets
+ * the flag without SA_RESTART, so the write returns EINTR.
+ */
+struct mcg_cancel {
+	uint64_t deadline_ns;                     /* mcg_monotonic_ns() clock; 0: none */
+	const volatile sig_atomic_t *interrupted; /* non-zero: stop; NULL: never */
+};
+/* CLOCK_MONOTONIC in nanoseconds: the clock of deadline_ns. */
+MCG_EXPORT uint64_t mcg_monotonic_ns(void);
+/* C with a deadline TIMEOUT_MS from now (0: none) and the flag INTERRUPTED (may be NULL). */
+MCG_EXPORT void mcg_cancel_init(struct mcg_cancel *c, uint64_t timeout_ms,
+				const volatile sig_atomic_t *interrupted);
+/* 0 to go on; -EINTR when the flag is set (checked first); -ETIMEDOUT at the deadline. NULL: 0. */
+MCG_EXPORT int mcg_cancel_check(const struct mcg_cancel *c);
+
 /* ---- transactions: journalled, locked, restorable knob changes -------- */
 
 struct mcg_txn;
+struct mcg_recovery;
+typedef void (*mcg_recover_fn)(const struct mcg_recovery *r, void *userdata);
 
-enum { MCG_TXN_WAIT = 1 << 0 /* wait for the lock instead of failing */ };
+enum {
+	MCG_TXN_WAIT = 1 << 0,        /* wait for the lock instead of failing */
+	MCG_TXN_RECOVER_OWN = 1 << 1, /* mcg_txn_begin_recovering: only a journal of the same OP */
+};
 
 /*
  * Take the per-cgroup lock under the run directory. If a journal left by a
@@ -306,6 +336,19 @@ enum { MCG_TXN_WAIT = 1 << 0 /* wait for the lock instead of failing */ };
  */
 MCG_EXPORT int mcg_txn_begin(struct mcg_group *g, unsigned flags, const char *op,
 			     struct mcg_txn **ret);
+/*
+ * mcg_txn_begin(), and when a journal left by a killed run is found: restore it
+ * under the lock just taken, exactly as mcg_recover() would for G (compare and
+ * restore, a corrupt journal moved aside, a re-created cgroup's dropped), tell
+ * CB (may be NULL) what was done, and go on holding the lock. With
+ * MCG_TXN_RECOVER_OWN a journal written by another OP (or a corrupt one) is not
+ * touched: CB hears of it with error -MCG_E_STALE_JOURNAL. -MCG_E_STALE_JOURNAL
+ * when the journal is still there afterwards (kept for 'memcgctl recover').
+ * CANCEL (may be NULL) bounds the wait of MCG_TXN_WAIT: -ETIMEDOUT, -EINTR.
+ */
+MCG_EXPORT int mcg_txn_begin_recovering(struct mcg_group *g, unsigned flags, const char *op,
+					const struct mcg_cancel *cancel, mcg_recover_fn cb,
+					void *userdata, struct mcg_txn **ret);
 /* Record KNOB's current value in the journal (written atomically with a temporary
  * file and rename; carries the boot id) unless already saved. */
 MCG_EXPORT int mcg_txn_save(struct mcg_txn *t, const char *knob);
@@ -351,7 +394,9 @@ struct mcg_recovery {
 	 * (all three: journal dropped, nothing written); -MCG_E_CORRUPT the
 	 * journal is not one memcgctl writes (moved aside to MOVED_TO, REASON
 	 * says why); -MCG_E_CONFLICT another writer's value was kept (KNOB,
-	 * FOUND, EXPECTED); or -errno of the first failure (journal kept).
+	 * FOUND, EXPECTED); -MCG_E_STALE_JOURNAL left alone: another
+	 * operation's journal, or a corrupt one (mcg_txn_begin_recovering with
+	 * MCG_TXN_RECOVER_OWN); or -errno of the first failure (journal kept).
 	 */
 	int error;
 	char journal[4096];  /* the journal file */
@@ -361,7 +406,6 @@ struct mcg_recovery {
 	char knob[48];       /* the first of them, */
 	uint64_t found, expected; /* what it holds and what memcgctl had written */
 };
-typedef void (*mcg_recover_fn)(const struct mcg_recovery *r, void *userdata);
 /*
  * Restore from every stale journal (PATH NULL) or the one for PATH. Returns the
  * number of journals handled (restored, dropped, moved aside, conflicting).

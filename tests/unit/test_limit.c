@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,12 +344,13 @@ static void test_plan_v1_memsw_order(void **state)
 	fx_free(&fx);
 }
 
-/* Cancel before the third write (check() runs before each plan entry and each write attempt). */
-static int cancel_after_two(void *u)
+/* The caller's signal handler, simulated: the flag is set during the second shrink step. */
+static volatile sig_atomic_t test_flag;
+static void interrupt_at_second_step(void *u, const struct mcg_limit_progress *p)
 {
-	int *calls = u;
-
-	return ++*calls > 4 ? -EINTR : 0;
+	(void)u;
+	if (p->steps == 1)
+		test_flag = SIGINT;
 }
 
 static void test_apply_and_rollback(void **state)
@@ -371,7 +373,7 @@ static void test_apply_and_rollback(void **state)
 	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
 	assert_int_equal(mcg_limit_plan(fx.g, &req, &pre, &pl), 0);
 	assert_int_equal(mcg_txn_begin(fx.g, 0, "set-limit", &t), 0);
-	assert_int_equal(mcg_limit_apply(t, &req, &pl, NULL, &fail), 0);
+	assert_int_equal(mcg__limit_apply_plan(t, &req, &pl, NULL, NULL, &fail), 0);
 	mcg_txn_free(t);
 	assert_int_equal(getu(&fx, "memory.limit_in_bytes"), 1024 * MiB);
 	assert_int_equal(getu(&fx, "memory.memsw.limit_in_bytes"), 1280 * MiB);
@@ -392,7 +394,7 @@ static void test_apply_and_rollback(void **state)
 	unlink(p);
 	assert_int_equal(mkdir(p, 0755), 0);
 	assert_int_equal(mcg_txn_begin(fx.g, 0, "set-limit", &t), 0);
-	assert_true(mcg_limit_apply(t, &req, &pl, NULL, &fail) < 0);
+	assert_true(mcg__limit_apply_plan(t, &req, &pl, NULL, NULL, &fail) < 0);
 	mcg_txn_free(t);
 	assert_int_equal(fail.index, 2);
 	assert_true(fail.rolled_back);
@@ -402,17 +404,31 @@ static void test_apply_and_rollback(void **state)
 	rmdir(p);
 	app_put(&fx, "memory.limit_in_bytes", 1024 * MiB);
 
-	/* cancelled after two writes (soft, memsw): both go back, no journal left */
+	/*
+	 * interrupted during a stepped shrink, after the soft limit and two steps: all of it
+	 * goes back (soft, limit), no journal left
+	 */
 	{
-		int calls = 0;
-		struct mcg_limit_ops ops = {cancel_after_two, NULL, &calls};
+		struct mcg_cancel c = {0, &test_flag};
+		struct mcg_limit_ops ops = {interrupt_at_second_step, NULL, NULL, NULL};
 
+		app_put(&fx, "memory.memsw.limit_in_bytes", 1280 * MiB);
+		mcg_limit_req_init(&req);
+		req.v[MCG_LK_MAX] = 64 * MiB;
+		req.v[MCG_LK_SOFT] = 32 * MiB;
+		req.step = 16 * MiB;
+		req.flags = MCG_LIMIT_FORCE;
+		assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
+		assert_int_equal(mcg_limit_plan(fx.g, &req, &pre, &pl), 0);
+		assert_int_equal(pl.n, 3); /* soft, limit (shrink), memsw */
+		assert_int_equal(pl.w[1].op, MCG_LW_SHRINK);
+		test_flag = 0;
 		assert_int_equal(mcg_txn_begin(fx.g, 0, "set-limit", &t), 0);
-		assert_int_equal(mcg_limit_apply(t, &req, &pl, &ops, &fail), -EINTR);
+		assert_int_equal(mcg__limit_apply_plan(t, &req, &pl, &c, &ops, &fail), -EINTR);
 		mcg_txn_free(t);
-		assert_int_equal(fail.index, 2);
+		assert_int_equal(fail.index, 1);
 		assert_true(fail.rolled_back);
-		assert_true(pl.w[0].done && pl.w[1].done && !pl.w[2].done);
+		assert_true(pl.w[0].done && !pl.w[1].done && !pl.w[2].done);
 		assert_int_equal(getu(&fx, "memory.soft_limit_in_bytes"), 256 * MiB);
 		assert_int_equal(getu(&fx, "memory.memsw.limit_in_bytes"), 1280 * MiB);
 		assert_int_equal(getu(&fx, "memory.limit_in_bytes"), 1024 * MiB);
@@ -421,15 +437,10 @@ static void test_apply_and_rollback(void **state)
 	fx_free(&fx);
 }
 
-static int cancel_now(void *u)
-{
-	(void)u;
-	return -EINTR;
-}
-
 static void test_apply_cancelled(void **state)
 {
-	struct mcg_limit_ops ops = {cancel_now, NULL, NULL};
+	static volatile sig_atomic_t flag = SIGTERM;
+	struct mcg_cancel c = {0, &flag};
 	struct mcg_limit_req req;
 	struct mcg_limit_pre pre;
 	struct mcg_limit_plan pl;
@@ -445,7 +456,7 @@ static void test_apply_cancelled(void **state)
 	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
 	assert_int_equal(mcg_limit_plan(fx.g, &req, &pre, &pl), 0);
 	assert_int_equal(mcg_txn_begin(fx.g, 0, "set-limit", &t), 0);
-	assert_int_equal(mcg_limit_apply(t, &req, &pl, &ops, &fail), -EINTR);
+	assert_int_equal(mcg__limit_apply_plan(t, &req, &pl, &c, NULL, &fail), -EINTR);
 	mcg_txn_free(t);
 	assert_true(fail.rolled_back);
 	assert_int_equal(getu(&fx, "memory.max"), 512 * MiB);

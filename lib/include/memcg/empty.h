@@ -6,8 +6,6 @@
 #error "include <memcg.h>, not <memcg/empty.h>"
 #endif
 
-#include <signal.h>
-
 /* Default step: 1024 pages, the batch the 2018 force_empty patch proposed. */
 #define MCG_EMPTY_DEFAULT_PAGES 1024
 /* Largest step accepted: one write must not block for seconds on dirty cache. */
@@ -139,12 +137,11 @@ typedef void (*mcg_empty_progress_fn)(const struct mcg_empty_progress *p, void *
 struct mcg_empty_opts {
 	uint64_t batch;      /* bytes per step; 0: MCG_EMPTY_DEFAULT_PAGES pages */
 	uint64_t target;     /* stop at or below this usage (0: empty) */
-	uint64_t timeout_ms; /* 0: none; checked between steps */
 	bool kernel;         /* v1: one write to memory.force_empty instead */
-	/* Non-zero: stop after the current step (a signal handler's flag). */
-	const volatile sig_atomic_t *stop;
-	mcg_empty_progress_fn progress; /* after every step */
-	void *userdata;
+	mcg_empty_progress_fn progress; /* after every step (may be NULL) */
+	/* A journal a killed run left on the cgroup: what was restored first (may be NULL). */
+	mcg_recover_fn recovered;
+	void *userdata;      /* for both */
 };
 
 struct mcg_empty_result {
@@ -162,17 +159,22 @@ struct mcg_empty_result {
 };
 
 /*
- * Reclaim G's memory down to opts->target in steps of opts->batch: v2 writes
- * memory.reclaim, v1 steps memory.limit_in_bytes down and back (mcg_reclaim_step)
- * inside one transaction, so the original limit is journalled before the first
- * step and restored on every return, but only over empty's own value: if another
- * writer changed the limit meanwhile, stepping stops (MCG_EMPTY_CONFLICT) and
- * their value stays. Usage is re-read after every step; the
- * result says why it stopped and what is left. -EOPNOTSUPP for opts->kernel on
- * v2, -EPERM for the root cgroup, -MCG_E_LOCKED / -MCG_E_STALE_JOURNAL from the
- * transaction.
+ * Reclaim G's memory down to opts->target in steps of opts->batch, in-process
+ * (what 'memcgctl empty' does): v2 writes memory.reclaim, v1 steps
+ * memory.limit_in_bytes down and back (mcg_reclaim_step) inside one
+ * transaction, so the original limit is journalled before the first step and
+ * restored on every return, but only over empty's own value: if another writer
+ * changed the limit meanwhile, stepping stops (MCG_EMPTY_CONFLICT) and their
+ * value stays. A journal a killed run left is restored first, under the same
+ * lock (opts->recovered hears of it). CANCEL (may be NULL) is checked before
+ * every step and ends the waits for writeback: MCG_EMPTY_TIMEOUT at its
+ * deadline, MCG_EMPTY_INTERRUPTED on its flag (a step the flag's signal
+ * interrupts is not redone). Usage is re-read after every step; the result says
+ * why it stopped and what is left. -EOPNOTSUPP for opts->kernel on v2, -EPERM
+ * for the root cgroup, -MCG_E_LOCKED, -MCG_E_STALE_JOURNAL (a killed run's
+ * journal that could not be restored) from the transaction. Prints nothing.
  */
-MCG_EXPORT int mcg_empty(struct mcg_group *g, const struct mcg_empty_opts *opts,
-			 struct mcg_empty_result *ret);
+MCG_EXPORT int mcg_empty_run(struct mcg_group *g, const struct mcg_empty_opts *opts,
+			     const struct mcg_cancel *cancel, struct mcg_empty_result *ret);
 
 #endif

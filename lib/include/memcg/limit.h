@@ -20,14 +20,55 @@ enum mcg_limit_knob {
 enum {
 	MCG_LIMIT_ALLOW_OOM = 1 << 0, /* v2: a shrink may end in the kernel's OOM killer */
 	MCG_LIMIT_FORCE = 1 << 1,     /* try even below the unreclaimable floor */
+	MCG_LIMIT_DRY_RUN = 1 << 2,   /* mcg_limit_apply: resolve, preflight, plan; no lock, no write */
+	MCG_LIMIT_WAIT = 1 << 3,      /* mcg_limit_apply: wait for another memcgctl's lock */
 };
 
+/* A request resolved against the cgroup: bytes. */
 struct mcg_limit_req {
 	uint64_t v[MCG_LK__COUNT]; /* MCG_KEEP: leave as is */
 	uint64_t step;		   /* shrink in steps of this many bytes (0: one go) */
-	uint64_t timeout_ms;	   /* give up and roll back after this long (0: never) */
-	unsigned flags;
+	unsigned flags;		   /* MCG_LIMIT_ALLOW_OOM, MCG_LIMIT_FORCE */
 };
+
+/*
+ * A request as the user wrote it, not yet read against the cgroup. Each value:
+ * 512M, 1.5G, 4096, max, NN% (of the parent's effective limit, else RAM), +N or
+ * -N (relative to the knob's current value; for v1 swap, to memsw - limit).
+ */
+struct mcg_limit_spec {
+	const char *v[MCG_LK__COUNT]; /* NULL: leave as is */
+	const char *step;	      /* NULL: shrink in one go */
+	unsigned flags;		      /* MCG_LIMIT_* */
+};
+
+/* What is wrong with a request (mcg_limit_resolve, mcg_limit_apply). */
+enum mcg_limit_bad {
+	MCG_LB_NONE,
+	MCG_LB_ROOT,	    /* the root cgroup has no limits */
+	MCG_LB_NOTHING,	    /* no value to change */
+	MCG_LB_UNSUPPORTED, /* KNOB does not exist here (cgroup version, swap accounting) */
+	MCG_LB_ALLOW_OOM,   /* MCG_LIMIT_ALLOW_OOM on cgroup v1 */
+	MCG_LB_STEP,	    /* the step is not a size of at least one page */
+	MCG_LB_SIZE,	    /* KNOB's value is not a valid size here */
+	MCG_LB_READ_REF,    /* the parent's limit (for NN%) could not be read: ERR */
+	MCG_LB_READ,	    /* KNOB's current value (for +N/-N) could not be read: ERR */
+};
+struct mcg_limit_error {
+	enum mcg_limit_bad bad;
+	int knob;     /* the enum mcg_limit_knob concerned, -1 for none */
+	int err;      /* -EINVAL, -ERANGE, -EOPNOTSUPP: the request; else -errno of a read */
+	char why[160]; /* "unknown suffix 'X'", "memory.high exists only on cgroup v2 ..." */
+};
+/*
+ * Resolve and validate SPEC against G as it is now: every value parsed against
+ * the knob's current value and the parent's effective limit, the step, the
+ * flags against the cgroup version. 0, or -errno with ERR saying what and why
+ * (ERR->bad MCG_LB_READ_REF / MCG_LB_READ: a read failed; the others: the
+ * request is wrong). mcg_limit_apply() calls it under the cgroup's lock.
+ */
+MCG_EXPORT int mcg_limit_resolve(const struct mcg_group *g, const struct mcg_limit_spec *spec,
+				 struct mcg_limit_req *ret, struct mcg_limit_error *err);
 
 /* A request with every value MCG_KEEP. */
 MCG_EXPORT void mcg_limit_req_init(struct mcg_limit_req *req);
@@ -100,10 +141,15 @@ struct mcg_limit_progress {
 	unsigned steps;
 };
 
-/* Callbacks: cancelled() returns 0 to go on, or -EINTR / -ETIMEDOUT to stop. */
+struct mcg_limit_result;
+/* Callbacks of mcg_limit_apply(); any may be NULL. */
 struct mcg_limit_ops {
-	int (*cancelled)(void *userdata);
+	/* During a shrink, before each step. */
 	void (*progress)(void *userdata, const struct mcg_limit_progress *p);
+	/* The plan is made (RES: req, pre, plan), nothing written yet: for warnings. */
+	void (*planned)(void *userdata, const struct mcg_limit_result *res);
+	/* A journal a killed run left on the cgroup: what was restored (a dry run: would be). */
+	mcg_recover_fn recovered;
 	void *userdata;
 };
 
@@ -124,18 +170,48 @@ struct mcg_limit_failure {
 	uint64_t found, expected;
 };
 
+/* Where mcg_limit_apply() stopped. */
+enum mcg_limit_stage {
+	MCG_LS_REQUEST,	  /* the request: RESULT.error says what and why */
+	MCG_LS_ACCESS,	  /* no write permission on the file of RESULT.error.knob: ERR */
+	MCG_LS_LOCK,	  /* the lock: -MCG_E_LOCKED, -MCG_E_STALE_JOURNAL (a killed run's
+			   * journal could not be restored), -MCG_E_UNTRUSTED, -ETIMEDOUT,
+			   * -EINTR, -errno */
+	MCG_LS_PREFLIGHT, /* reading the cgroup's state */
+	MCG_LS_PLAN,
+	MCG_LS_FLOOR,	  /* refused, nothing written: the target is below the floor (-ERANGE) */
+	MCG_LS_APPLY,	  /* the writes: RESULT.fail says which, and what was put back */
+	MCG_LS_DONE,	  /* success (a dry run: planned; see pre.verdict) */
+};
+
+struct mcg_limit_result {
+	enum mcg_limit_stage stage;
+	int err;			/* the return value */
+	struct mcg_limit_error error;	/* MCG_LS_REQUEST, MCG_LS_ACCESS */
+	struct mcg_limit_req req;	/* resolved (under the lock, unless a dry run) */
+	struct mcg_limit_pre pre;	/* from MCG_LS_PLAN on */
+	struct mcg_limit_plan plan;	/* from MCG_LS_FLOOR on; after MCG_LS_APPLY: after, done */
+	struct mcg_limit_failure fail;	/* MCG_LS_APPLY */
+	char journal[4400];		/* the journal file (kept when !fail.rolled_back) */
+};
+
 /*
- * Apply PLAN inside transaction T (lock held): save every knob the plan touches
- * in the journal before the first write, run the writes, read each value back
- * into the plan's `after`, and commit. On failure, timeout or cancel, restore
- * the saved values (rollback) and fill FAIL. Each write (each --step, each
- * EBUSY retry, the temporary memory.high and what replaces it) first reads the
- * file and goes on only if it holds what set-limit wrote last: otherwise
- * -MCG_E_CONFLICT, FAIL names the value found, and the rollback leaves it.
+ * Change G's limits as SPEC asks, in-process (what 'memcgctl set-limit' does):
+ * validate SPEC, take G's lock (MCG_LIMIT_WAIT: wait for it) restoring a
+ * journal a killed run left (OPS->recovered hears of it), resolve SPEC under the
+ * lock (mcg_limit_resolve), preflight, plan (OPS->planned), refuse a target
+ * below the floor unless forced, then journal every value the plan touches and
+ * write, reading each back. On a failure, CANCEL's deadline (-ETIMEDOUT) or its
+ * flag (-EINTR), every saved value is put back (rollback). Every write and
+ * every restore first reads the file and goes on only if it holds what
+ * set-limit wrote last: otherwise -MCG_E_CONFLICT, RESULT.fail names the value
+ * found, and it is left. MCG_LIMIT_DRY_RUN: resolve, preflight and plan only
+ * (a stale journal reported as what would be restored). 0 on success;
+ * RESULT (never NULL) says where it stopped and why. Prints nothing.
  */
-MCG_EXPORT int mcg_limit_apply(struct mcg_txn *t, const struct mcg_limit_req *req,
-			       struct mcg_limit_plan *plan, const struct mcg_limit_ops *ops,
-			       struct mcg_limit_failure *fail);
+MCG_EXPORT int mcg_limit_apply(struct mcg_group *g, const struct mcg_limit_spec *spec,
+			       const struct mcg_cancel *cancel, const struct mcg_limit_ops *ops,
+			       struct mcg_limit_result *result);
 /* A systemd unit name if the cgroup's last component is one (.service .scope .slice). */
 MCG_EXPORT const char *mcg_limit_systemd_unit(const struct mcg_group *g);
 
