@@ -40,7 +40,10 @@ if [ ! -d "$seeds" ] || [ -z "$(ls -A "$seeds")" ]; then
 	exit 1
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcg-fuzz-ci.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
+# the targets' fixture trees: on tmpfs when there is one, and removed even after a crash
+fixtures=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "$work")/mcg-fuzz-fx.XXXXXX") || exit 1
+trap 'rm -rf "$work" "$fixtures"' EXIT INT TERM
+export FUZZ_TMPDIR="$fixtures"
 mkdir "$work/corpus" "$work/artifacts"
 cp "$seeds"/* "$work/corpus/"
 nseeds=$(ls "$work/corpus" | wc -l)
