@@ -67,7 +67,7 @@ void mcg_log(const struct mcg_ctx *ctx, int level, const char *fmt, ...)
 /* libcgroup's messages go through the logger of whoever initialised it last. */
 static struct mcg_ctx *cg_log_ctx;
 
-static void cg_logger(void *userdata, int level, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 0))) static void cg_logger(void *userdata, int level, const char *fmt, va_list ap)
 {
 	struct mcg_ctx *ctx = userdata ? userdata : cg_log_ctx;
 	int lvl = level <= CGROUP_LOG_ERROR ? MCG_LOG_ERR
