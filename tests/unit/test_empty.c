@@ -3,8 +3,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -149,6 +152,89 @@ static void test_stop_names(void **state)
 	assert_string_equal(mcg_empty_stop_name(MCG_EMPTY_KERNEL), "force-empty");
 }
 
+/* ---- mcg_empty_run on a fake v1 tree: the cancel shape ---- */
+
+static void put(const char *dir, const char *name, const char *val)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(val, f);
+	fclose(f);
+}
+
+static uint64_t knob(struct mcg_group *g, const char *name)
+{
+	uint64_t v = 0;
+
+	assert_int_equal(mcg_knob_read_u64(g, name, &v), 0);
+	return v;
+}
+
+/*
+ * A deadline already past: empty stops before its first step with a timeout,
+ * the flag makes it an interrupt instead; either way the limit is as it was
+ * (read back) and no journal is left.
+ */
+static void test_run_cancelled_before_any_step(void **state)
+{
+	static volatile sig_atomic_t flag;
+	struct mcg_cancel c = {1, &flag};
+	struct mcg_empty_opts o = {0};
+	struct mcg_empty_result res;
+	struct mcg_ctx *ctx;
+	struct mcg_group *g;
+	char dir[64] = "/tmp/test_empty.XXXXXX", d[256], cmd[128];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(d, sizeof(d), "%s/proc", dir);
+	mkdir(d, 0755);
+	put(d, "meminfo", "MemTotal: 16777216 kB\nSwapFree: 0 kB\n");
+	snprintf(d, sizeof(d), "%s/root", dir);
+	mkdir(d, 0755);
+	put(d, "memory.limit_in_bytes", "9223372036854771712\n");
+	put(d, "memory.usage_in_bytes", "0\n");
+	strcat(d, "/app");
+	mkdir(d, 0755);
+	put(d, "memory.usage_in_bytes", "157286400\n");
+	put(d, "memory.limit_in_bytes", "536870912\n");
+	put(d, "memory.stat", "total_cache 104857600\ntotal_rss 41943040\ntotal_inactive_file "
+			      "104857600\ntotal_active_file 0\n");
+	put(d, "cgroup.procs", "");
+	snprintf(d, sizeof(d), "%s/root", dir);
+	assert_int_equal(mcg_ctx_new_root(d, 1, NULL, NULL, &ctx), 0);
+	snprintf(d, sizeof(d), "%s/proc", dir);
+	assert_int_equal(mcg_ctx_set_procfs(ctx, d), 0);
+	snprintf(d, sizeof(d), "%s/run", dir);
+	assert_int_equal(mcg_ctx_set_rundir(ctx, d), 0);
+	assert_int_equal(mcg_group_open(ctx, "/app", &g), 0);
+
+	flag = 0;
+	assert_int_equal(mcg_empty_run(g, &o, &c, &res), 0);
+	assert_int_equal(res.stop, MCG_EMPTY_TIMEOUT);
+	assert_int_equal(res.steps, 0);
+	assert_int_equal(res.writes, 0);
+	assert_false(res.limit_changed);
+	assert_int_equal(res.usage_before, 150 << 20);
+	assert_int_equal(knob(g, "memory.limit_in_bytes"), 512 << 20);
+	flag = SIGINT;
+	assert_int_equal(mcg_empty_run(g, &o, &c, &res), 0);
+	assert_int_equal(res.stop, MCG_EMPTY_INTERRUPTED);
+	assert_int_equal(res.steps, 0);
+	assert_int_equal(knob(g, "memory.limit_in_bytes"), 512 << 20);
+	snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s/run/journal')\"", dir);
+	assert_int_equal(system(cmd), 0);
+
+	mcg_group_close(g);
+	mcg_ctx_free(ctx);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -156,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_plan_steps_to_target), cmocka_unit_test(test_plan_budget),
 		cmocka_unit_test(test_plan_patience),	     cmocka_unit_test(test_plan_batch_rounding),
 		cmocka_unit_test(test_stop_names),
+		cmocka_unit_test(test_run_cancelled_before_any_step),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -483,6 +483,332 @@ static void test_systemd_unit(void **state)
 	fx_free(&fx);
 }
 
+/* ---- resolving a request: table-driven ---- */
+
+#define GiB (1024 * MiB)
+#define UNSET 0 /* want[] entry not checked */
+
+struct rcase {
+	const char *what;
+	int version;
+	const char *v[MCG_LK__COUNT];
+	const char *step;
+	unsigned flags;
+	int ret;		      /* 0 or the -errno */
+	enum mcg_limit_bad bad;	      /* with ret < 0 */
+	int knob;		      /* with ret < 0: the knob blamed, -1 none */
+	const char *why;	      /* with ret < 0: a part of the reason */
+	uint64_t want[MCG_LK__COUNT]; /* each value given, resolved */
+	uint64_t want_step;
+	uint64_t memsw; /* v1, UNSET: not checked; MCG_KEEP: the plan leaves memsw */
+};
+
+/*
+ * v1: limit 512M, memsw 768M (256M of swap), soft max; v2: every knob at its
+ * default (max, low/min 0). No parent limit: NN% is of MemTotal, 16 GiB.
+ */
+static const struct rcase rcases[] = {
+	{"absolute", 1, {[MCG_LK_MAX] = "512M"}, .want = {[MCG_LK_MAX] = 512 * MiB},
+	 .memsw = MCG_KEEP},
+	{"relative up keeps the swap allowance", 1, {[MCG_LK_MAX] = "+256M"},
+	 .want = {[MCG_LK_MAX] = 768 * MiB}, .memsw = 1024 * MiB},
+	{"relative down", 1, {[MCG_LK_MAX] = "-256M"}, .want = {[MCG_LK_MAX] = 256 * MiB},
+	 .memsw = 512 * MiB},
+	{"relative below zero", 1, {[MCG_LK_MAX] = "-1G"}, .ret = -ERANGE, .bad = MCG_LB_SIZE,
+	 .knob = MCG_LK_MAX, .why = "the result would be negative"},
+	{"percent of RAM", 1, {[MCG_LK_MAX] = "50%"}, .want = {[MCG_LK_MAX] = 8 * GiB}},
+	{"fractional percent", 1, {[MCG_LK_MAX] = "12.5%"}, .want = {[MCG_LK_MAX] = 2 * GiB}},
+	{"percent above 100", 1, {[MCG_LK_MAX] = "150%"}, .ret = -ERANGE, .bad = MCG_LB_SIZE,
+	 .knob = MCG_LK_MAX, .why = "percentage above 100%"},
+	{"max raises memsw to max first", 1, {[MCG_LK_MAX] = "max"},
+	 .want = {[MCG_LK_MAX] = MCG_MAX}, .memsw = MCG_MAX},
+	{"-1 is max", 1, {[MCG_LK_MAX] = "-1"}, .want = {[MCG_LK_MAX] = MCG_MAX}},
+	{"unknown suffix", 1, {[MCG_LK_MAX] = "12X"}, .ret = -EINVAL, .bad = MCG_LB_SIZE,
+	 .knob = MCG_LK_MAX, .why = "unknown suffix 'X'"},
+	{"below a page", 1, {[MCG_LK_MAX] = "512"}, .ret = -EINVAL, .bad = MCG_LB_SIZE,
+	 .knob = MCG_LK_MAX, .why = "less than one page"},
+	{"zero as written", 1, {[MCG_LK_MAX] = "0"}, .want = {[MCG_LK_MAX] = 0}},
+	{"swap 0: memsw = limit", 1, {[MCG_LK_MAX] = "256M", [MCG_LK_SWAP] = "0"},
+	 .want = {[MCG_LK_MAX] = 256 * MiB, [MCG_LK_SWAP] = 0}, .memsw = 256 * MiB},
+	{"v1 swap relative to memsw - limit", 1, {[MCG_LK_SWAP] = "+64M"},
+	 .want = {[MCG_LK_SWAP] = 320 * MiB}, .memsw = 832 * MiB},
+	{"v1 swap below zero", 1, {[MCG_LK_SWAP] = "-512M"}, .ret = -ERANGE,
+	 .bad = MCG_LB_SIZE, .knob = MCG_LK_SWAP, .why = "negative"},
+	{"relative to max", 1, {[MCG_LK_SOFT] = "+1M"}, .ret = -EINVAL, .bad = MCG_LB_SIZE,
+	 .knob = MCG_LK_SOFT, .why = "needs a current limit, which is max"},
+	{"high on v1", 1, {[MCG_LK_MAX] = "1G", [MCG_LK_HIGH] = "1G"}, .ret = -EOPNOTSUPP,
+	 .bad = MCG_LB_UNSUPPORTED, .knob = MCG_LK_HIGH,
+	 .why = "memory.high exists only on cgroup v2"},
+	{"allow-oom on v1", 1, {[MCG_LK_MAX] = "1G"}, .flags = MCG_LIMIT_ALLOW_OOM,
+	 .ret = -EOPNOTSUPP, .bad = MCG_LB_ALLOW_OOM, .knob = -1, .why = "never OOM-kill"},
+	{"step 0", 1, {[MCG_LK_MAX] = "1G"}, .step = "0", .ret = -EINVAL, .bad = MCG_LB_STEP,
+	 .knob = -1, .why = "at least one page"},
+	{"step garbage", 1, {[MCG_LK_MAX] = "1G"}, .step = "x", .ret = -EINVAL,
+	 .bad = MCG_LB_STEP, .knob = -1, .why = "not a number"},
+	{"step negative", 1, {[MCG_LK_MAX] = "1G"}, .step = "-4M", .ret = -EINVAL,
+	 .bad = MCG_LB_STEP, .knob = -1, .why = "negative"},
+	{"step", 1, {[MCG_LK_MAX] = "1G"}, .step = "4M", .want = {[MCG_LK_MAX] = GiB},
+	 .want_step = 4 * MiB},
+	{"nothing asked", 1, {NULL}, .ret = -EINVAL, .bad = MCG_LB_NOTHING, .knob = -1,
+	 .why = "no value"},
+	{"v2 relative to max", 2, {[MCG_LK_MAX] = "+1G"}, .ret = -EINVAL, .bad = MCG_LB_SIZE,
+	 .knob = MCG_LK_MAX, .why = "which is max"},
+	{"v2 high percent", 2, {[MCG_LK_HIGH] = "50%"}, .want = {[MCG_LK_HIGH] = 8 * GiB}},
+	{"v2 low relative to 0", 2, {[MCG_LK_LOW] = "+1M"}, .want = {[MCG_LK_LOW] = MiB}},
+	{"soft on v2", 2, {[MCG_LK_SOFT] = "1G"}, .ret = -EOPNOTSUPP, .bad = MCG_LB_UNSUPPORTED,
+	 .knob = MCG_LK_SOFT, .why = "only on cgroup v1"},
+	{"v2 allow-oom, swap max", 2, {[MCG_LK_MAX] = "1G", [MCG_LK_SWAP] = "max"},
+	 .flags = MCG_LIMIT_ALLOW_OOM | MCG_LIMIT_FORCE,
+	 .want = {[MCG_LK_MAX] = GiB, [MCG_LK_SWAP] = MCG_MAX}},
+};
+
+/* The memsw value the plan writes, MCG_KEEP when none. */
+static uint64_t planned_memsw(const struct fx *fx, const struct mcg_limit_req *req)
+{
+	struct mcg_limit_pre pre;
+	struct mcg_limit_plan pl;
+	size_t i;
+
+	assert_int_equal(mcg_limit_preflight(fx->g, req, &pre), 0);
+	assert_int_equal(mcg_limit_plan(fx->g, req, &pre, &pl), 0);
+	for (i = 0; i < pl.n; i++)
+		if (!strcmp(pl.w[i].knob, "memory.memsw.limit_in_bytes"))
+			return pl.w[i].value;
+	return MCG_KEEP;
+}
+
+static void test_resolve_table(void **state)
+{
+	struct fx v1, v2;
+	size_t i, k;
+
+	(void)state;
+	fx_make(&v1, 1, V1_STAT, 150 * MiB, 0);
+	app_put(&v1, "memory.limit_in_bytes", 512 * MiB);
+	app_put(&v1, "memory.memsw.limit_in_bytes", 768 * MiB);
+	fx_make(&v2, 2, V2_STAT, 150 * MiB, 0);
+	for (i = 0; i < MCG_ARRAY_SIZE(rcases); i++) {
+		const struct rcase *c = &rcases[i];
+		const struct fx *fx = c->version == 1 ? &v1 : &v2;
+		struct mcg_limit_spec spec = {.step = c->step, .flags = c->flags};
+		struct mcg_limit_error e;
+		struct mcg_limit_req req;
+		int r;
+
+		memcpy(spec.v, c->v, sizeof(spec.v));
+		r = mcg_limit_resolve(fx->g, &spec, &req, &e);
+		if (r != c->ret)
+			fail_msg("%s: returned %d (%s), want %d", c->what, r, e.why, c->ret);
+		if (r < 0) {
+			if (e.bad != c->bad || e.knob != c->knob || !strstr(e.why, c->why))
+				fail_msg("%s: bad %d knob %d why '%s', want %d %d '%s'", c->what,
+					 e.bad, e.knob, e.why, c->bad, c->knob, c->why);
+			continue;
+		}
+		for (k = 0; k < MCG_LK__COUNT; k++) {
+			uint64_t want = c->v[k] ? c->want[k] : MCG_KEEP;
+
+			if (req.v[k] != want)
+				fail_msg("%s: %s = %llu, want %llu", c->what, mcg_limit_knob_name(k),
+					 (unsigned long long)req.v[k], (unsigned long long)want);
+		}
+		assert_int_equal(req.step, c->want_step);
+		assert_int_equal(req.flags, c->flags & (MCG_LIMIT_ALLOW_OOM | MCG_LIMIT_FORCE));
+		if (c->memsw != UNSET && planned_memsw(fx, &req) != c->memsw)
+			fail_msg("%s: memsw %llu, want %llu", c->what,
+				 (unsigned long long)planned_memsw(fx, &req),
+				 (unsigned long long)c->memsw);
+	}
+	fx_free(&v1);
+	fx_free(&v2);
+}
+
+/* Cases the table cannot hold: the root, a parent's limit, a value that cannot be read. */
+static void test_resolve_context(void **state)
+{
+	struct mcg_limit_spec spec = {.step = NULL};
+	struct mcg_limit_error e;
+	struct mcg_limit_req req;
+	struct mcg_group *g;
+	char d[512];
+	struct fx fx;
+
+	(void)state;
+	fx_make(&fx, 2, V2_STAT, 150 * MiB, 0);
+	spec.v[MCG_LK_MAX] = "50%";
+	assert_int_equal(mcg_group_open(fx.ctx, "/", &g), 0);
+	assert_int_equal(mcg_limit_resolve(g, &spec, &req, &e), -EINVAL);
+	assert_int_equal(e.bad, MCG_LB_ROOT);
+	assert_string_equal(e.why, "the kernel has none there");
+	mcg_group_close(g);
+
+	/* NN% of the smallest limit above: app 512M */
+	app_put(&fx, "memory.max", 512 * MiB);
+	snprintf(d, sizeof(d), "%s/root/app/child", fx.dir);
+	mkdir(d, 0755);
+	put(d, "cgroup.controllers", "memory\n");
+	put(d, "memory.max", "max\n");
+	assert_int_equal(mcg_group_open(fx.ctx, "/app/child", &g), 0);
+	assert_int_equal(mcg_limit_resolve(g, &spec, &req, &e), 0);
+	assert_int_equal(req.v[MCG_LK_MAX], 256 * MiB);
+	mcg_group_close(g);
+
+	/* +N needs the current value: unreadable, a read error, not a usage error */
+	snprintf(d, sizeof(d), "%s/root/app/memory.low", fx.dir);
+	unlink(d);
+	mkdir(d, 0755);
+	spec.v[MCG_LK_MAX] = NULL;
+	spec.v[MCG_LK_LOW] = "+1M";
+	assert_true(mcg_limit_resolve(fx.g, &spec, &req, &e) < 0);
+	assert_int_equal(e.bad, MCG_LB_READ);
+	assert_int_equal(e.knob, MCG_LK_LOW);
+	fx_free(&fx);
+}
+
+/* ---- the whole operation, in-process ---- */
+
+static int journal_files(const struct fx *fx)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s/run/journal' 2>/dev/null)\"", fx->dir);
+	return system(cmd) == 0 ? 0 : 1;
+}
+
+static int planned_calls;
+static void count_planned(void *u, const struct mcg_limit_result *res)
+{
+	(void)u;
+	assert_true(res->plan.n > 0);
+	planned_calls++;
+}
+
+static void test_apply_in_process(void **state)
+{
+	struct mcg_limit_ops ops = {NULL, count_planned, NULL, NULL};
+	struct mcg_limit_spec spec = {.step = NULL};
+	struct mcg_limit_result res;
+	char run[512];
+	struct stat st;
+	struct fx fx;
+
+	(void)state;
+	fx_make(&fx, 1, V1_STAT, 150 * MiB, 0);
+	app_put(&fx, "memory.limit_in_bytes", 512 * MiB);
+	app_put(&fx, "memory.memsw.limit_in_bytes", 768 * MiB);
+	snprintf(run, sizeof(run), "%s/run", fx.dir);
+
+	/* a request wrong whatever the values: refused before the run directory is made */
+	spec.v[MCG_LK_MAX] = "12X";
+	assert_int_equal(mcg_limit_apply(fx.g, &spec, NULL, &ops, &res), -EINVAL);
+	assert_int_equal(res.stage, MCG_LS_REQUEST);
+	assert_int_equal(res.error.bad, MCG_LB_SIZE);
+	assert_int_equal(stat(run, &st), -1);
+
+	/* a dry run plans and writes nothing */
+	spec.v[MCG_LK_MAX] = "+256M";
+	spec.flags = MCG_LIMIT_DRY_RUN;
+	planned_calls = 0;
+	assert_int_equal(mcg_limit_apply(fx.g, &spec, NULL, &ops, &res), 0);
+	assert_int_equal(res.stage, MCG_LS_DONE);
+	assert_int_equal(planned_calls, 1);
+	assert_int_equal(res.plan.n, 2);
+	assert_int_equal(getu(&fx, "memory.limit_in_bytes"), 512 * MiB);
+
+	/* the real one: resolved under the lock, written, read back */
+	spec.flags = 0;
+	assert_int_equal(mcg_limit_apply(fx.g, &spec, NULL, &ops, &res), 0);
+	assert_int_equal(res.stage, MCG_LS_DONE);
+	assert_int_equal(planned_calls, 2);
+	assert_int_equal(res.req.v[MCG_LK_MAX], 768 * MiB);
+	assert_int_equal(getu(&fx, "memory.limit_in_bytes"), 768 * MiB);
+	assert_int_equal(getu(&fx, "memory.memsw.limit_in_bytes"), 1024 * MiB);
+	assert_int_equal(res.plan.w[1].after, 768 * MiB);
+	assert_int_equal(journal_files(&fx), 0);
+
+	/* relative to what is there under the lock: -1G of 768M is refused then */
+	spec.v[MCG_LK_MAX] = "-1G";
+	assert_int_equal(mcg_limit_apply(fx.g, &spec, NULL, &ops, &res), -ERANGE);
+	assert_int_equal(res.stage, MCG_LS_REQUEST);
+	assert_int_equal(getu(&fx, "memory.limit_in_bytes"), 768 * MiB);
+
+	/* below the floor (44 MiB of anon and shmem, no swap): refused, nothing written */
+	spec.v[MCG_LK_MAX] = "8M";
+	assert_int_equal(mcg_limit_apply(fx.g, &spec, NULL, &ops, &res), -ERANGE);
+	assert_int_equal(res.stage, MCG_LS_FLOOR);
+	assert_int_equal(res.pre.verdict, MCG_LV_BELOW_FLOOR);
+	assert_int_equal(getu(&fx, "memory.limit_in_bytes"), 768 * MiB);
+	assert_int_equal(journal_files(&fx), 0);
+	fx_free(&fx);
+}
+
+/* ---- the cancel shape ---- */
+
+static void test_cancel_check(void **state)
+{
+	static volatile sig_atomic_t flag;
+	struct mcg_cancel c;
+
+	(void)state;
+	assert_int_equal(mcg_cancel_check(NULL), 0);
+	mcg_cancel_init(&c, 0, NULL);
+	assert_int_equal(c.deadline_ns, 0);
+	assert_int_equal(mcg_cancel_check(&c), 0);
+	mcg_cancel_init(&c, 3600 * 1000, &flag);
+	assert_true(c.deadline_ns > mcg_monotonic_ns());
+	assert_int_equal(mcg_cancel_check(&c), 0);
+	flag = SIGINT;
+	assert_int_equal(mcg_cancel_check(&c), -EINTR);
+	c.deadline_ns = 1; /* long past */
+	assert_int_equal(mcg_cancel_check(&c), -EINTR); /* an interrupt wins over a timeout */
+	flag = 0;
+	assert_int_equal(mcg_cancel_check(&c), -ETIMEDOUT);
+}
+
+/* A deadline already past: a timeout, before any write (no journal either), read back. */
+static void test_apply_deadline_past(void **state)
+{
+	static volatile sig_atomic_t flag;
+	struct mcg_cancel c = {1, &flag};
+	struct mcg_limit_spec spec = {.step = NULL};
+	struct mcg_limit_result res;
+	int v;
+
+	(void)state;
+	for (v = 1; v <= 2; v++) {
+		struct fx fx;
+
+		fx_make(&fx, v, v == 1 ? V1_STAT : V2_STAT, 150 * MiB, 0);
+		app_put(&fx, v == 1 ? "memory.limit_in_bytes" : "memory.max", 512 * MiB);
+		spec.v[MCG_LK_MAX] = "100M";
+		spec.v[MCG_LK_SOFT] = v == 1 ? "64M" : NULL;
+		spec.v[MCG_LK_LOW] = v == 2 ? "64M" : NULL;
+		flag = 0;
+		assert_int_equal(mcg_limit_apply(fx.g, &spec, &c, NULL, &res), -ETIMEDOUT);
+		assert_int_equal(res.stage, MCG_LS_APPLY);
+		assert_true(res.fail.rolled_back);
+		assert_int_equal(res.fail.index, 0);
+		assert_false(res.plan.w[0].done);
+		if (v == 1) {
+			assert_int_equal(getu(&fx, "memory.limit_in_bytes"), 512 * MiB);
+			assert_true(getu(&fx, "memory.soft_limit_in_bytes") >= (1ULL << 62));
+		} else {
+			assert_int_equal(getu(&fx, "memory.max"), 512 * MiB);
+			assert_true(getu(&fx, "memory.high") == MCG_MAX);
+			assert_int_equal(getu(&fx, "memory.low"), 0);
+		}
+		assert_int_equal(journal_files(&fx), 0);
+		/* the same with the flag: an interrupt, told apart */
+		flag = SIGTERM;
+		assert_int_equal(mcg_limit_apply(fx.g, &spec, &c, NULL, &res), -EINTR);
+		assert_int_equal(res.stage, MCG_LS_APPLY);
+		assert_int_equal(getu(&fx, v == 1 ? "memory.limit_in_bytes" : "memory.max"),
+				 512 * MiB);
+		fx_free(&fx);
+	}
+}
+
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +821,11 @@ int main(void)
 		cmocka_unit_test(test_apply_and_rollback),
 		cmocka_unit_test(test_apply_cancelled),
 		cmocka_unit_test(test_systemd_unit),
+		cmocka_unit_test(test_resolve_table),
+		cmocka_unit_test(test_resolve_context),
+		cmocka_unit_test(test_apply_in_process),
+		cmocka_unit_test(test_cancel_check),
+		cmocka_unit_test(test_apply_deadline_past),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "memcg.h"
+#include "internal.h"
 
 #define KiB 1024ULL
 #define MiB (1024ULL * KiB)
@@ -173,12 +173,51 @@ static void test_parse_u64(void **state)
 	assert_true(mcg_parse_u64("", &v) < 0);
 }
 
+/*
+ * The syntax alone (MCG__SIZE_SYNTAX, what set-limit checks before it takes the
+ * lock): what no current value or parent limit can make valid is refused, the
+ * rest waits for the values.
+ */
+static void test_syntax_only(void **state)
+{
+	static const struct {
+		const char *in;
+		int ret;
+	} cases[] = {
+		{"512M", 0},	  {"+1G", 0},	     {"-1G", 0},	  {"50%", 0},
+		{"0", 0},	  {"max", 0},	     {"-1", 0},		  {"+100", 0},
+		{"12X", -EINVAL}, {"150%", -ERANGE}, {"512", -EINVAL},	  {"", -EINVAL},
+		{"1.5", -EINVAL}, {"+", -EINVAL},    {"50%x", -EINVAL},	  {"99999999999E", -ERANGE},
+	};
+	const unsigned fl = MCG_SIZE_MAX_OK | MCG_SIZE_PERCENT_OK | MCG_SIZE_RELATIVE_OK;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v;
+		char why[128] = "";
+		int r = mcg_size_parse(cases[i].in, fl | MCG__SIZE_SYNTAX, 0, MCG_MAX, &v, why,
+				       sizeof(why));
+
+		if (r != cases[i].ret)
+			fail_msg("'%s': %d (%s), want %d", cases[i].in, r, why, cases[i].ret);
+	}
+	/* and without it the same strings depend on the values */
+	{
+		uint64_t v;
+
+		assert_int_equal(mcg_size_parse("+1G", fl, 0, MCG_MAX, &v, NULL, 0), -EINVAL);
+		assert_int_equal(mcg_size_parse("50%", fl, 0, 0, &v, NULL, 0), -EINVAL);
+		assert_int_equal(mcg_size_parse("-1G", fl, 0, 0, &v, NULL, 0), -ERANGE);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),     cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_format),   cmocka_unit_test(test_duration),
-		cmocka_unit_test(test_parse_u64),
+		cmocka_unit_test(test_parse_u64), cmocka_unit_test(test_syntax_only),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

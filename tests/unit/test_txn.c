@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -669,6 +670,79 @@ static void test_stale_tmp_removed(void **state)
 	assert_int_equal(access(tmp, F_OK), -1);
 }
 
+/* The next writer restores a killed run's journal under the lock it just took, and goes on. */
+static void test_begin_recovering(void **state)
+{
+	struct fx *fx = *state;
+	struct mcg_txn *t = NULL;
+	char p[700], aside[700];
+
+	killed_run(fx);
+	/* reclaimd's way: only its own operation's journal; a set-limit one is left */
+	last_err = 0;
+	assert_int_equal(mcg_txn_begin_recovering(fx->g, MCG_TXN_RECOVER_OWN, "async-reclaim",
+						  NULL, err_cb, NULL, &t),
+			 -MCG_E_STALE_JOURNAL);
+	assert_null(t);
+	assert_int_equal(last_err, -MCG_E_STALE_JOURNAL);
+	assert_int_equal(journals(fx), 1);
+	assert_string_equal(get(fx, "memory.memsw.limit_in_bytes"), "268435456");
+
+	/* a journal that cannot be restored (the limit unreadable): kept, the begin refused */
+	snprintf(p, sizeof(p), "%s/memory.memsw.limit_in_bytes", fx->app);
+	snprintf(aside, sizeof(aside), "%s/memsw.aside", fx->dir);
+	assert_int_equal(rename(p, aside), 0);
+	assert_int_equal(mkdir(p, 0755), 0);
+	last_err = 0;
+	assert_int_equal(mcg_txn_begin_recovering(fx->g, 0, "empty", NULL, err_cb, NULL, &t),
+			 -MCG_E_STALE_JOURNAL);
+	assert_true(last_err < 0);
+	assert_int_equal(journals(fx), 1);
+	assert_int_equal(rmdir(p), 0);
+	assert_int_equal(rename(aside, p), 0);
+
+	/* restored under the lock, reported once, and the lock is ours */
+	seen = 0;
+	assert_int_equal(mcg_txn_begin_recovering(fx->g, 0, "empty", NULL, count_cb, NULL, &t), 0);
+	assert_int_equal(seen, 1);
+	assert_int_equal(journals(fx), 0);
+	assert_string_equal(get(fx, "memory.memsw.limit_in_bytes"), "805306368");
+	assert_int_equal(mcg_txn_begin(fx->g, 0, "other", &(struct mcg_txn *){NULL}),
+			 -MCG_E_LOCKED);
+	mcg_txn_free(t);
+
+	/* nothing to recover: a plain begin, the callback not called */
+	seen = 0;
+	assert_int_equal(mcg_txn_begin_recovering(fx->g, 0, "empty", NULL, count_cb, NULL, &t), 0);
+	assert_int_equal(seen, 0);
+	mcg_txn_free(t);
+}
+
+/* A wait for the lock ends at the cancel's deadline or on its flag, told apart. */
+static void test_begin_wait_cancelled(void **state)
+{
+	static volatile sig_atomic_t flag;
+	struct fx *fx = *state;
+	struct mcg_cancel c = {0, &flag};
+	struct mcg_txn *held, *t = NULL;
+
+	assert_int_equal(mcg_txn_begin(fx->g, 0, "holder", &held), 0);
+	mcg_cancel_init(&c, 30, &flag);
+	assert_int_equal(mcg_txn_begin_recovering(fx->g, MCG_TXN_WAIT, "waiter", &c, NULL, NULL, &t),
+			 -ETIMEDOUT);
+	assert_true(mcg_monotonic_ns() >= c.deadline_ns);
+	flag = SIGINT;
+	c.deadline_ns = 0;
+	assert_int_equal(mcg_txn_begin_recovering(fx->g, MCG_TXN_WAIT, "waiter", &c, NULL, NULL, &t),
+			 -EINTR);
+	assert_null(t);
+	mcg_txn_free(held);
+	flag = 0;
+	assert_int_equal(mcg_txn_begin_recovering(fx->g, MCG_TXN_WAIT, "waiter", &c, NULL, NULL, &t),
+			 0);
+	mcg_txn_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -688,6 +762,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reclaimer_conflict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_untrusted_rundir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_tmp_removed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_begin_recovering, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_begin_wait_cancelled, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
