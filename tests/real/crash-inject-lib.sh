@@ -174,6 +174,17 @@ ci_detail() {
 	return 0
 }
 
+# ci_no_sanitizer WHEN FILE...: no sanitizer report in the output of a next command
+ci_no_sanitizer() {
+	ci_when=$1
+	shift
+	for ci_f in "$@"; do
+		[ -f "$ci_f" ] && grep -qE 'Sanitizer|runtime error' "$ci_f" &&
+			ci_error "$ci_when: sanitizer report in $ci_f: $(grep -E -m1 'Sanitizer|runtime error' "$ci_f")"
+	done
+	return 0
+}
+
 # ci_expect_no_files WHEN DIR [PATTERN]: each file below DIR (matching PATTERN, an ERE) is
 # a leftover.
 ci_expect_no_files() {
@@ -197,7 +208,7 @@ ci_command() {
 	sed 's/^/  /' "$MCG_TMP/points"
 	while read -r sc count pts <&3; do
 		CI_SC=$sc
-		kills=0 w=$CI_WRONG l=$CI_LEFT e=$CI_ERRS tried=0 done=0
+		kills=0 ci_w=$CI_WRONG ci_l=$CI_LEFT ci_e=$CI_ERRS tried=0 done=0
 		last=0
 		for n in $pts; do
 			ci_try "$@" || break
@@ -210,7 +221,7 @@ ci_command() {
 			n=$((n + 1))
 		done
 		[ $done = 1 ] || ci_error "$sc: no run completed up to injection point $((n - 1))"
-		say "  $name/$sc: $tried injection point(s) of $count call(s), $kills kill(s), $((CI_WRONG - w)) wrong limit(s), $((CI_LEFT - l)) leftover(s), $((CI_ERRS - e)) error(s)"
+		say "  $name/$sc: $tried injection point(s) of $count call(s), $kills kill(s), $((CI_WRONG - ci_w)) wrong limit(s), $((CI_LEFT - ci_l)) leftover(s), $((CI_ERRS - ci_e)) error(s)"
 	done 3<"$MCG_TMP/points"
 	line="crash-inject $name: $((CI_KILLS - k0)) kills injected, $((CI_WRONG - w0)) wrong limits, $((CI_LEFT - l0)) leftovers, $((CI_ERRS - e0)) errors, $((CI_STALE - s0)) stale lock files, $(($(date +%s) - t0)) s"
 	say "$line"

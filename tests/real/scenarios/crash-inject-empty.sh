@@ -49,6 +49,7 @@ next() {
 
 CI_ROT=0
 ci_check() {
+	rm -f "$MCG_TMP/next.err" "$MCG_TMP/rec.err"
 	killed_at=$(knob "$CG" memory.limit_in_bytes)
 	CI_ROT=$((CI_ROT + 1))
 	case $((CI_ROT % 3)) in
@@ -70,6 +71,7 @@ ci_check() {
 		;;
 	esac
 	ci_expect_no_files "after the next command" "$RUN"
+	ci_no_sanitizer "the next command" "$MCG_TMP"/next.err "$MCG_TMP"/rec.err
 }
 
 ci_after_reference() {

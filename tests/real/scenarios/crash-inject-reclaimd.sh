@@ -4,8 +4,8 @@
 # a burst: async reclaim enabled on a scratch cgroup whose page cache is above the high
 # watermark. The daemon is the one 'async-reclaim enable' starts ('reclaimd --foreground'),
 # started under strace. Then the next command: 'recover' and a daemon started by 'reclaimd',
-# a daemon that recovers its own journal on start, or 'async-reclaim enable' again (a dead
-# daemon's pid file must not stop it from starting one). Read back from the kernel, the limit
+# a daemon that recovers its own journal on start, 'async-reclaim enable' again (a dead
+# daemon's pid file must not stop it from starting one), or 'empty' (which recovers first). Read back from the kernel, the limit
 # is the original one (reclaimd never means to change it); no journal, lock, pid file or .tmp
 # is left, and the enable file is the one enable wrote.
 set -eu
@@ -117,7 +117,8 @@ CI_ROT=0
 ci_check() {
 	killed_at=$(knob "$CG" memory.limit_in_bytes)
 	CI_ROT=$((CI_ROT + 1))
-	case $((CI_ROT % 3)) in
+	: >"$MCG_TMP/next.err"
+	case $((CI_ROT % 4)) in
 	0)
 		run_next recover "$MEMCGCTL" recover "$CGREL"
 		limit_is "after recover"
@@ -160,7 +161,15 @@ ci_check() {
 			ci_error "enable again did not start reclaimd: $(cat "$MCG_TMP/next.out")"
 		started_daemon "reclaimd started by enable"
 		;;
+	3)
+		# empty restores the journal first, then steps the limit and puts it back
+		run_next "the next empty" "$MEMCGCTL" empty "$CGREL" --batch 1024
+		limit_is "after the next empty"
+		run_next "reclaimd after empty" "$MEMCGCTL" reclaimd --state-dir "$SD"
+		started_daemon "reclaimd after empty"
+		;;
 	esac
+	ci_no_sanitizer "the next command" "$MCG_TMP/next.err" "$SD/reclaimd.log"
 	limit_is "after the next command"
 	ci_expect_no_files "after the next command" "$RUN" '^journal/'
 	state_clean "after the next command"

@@ -43,6 +43,7 @@ next_set_limit() {
 
 CI_ROT=0
 ci_check() {
+	rm -f "$MCG_TMP/next.err" "$MCG_TMP/rec.err"
 	killed_at=$(pair)
 	CI_ROT=$((CI_ROT + 1))
 	case $((CI_ROT % 3)) in
@@ -75,6 +76,7 @@ ci_check() {
 		;;
 	esac
 	ci_expect_no_files "after the next command" "$RUN"
+	ci_no_sanitizer "the next command" "$MCG_TMP"/next.err "$MCG_TMP"/rec.err
 }
 
 ci_after_reference() {
