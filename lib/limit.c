@@ -11,6 +11,13 @@
 #define NO_PROGRESS_TRIES 3
 /* With a deadline, the nap between attempts that made no progress: writeback's turn. */
 #define STALL_NAP_MS 20
+/*
+ * With a deadline and no step asked for, a shrink still goes in writes of at
+ * most this much: the deadline is checked between writes, and one write that
+ * reclaims gigabytes through dirty page cache would outlast it (no timer
+ * interrupts it: the library owns no signal).
+ */
+#define DEADLINE_STEP (64ULL << 20)
 
 static const char *const knob_names[MCG_LK__COUNT] = {
 	[MCG_LK_MAX] = "max", [MCG_LK_HIGH] = "high", [MCG_LK_LOW] = "low",
@@ -571,6 +578,7 @@ struct run {
 	const struct mcg_limit_ops *ops;
 	uint64_t start_ns;
 	bool deadline; /* keep retrying a shrink that stalls, until the deadline */
+	uint64_t step; /* the request's step, else DEADLINE_STEP with a deadline, else 0 */
 	unsigned steps;
 };
 
@@ -638,7 +646,7 @@ static int write_retrying(struct run *run, const char *knob, uint64_t v, uint64_
 	}
 }
 
-/* v1: lower the limit to W->value, in steps of req->step, each write reclaiming. */
+/* v1: lower the limit to W->value, in steps of run->step, each write reclaiming. */
 static int v1_shrink(struct run *run, struct mcg_limit_write *w, uint64_t *ret_usage)
 {
 	uint64_t cur = w->before, usage, next, ps = (uint64_t)mcg_page_size();
@@ -652,11 +660,11 @@ static int v1_shrink(struct run *run, struct mcg_limit_write *w, uint64_t *ret_u
 		if (cur <= w->value)
 			return 0;
 		next = w->value;
-		if (run->req->step) {
+		if (run->step) {
 			uint64_t from = cur < usage ? cur : usage;
 
-			if (from > w->value + run->req->step)
-				next = (from - run->req->step) / ps * ps;
+			if (from > w->value + run->step)
+				next = (from - run->step) / ps * ps;
 		}
 		progress(run, usage, w->value, cur);
 		r = write_retrying(run, w->knob, next, ret_usage);
@@ -689,8 +697,8 @@ static int v2_reclaim(struct run *run, struct mcg_limit_write *w, uint64_t *ret_
 		{
 			uint64_t ask = usage - w->value;
 
-			if (run->req->step && ask > run->req->step)
-				ask = run->req->step;
+			if (run->step && ask > run->step)
+				ask = run->step;
 			r = write_val(run, "memory.reclaim", (ask + ps - 1) / ps * ps);
 		}
 		run->steps++;
@@ -723,6 +731,7 @@ int mcg__limit_apply_plan(struct mcg_txn *t, const struct mcg_limit_req *req,
 
 	run.start_ns = mcg_monotonic_ns();
 	run.deadline = mcg__cancel_has_deadline(cancel);
+	run.step = req->step ? req->step : run.deadline ? DEADLINE_STEP : 0;
 	/* Not even a journal once cancelled or past the deadline. */
 	r = check(&run);
 	if (r < 0)
