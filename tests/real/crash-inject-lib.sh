@@ -126,11 +126,11 @@ ci_syscalls() {
 # ci_run SYSCALL N CMD...: run CMD with a SIGKILL injected at its Nth SYSCALL. Sets CI_KILLED
 # (1 if killed), CI_AT (the call it was killed at), CI_RC (exit status if not killed).
 ci_run() {
-	sc=$1
-	n=$2
+	ci_rsc=$1
+	ci_rn=$2
 	shift 2
 	set +e
-	ci_exec -f -o "$MCG_TMP/inj.trace" -e trace="$sc" -e inject="$sc:signal=KILL:when=$n" \
+	ci_exec -f -o "$MCG_TMP/inj.trace" -e trace="$ci_rsc" -e inject="$ci_rsc:signal=KILL:when=$ci_rn" \
 		"$@" </dev/null >"$MCG_TMP/inj.out" 2>"$MCG_TMP/inj.err"
 	CI_RC=$?
 	set -e

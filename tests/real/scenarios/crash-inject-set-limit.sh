@@ -3,7 +3,8 @@
 # SIGKILL 'set-limit --step --swap' at each write-like syscall in turn (strace fault injection),
 # then run the next command: 'recover', 'empty' (which recovers first) or another set-limit.
 # Read back from the kernel, limit and memsw are the original pair or the requested pair, never
-# a step in between or a mix; no journal, .tmp or lock is left in the run directory.
+# a step in between or a mix; no journal, .tmp or lock is left in the run directory. Then the
+# same for 'recover' killed while it restores a journal left by a killed set-limit.
 set -eu
 . "$MCG_TESTLIB"
 . "$MCG_SRCDIR/tests/real/crash-inject-lib.sh"
@@ -89,4 +90,42 @@ ci_after_complete() {
 }
 
 ci_command set-limit "$MEMCGCTL" set-limit "$CGREL" "$REQ" --step 4M --swap 0
+
+# recover itself killed at each of its writes: a set-limit killed just before it removed its
+# journal (both knobs at the requested values) is the start; then recover again. The pair
+# is the original one (a killed recover may leave one knob back already), the run dir clean.
+JOURNAL_UNLINK=$(awk '$2 ~ /^unlinkat\(/ { n++ } $2 ~ /^unlinkat\(/ && /\.journal"/ { print n; exit }' "$MCG_TMP/ref.trace")
+[ -n "$JOURNAL_UNLINK" ] || fail "no unlink of the journal in set-limit's reference run"
+ci_prepare() {
+	rm -rf "$RUN"
+	echo -1 >"$CG/memory.memsw.limit_in_bytes"
+	echo "$L0" >"$CG/memory.limit_in_bytes"
+	ci_run unlinkat "$JOURNAL_UNLINK" "$MEMCGCTL" set-limit "$CGREL" "$REQ" --swap 0
+	[ "$CI_KILLED" = 1 ] && [ "$(pair)" = "$WANT" ] && [ -n "$(ci_files "$RUN/journal")" ] ||
+		fail "set-limit killed at unlinkat #$JOURNAL_UNLINK: not the start wanted (limit/memsw $(pair), journal: $(ci_files "$RUN/journal"))"
+}
+ci_check() {
+	rm -f "$MCG_TMP/rec.err"
+	killed_at=$(pair)
+	set +e
+	"$MEMCGCTL" recover "$CGREL" >"$MCG_TMP/rec.out" 2>"$MCG_TMP/rec.err"
+	rc=$?
+	set -e
+	[ $rc = 0 ] || ci_error "recover after a killed recover exited $rc: $(cat "$MCG_TMP/rec.out" "$MCG_TMP/rec.err" | head -3)"
+	got=$(pair)
+	[ "$got" = "$ORIG" ] || ci_wrong "limit/memsw $got after recover (the killed recover left $killed_at), expected $ORIG"
+	ci_expect_no_files "after recover" "$RUN/journal"
+	next_set_limit "recover, then set-limit"
+	ci_expect_no_files "after the next command" "$RUN"
+	ci_no_sanitizer "recover" "$MCG_TMP"/rec.err "$MCG_TMP"/next.err
+}
+ci_after_reference() {
+	assert_eq "reference run of recover: limit/memsw" "$ORIG" "$(pair)"
+}
+ci_after_complete() {
+	got=$(pair)
+	[ "$got" = "$ORIG" ] || ci_wrong "limit/memsw $got after a complete recover, expected $ORIG"
+	ci_expect_no_files "after a complete recover" "$RUN/journal"
+}
+ci_command "recover (of a killed set-limit)" "$MEMCGCTL" recover "$CGREL"
 ci_finish
