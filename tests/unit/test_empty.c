@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "memcg.h"
+#include "fx-files.h"
 
 #define PAGE ((uint64_t)mcg_page_size())
 
@@ -153,18 +154,6 @@ static void test_stop_names(void **state)
 }
 
 /* ---- mcg_empty_run on a fake v1 tree: the cancel shape ---- */
-
-static void put(const char *dir, const char *name, const char *val)
-{
-	char p[512];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(val, f);
-	fclose(f);
-}
 
 static uint64_t knob(struct mcg_group *g, const char *name)
 {

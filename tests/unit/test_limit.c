@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "fx-files.h"
 
 #define MiB (1024ULL * 1024)
 
@@ -22,18 +23,6 @@ struct fx {
 	struct mcg_ctx *ctx;
 	struct mcg_group *g;
 };
-
-static void put(const char *dir, const char *name, const char *val)
-{
-	char p[512];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(val, f);
-	fclose(f);
-}
 
 static void putu(const char *dir, const char *name, unsigned long long v)
 {
@@ -133,6 +122,14 @@ static const char V2_STAT[] = "anon 41943040\nfile 104857600\nkernel 8388608\nsh
 static const char V1_STAT[] = "total_cache 104857600\ntotal_rss 41943040\ntotal_shmem 4194304\n"
 			      "total_dirty 2097152\ntotal_writeback 0\ntotal_unevictable 0\n"
 			      "hierarchical_memory_limit 9223372036854771712\n";
+
+/* v1, limit 512M, memsw 768M: 256M of swap allowed. */
+static void fx_make_v1_512(struct fx *fx)
+{
+	fx_make(fx, 1, V1_STAT, 150 * MiB, 0);
+	app_put(fx, "memory.limit_in_bytes", 512 * MiB);
+	app_put(fx, "memory.memsw.limit_in_bytes", 768 * MiB);
+}
 
 static void test_supported(void **state)
 {
@@ -296,10 +293,7 @@ static void test_plan_v1_memsw_order(void **state)
 	struct fx fx;
 
 	(void)state;
-	fx_make(&fx, 1, V1_STAT, 150 * MiB, 0);
-	/* limit 512M, memsw 768M: 256M of swap allowed */
-	app_put(&fx, "memory.limit_in_bytes", 512 * MiB);
-	app_put(&fx, "memory.memsw.limit_in_bytes", 768 * MiB);
+	fx_make_v1_512(&fx);
 	mcg_limit_req_init(&req);
 
 	/* grow past memsw: memsw first, keeping the allowance */
@@ -364,9 +358,7 @@ static void test_apply_and_rollback(void **state)
 	char p[512];
 
 	(void)state;
-	fx_make(&fx, 1, V1_STAT, 150 * MiB, 0);
-	app_put(&fx, "memory.limit_in_bytes", 512 * MiB);
-	app_put(&fx, "memory.memsw.limit_in_bytes", 768 * MiB);
+	fx_make_v1_512(&fx);
 	mcg_limit_req_init(&req);
 	req.v[MCG_LK_MAX] = 1024 * MiB;
 	req.v[MCG_LK_SOFT] = 256 * MiB;
@@ -583,9 +575,7 @@ static void test_resolve_table(void **state)
 	size_t i, k;
 
 	(void)state;
-	fx_make(&v1, 1, V1_STAT, 150 * MiB, 0);
-	app_put(&v1, "memory.limit_in_bytes", 512 * MiB);
-	app_put(&v1, "memory.memsw.limit_in_bytes", 768 * MiB);
+	fx_make_v1_512(&v1);
 	fx_make(&v2, 2, V2_STAT, 150 * MiB, 0);
 	for (i = 0; i < MCG_ARRAY_SIZE(rcases); i++) {
 		const struct rcase *c = &rcases[i];
@@ -693,9 +683,7 @@ static void test_apply_in_process(void **state)
 	struct fx fx;
 
 	(void)state;
-	fx_make(&fx, 1, V1_STAT, 150 * MiB, 0);
-	app_put(&fx, "memory.limit_in_bytes", 512 * MiB);
-	app_put(&fx, "memory.memsw.limit_in_bytes", 768 * MiB);
+	fx_make_v1_512(&fx);
 	snprintf(run, sizeof(run), "%s/run", fx.dir);
 
 	/* a request wrong whatever the values: refused before the run directory is made */

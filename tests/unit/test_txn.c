@@ -15,24 +15,13 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "fx-files.h"
 
 struct fx {
 	char dir[256], app[600];
 	struct mcg_ctx *ctx;
 	struct mcg_group *g;
 };
-
-static void put(const char *dir, const char *name, const char *val)
-{
-	char p[512];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(val, f);
-	fclose(f);
-}
 
 static const char *get(struct fx *fx, const char *knob)
 {

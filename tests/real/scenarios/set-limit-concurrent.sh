@@ -1,7 +1,8 @@
 #!/bin/sh
 # tiers: v1 v2
 # One writer per cgroup: a second set-limit fails with the lock message (exit 75) and
-# changes nothing; with --wait it runs after the first one ends.
+# changes nothing; with --wait it runs after the first one ends, and --timeout bounds that
+# wait (exit 1) as SIGINT ends it (130), changing nothing either.
 set -eu
 . "$MCG_TESTLIB"
 require_cgroups
@@ -30,6 +31,24 @@ assert_status "second without --wait" 75 "$MEMCGCTL" set-limit "$CGREL" 300M
 echo "$LAST_ERR" | grep -q "cannot change '$CGREL': another memcgctl is changing it; use --wait" ||
 	fail "message: $LAST_ERR"
 assert_eq "limit untouched by the second" "$mid" "$(knob "$CG" "$K_LIMIT")"
+
+# --timeout bounds the wait for the lock; SIGINT during the wait is an interrupt: told apart
+assert_status "--wait --timeout while locked" 1 "$MEMCGCTL" set-limit "$CGREL" 300M --wait --timeout 300ms
+echo "$LAST_ERR" | grep -q "cannot change '$CGREL': timed out waiting for another memcgctl" ||
+	fail "message: $LAST_ERR"
+"$MEMCGCTL" set-limit "$CGREL" 300M --wait --timeout 60s >/dev/null 2>"$MCG_TMP/w.err" &
+waiter=$!
+echo "$waiter" >>"$MCG_CLEAN_PIDS"
+sleep 0.3
+kill -INT "$waiter"
+set +e
+wait "$waiter"
+st=$?
+set -e
+assert_eq "waiter interrupted" 130 $st
+grep -q "interrupted waiting for another memcgctl" "$MCG_TMP/w.err" || fail "message: $(cat "$MCG_TMP/w.err")"
+kill -0 "$first" 2>/dev/null || fail "the first memcgctl ended with the waiters"
+assert_eq "limit untouched by the waiters" "$mid" "$(knob "$CG" "$K_LIMIT")"
 
 "$MEMCGCTL" set-limit "$CGREL" 300M --wait >"$MCG_TMP/second" 2>&1 &
 second=$!

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tiers: v1 v2
-# Shrinking a cgroup full of page cache (clean, then dirty): the kernel's limit is the
-# target, usage fits under it, and the page cache was reclaimed (memory.stat).
+# Shrinking a cgroup full of page cache (clean, then dirty, then with --timeout): the
+# kernel's limit is the target, usage fits under it, and the page cache was reclaimed.
 set -eu
 . "$MCG_TESTLIB"
 require_cgroups
@@ -22,5 +22,13 @@ assert_status "shrink dirty cache to 16M in 8M steps" 0 "$MEMCGCTL" set-limit "$
 assert_eq "limit" 16777216 "$(knob "$CG" "$K_LIMIT")"
 assert_le "usage" "$(knob "$CG" "$K_USAGE")" 16777216
 assert_le "dirty within the limit" "$(stat_key "$CG" $DIRTY)" 16777216
+
+# a deadline and no --step: the shrink goes in bounded writes (the deadline is checked
+# between them, no timer interrupts one) and still reaches the target
+assert_status "grow again" 0 "$MEMCGCTL" set-limit "$CGREL" 512M
+run_in "$CG" "$MCG_LOAD" write "$MCG_DATA/clean2" 192 --sync >/dev/null
+assert_status "shrink 192M of cache to 32M with --timeout" 0 "$MEMCGCTL" set-limit "$CGREL" 32M --timeout 60s
+assert_eq "limit" 33554432 "$(knob "$CG" "$K_LIMIT")"
+assert_le "usage" "$(knob "$CG" "$K_USAGE")" 33554432
 [ -z "$(ls "$MEMCGCTL_RUNDIR/journal" 2>/dev/null)" ] || fail "journal left: $(ls "$MEMCGCTL_RUNDIR/journal")"
 ok "no journal left"
