@@ -54,7 +54,7 @@ ci_exec() {
 	done
 	if ci_alive "$ci_spid"; then
 		# strace's child is the daemon (--foreground: it does not fork)
-		ci_dpid=$(cat "/proc/$ci_spid/task/$ci_spid/children" 2>/dev/null | awk '{ print $1 }')
+		ci_dpid=$(awk '{ print $1 }' "/proc/$ci_spid/task/$ci_spid/children" 2>/dev/null)
 		if [ -n "$ci_dpid" ]; then
 			kill -TERM "$ci_dpid" 2>/dev/null || true
 			i=0

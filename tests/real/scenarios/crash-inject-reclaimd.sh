@@ -61,7 +61,7 @@ trap 'st=$?; stop_daemon || true; (exit $st); mcg_cleanup' EXIT
 # down to the low one), and no journal (a burst holds one)
 ci_daemon_idle() {
 	[ "$(knob "$CG" memory.usage_in_bytes)" -lt "$HIGH" ] || return 1
-	! ls "$RUN/journal/" 2>/dev/null | grep -q '\.journal$'
+	! ci_files "$RUN/journal" | grep -q '\.journal$'
 }
 
 # Each run from the same start: no run directory, the state directory as enable left it,
