@@ -54,8 +54,9 @@ stop_daemon() {
 	fi
 	return 0
 }
-# (mcg_cleanup exits with the status it finds in $?: keep the scenario's)
-trap 'st=$?; stop_daemon || true; (exit $st); mcg_cleanup' EXIT
+# (mcg_cleanup exits with the status it finds in $?: keep the scenario's; set +e first, or
+# that "(exit 1)" would end the trap before the cgroups are removed)
+trap 'st=$?; set +e; stop_daemon; (exit $st); mcg_cleanup' EXIT
 
 # no burst under way: usage below the high watermark (a burst starts above it, and goes on
 # down to the low one), and no journal (a burst holds one)
