@@ -411,17 +411,14 @@ int mcg_proc_read_u64(const struct mcg_ctx *ctx, const char *rel, uint64_t *ret)
 
 int mcg_mem_total(const struct mcg_ctx *ctx, uint64_t *ret)
 {
-	char buf[8192];
-	ssize_t n = mcg_proc_read(ctx, "meminfo", buf, sizeof(buf));
-	const char *p;
-	unsigned long long kb;
+	struct mcg__meminfo m;
+	int r = mcg__meminfo_read(ctx, &m);
 
-	if (n < 0)
-		return (int)n;
-	p = strstr(buf, "MemTotal:");
-	if (!p || sscanf(p, "MemTotal: %llu kB", &kb) != 1)
+	if (r < 0)
+		return r;
+	if (!(m.valid & 1u << MCG__MI_TOTAL))
 		return -EINVAL;
-	*ret = (uint64_t)kb * 1024;
+	*ret = m.v[MCG__MI_TOTAL];
 	return 0;
 }
 

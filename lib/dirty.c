@@ -42,56 +42,60 @@ const char *mcg_dirty_state_name(enum mcg_dirty_state s)
  */
 int mcg_dirty_reserve_parse(const char *text, uint64_t *ret)
 {
-	uint64_t total = 0, high = 0, managed = 0, prot = 0;
-	bool in_zone = false, have_high = false, have_managed = false, any = false;
-	const char *p = text;
+	uint64_t total = 0, high = 0, managed = 0, prot = 0, v;
+	bool in_zone = false, have_high = false, have_managed = false, any = false, end = false;
+	const char *pos = text;
+	struct mcg__kv kv;
 
-	for (;;) {
-		const char *eol = strchr(p, '\n');
-		const char *s = p;
-		unsigned long long v;
+	while (!end) {
+		bool node;
 
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!strncmp(p, "Node ", 5) || !*p) {
+		end = !mcg__kv_next(&pos, &kv);
+		/* "Node 0, zone   Normal" starts a zone (unindented); the end closes the last */
+		node = !end && kv.key == kv.line && mcg__kv_is(&kv, "Node", 4);
+		if (end || node) {
 			if (in_zone) {
 				if (!have_high || !have_managed)
 					return -EINVAL;
 				total += min_u64(high + prot, managed);
 				any = true;
 			}
-			if (!*p)
+			if (end)
 				break;
-			in_zone = strstr(p, "zone") && (!eol || strstr(p, "zone") < eol);
+			in_zone = memmem(kv.val, (size_t)(kv.eol - kv.val), "zone", 4) != NULL;
 			high = managed = prot = 0;
 			have_high = have_managed = false;
-		} else if (in_zone && sscanf(s, "high %llu", &v) == 1) {
+			continue;
+		}
+		if (!in_zone)
+			continue;
+		/* "high N" is the watermark; the per-cpu pagesets' "high:  N" is not */
+		if (mcg__kv_is(&kv, "high", 4) && kv.key[4] != ':' &&
+		    mcg__kv_u64(kv.val, kv.eol, &v)) {
 			high = v;
 			have_high = true;
-		} else if (in_zone && sscanf(s, "managed %llu", &v) == 1) {
+		} else if (mcg__kv_is(&kv, "managed", 7) && kv.key[7] != ':' &&
+			   mcg__kv_u64(kv.val, kv.eol, &v)) {
 			managed = v;
 			have_managed = true;
-		} else if (in_zone && !strncmp(s, "protection:", 11)) {
-			const char *q = s + 11;
-			char *end;
+		} else if (mcg__kv_is(&kv, "protection", 10) && kv.key[10] == ':') {
+			const char *q = kv.val;
 
 			prot = 0;
-			while (*q && *q != '\n' && *q != ')') {
+			while (q < kv.eol && *q != ')') {
 				if (*q >= '0' && *q <= '9') {
-					v = strtoull(q, &end, 10);
-					if (v > prot)
+					const char *d = q;
+
+					while (d < kv.eol && *d >= '0' && *d <= '9')
+						d++;
+					if (mcg__kv_u64(q, d, &v) && v > prot)
 						prot = v;
-					q = end;
+					q = d;
 				} else {
 					q++;
 				}
 			}
 		}
-		if (!eol) {
-			p += strlen(p);
-			continue;
-		}
-		p = eol + 1;
 	}
 	if (!any)
 		return -EINVAL;
@@ -174,7 +178,10 @@ int mcg_dirty_global_read(const struct mcg_ctx *ctx, struct mcg_dirty_global *re
 {
 	struct mcg_dirty_global g = {0};
 	char buf[16384], *zbuf;
-	uint64_t v, ia = 0, af = 0, kb;
+	struct mcg__vmstat vm;
+	struct mcg__meminfo mi;
+	unsigned need;
+	uint64_t v;
 	ssize_t n;
 	int r;
 
@@ -190,17 +197,22 @@ int mcg_dirty_global_read(const struct mcg_ctx *ctx, struct mcg_dirty_global *re
 	n = mcg_proc_read(ctx, "vmstat", buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
-	if ((r = mcg_keyed_get(buf, "nr_dirty", &g.nr_dirty)) < 0 ||
-	    (r = mcg_keyed_get(buf, "nr_writeback", &g.nr_writeback)) < 0 ||
-	    (r = mcg_keyed_get(buf, "nr_inactive_file", &ia)) < 0 ||
-	    (r = mcg_keyed_get(buf, "nr_active_file", &af)) < 0 ||
-	    (r = mcg_keyed_get(buf, "nr_free_pages", &g.vmstat_free)) < 0)
-		return r == -ENOENT ? -EINVAL : r;
-	g.file = ia + af;
-	mcg_keyed_get(buf, "nr_dirtied", &g.nr_dirtied);
-	mcg_keyed_get(buf, "nr_written", &g.nr_written);
-	g.kernel_valid = !mcg_keyed_get(buf, "nr_dirty_threshold", &g.kernel_thresh) &&
-			 !mcg_keyed_get(buf, "nr_dirty_background_threshold", &g.kernel_bg_thresh);
+	mcg__vmstat_parse(buf, &vm);
+	need = 1u << MCG__VM_NR_DIRTY | 1u << MCG__VM_NR_WRITEBACK | 1u << MCG__VM_NR_INACTIVE_FILE |
+	       1u << MCG__VM_NR_ACTIVE_FILE | 1u << MCG__VM_NR_FREE_PAGES;
+	if ((vm.valid & need) != need)
+		return -EINVAL;
+	g.nr_dirty = vm.v[MCG__VM_NR_DIRTY];
+	g.nr_writeback = vm.v[MCG__VM_NR_WRITEBACK];
+	g.file = vm.v[MCG__VM_NR_INACTIVE_FILE] + vm.v[MCG__VM_NR_ACTIVE_FILE];
+	g.vmstat_free = vm.v[MCG__VM_NR_FREE_PAGES];
+	g.nr_dirtied = vm.v[MCG__VM_NR_DIRTIED];
+	g.nr_written = vm.v[MCG__VM_NR_WRITTEN];
+	g.kernel_valid = (vm.valid & 1u << MCG__VM_DIRTY_THRESH) && (vm.valid & 1u << MCG__VM_DIRTY_BG_THRESH);
+	if (g.kernel_valid) {
+		g.kernel_thresh = vm.v[MCG__VM_DIRTY_THRESH];
+		g.kernel_bg_thresh = vm.v[MCG__VM_DIRTY_BG_THRESH];
+	}
 
 	/*
 	 * MemFree is the sum the kernel's global_dirtyable_memory() reads. On
@@ -208,16 +220,8 @@ int mcg_dirty_global_read(const struct mcg_ctx *ctx, struct mcg_dirty_global *re
 	 * project's host) the kernel's thresholds follow MemFree.
 	 */
 	g.free = g.vmstat_free;
-	n = mcg_proc_read(ctx, "meminfo", buf, sizeof(buf));
-	if (n >= 0) {
-		const char *p = strstr(buf, "MemFree:");
-		unsigned long long k;
-
-		if (p && sscanf(p, "MemFree: %llu kB", &k) == 1) {
-			kb = k;
-			g.free = kb * 1024 / g.page_size;
-		}
-	}
+	if (mcg__meminfo_read(ctx, &mi) == 0 && (mi.valid & 1u << MCG__MI_FREE))
+		g.free = mi.v[MCG__MI_FREE] / g.page_size;
 
 	zbuf = malloc(1 << 20);
 	if (!zbuf)
@@ -284,45 +288,41 @@ enum mcg_dirty_state mcg_dirty_global_state(const struct mcg_dirty_global *g)
 
 /* ---- one cgroup ------------------------------------------------------- */
 
+/* The counters 'dirty' reads (v1: the hierarchical total_ keys only, like v2's recursive ones). */
+static uint64_t dirty_keys(int version)
+{
+	uint64_t k = 1ULL << MCG_K_DIRTY | 1ULL << MCG_K_WRITEBACK | 1ULL << MCG_K_INACTIVE_FILE |
+		     1ULL << MCG_K_ACTIVE_FILE;
+
+	/* v1: memory.stat's hierarchical_memory_limit; v2: the ancestors' max, high, current */
+	if (version == 2)
+		return k | 1ULL << MCG_K_LIMIT | 1ULL << MCG_K_HIGH | 1ULL << MCG_K_USAGE;
+	return k | 1ULL << MCG_K_EFFECTIVE_LIMIT;
+}
+
+int mcg_dirty_cg_from_record(const struct mcg_record *r, int version, struct mcg_dirty_cg *ret)
+{
+	if (!mcg_record_has(r, MCG_K_DIRTY) || !mcg_record_has(r, MCG_K_WRITEBACK))
+		return -ENOENT;
+	ret->dirty = r->v[MCG_K_DIRTY];
+	ret->writeback = r->v[MCG_K_WRITEBACK];
+	ret->file = mcg_record_get(r, MCG_K_INACTIVE_FILE, 0) + mcg_record_get(r, MCG_K_ACTIVE_FILE, 0);
+	if (version != 2)
+		ret->limit = mcg_record_get(r, MCG_K_EFFECTIVE_LIMIT, MCG_MAX);
+	return 0;
+}
+
 int mcg_dirty_stat_parse(const char *text, int version, struct mcg_dirty_cg *ret)
 {
-	/* v1: the hierarchical total_* keys, like v2's (recursive) ones. */
-	static const char *const v1[] = {"total_dirty", "total_writeback", "total_inactive_file",
-					 "total_active_file", "hierarchical_memory_limit"};
-	static const char *const v2[] = {"file_dirty", "file_writeback", "inactive_file",
-					 "active_file", NULL};
-	const char *const *keys = version == 2 ? v2 : v1;
-	uint64_t val[5] = {0};
-	unsigned found = 0, want = version == 2 ? 0xf : 0x1f;
-	const char *p = text;
+	struct mcg__plan p;
+	struct mcg_record r;
+	int e = mcg__plan_init(&p, version, dirty_keys(version), 0);
 
-	while (*p && found != want) {
-		const char *sp = strchr(p, ' '), *eol = strchr(p, '\n');
-		unsigned k;
-
-		if (!eol)
-			eol = p + strlen(p);
-		if (sp && sp < eol) {
-			size_t klen = (size_t)(sp - p);
-
-			for (k = 0; k < 5; k++) {
-				if (keys[k] && strlen(keys[k]) == klen && !memcmp(p, keys[k], klen)) {
-					val[k] = strtoull(sp + 1, NULL, 10);
-					found |= 1u << k;
-					break;
-				}
-			}
-		}
-		p = *eol ? eol + 1 : eol;
-	}
-	if ((found & 0x3) != 0x3)
-		return -ENOENT;
-	ret->dirty = val[0];
-	ret->writeback = val[1];
-	ret->file = val[2] + val[3];
-	if (version != 2)
-		ret->limit = (found & 0x10) && val[4] < mcg__v1_unlimited() ? val[4] : MCG_MAX;
-	return 0;
+	if (e < 0)
+		return e;
+	r.valid = 0;
+	mcg__plan_parse(&p, (unsigned)mcg__plan_slot(&p, MCG_K_DIRTY), text, &r);
+	return mcg_dirty_cg_from_record(&r, version, ret);
 }
 
 void mcg_dirty_cg_eval(struct mcg_dirty_cg *c, int version, const struct mcg_dirty_global *g)
@@ -364,15 +364,17 @@ void mcg_dirty_cg_eval(struct mcg_dirty_cg *c, int version, const struct mcg_dir
 struct node {
 	char *path;
 	struct mcg_group *g;
-	int fd_stat, fd_max, fd_high, fd_cur; /* -1 when absent */
-	ssize_t parent;                       /* v2: index of the parent node, -1 at the root */
-	unsigned gen;                         /* refresh that read max/high/cur */
-	uint64_t max, high, cur;              /* pages, UINT64_MAX for "max" */
+	int fd[MCG__PLAN_FILES]; /* kept descriptors per plan slot; MCG__FD_ABSENT when not read */
+	ssize_t parent;          /* v2: index of the parent node, -1 at the root */
+	unsigned gen;            /* refresh that read max/high/cur */
+	uint64_t max, high, cur; /* pages, UINT64_MAX for "max" */
 };
 
 struct mcg_dirty_sampler {
 	struct mcg_ctx *ctx;
 	int version;
+	struct mcg__plan plan; /* the schema's reader, for the counters of dirty_keys() */
+	int sl_stat, sl_max, sl_high, sl_cur;
 	struct node *n;
 	size_t nn, cap;
 	unsigned gen;
@@ -381,12 +383,22 @@ struct mcg_dirty_sampler {
 int mcg_dirty_sampler_new(struct mcg_ctx *ctx, struct mcg_dirty_sampler **ret)
 {
 	struct mcg_dirty_sampler *s = calloc(1, sizeof(*s));
+	int r;
 
 	if (!s)
 		return -ENOMEM;
 	s->ctx = ctx;
 	s->version = mcg_ctx_version(ctx);
 	s->gen = 1;
+	r = mcg__plan_init(&s->plan, s->version, dirty_keys(s->version), 0);
+	if (r < 0) {
+		free(s);
+		return r;
+	}
+	s->sl_stat = mcg__plan_slot(&s->plan, MCG_K_DIRTY);
+	s->sl_max = mcg__plan_slot(&s->plan, MCG_K_LIMIT);
+	s->sl_high = mcg__plan_slot(&s->plan, MCG_K_HIGH);
+	s->sl_cur = mcg__plan_slot(&s->plan, MCG_K_USAGE);
 	*ret = s;
 	return 0;
 }
@@ -404,10 +416,10 @@ void mcg_dirty_sampler_free(struct mcg_dirty_sampler *s)
 	if (!s)
 		return;
 	for (i = 0; i < s->nn; i++) {
-		close_fd(s->n[i].fd_stat);
-		close_fd(s->n[i].fd_max);
-		close_fd(s->n[i].fd_high);
-		close_fd(s->n[i].fd_cur);
+		size_t f;
+
+		for (f = 0; f < MCG__PLAN_FILES; f++)
+			close_fd(s->n[i].fd[f]);
 		mcg_group_close(s->n[i].g);
 		free(s->n[i].path);
 	}
@@ -506,7 +518,8 @@ static int add_group(struct mcg_dirty_sampler *s, struct mcg_group *g)
 	}
 	nd = &s->n[s->nn];
 	memset(nd, 0, sizeof(*nd));
-	nd->fd_stat = nd->fd_max = nd->fd_high = nd->fd_cur = -1;
+	for (r = 0; r < MCG__PLAN_FILES; r++)
+		nd->fd[r] = MCG__FD_ABSENT;
 	nd->path = strdup(mcg_group_path(g));
 	if (!nd->path) {
 		mcg_group_close(g);
@@ -520,12 +533,12 @@ static int add_group(struct mcg_dirty_sampler *s, struct mcg_group *g)
 		mcg_group_close(g);
 		return r;
 	}
-	nd->fd_stat = r;
+	nd->fd[s->sl_stat] = r;
 	if (v2 && !root) {
 		/* For the headroom; missing files read as "no limit". */
-		nd->fd_max = mcg_knob_open(g, "memory.max", O_RDONLY);
-		nd->fd_high = mcg_knob_open(g, "memory.high", O_RDONLY);
-		nd->fd_cur = mcg_knob_open(g, "memory.current", O_RDONLY);
+		nd->fd[s->sl_max] = mcg__plan_open(&s->plan, (unsigned)s->sl_max, mcg_group_dirfd(g));
+		nd->fd[s->sl_high] = mcg__plan_open(&s->plan, (unsigned)s->sl_high, mcg_group_dirfd(g));
+		nd->fd[s->sl_cur] = mcg__plan_open(&s->plan, (unsigned)s->sl_cur, mcg_group_dirfd(g));
 	}
 	return (int)s->nn++;
 }
@@ -540,24 +553,22 @@ int mcg_dirty_sampler_add(struct mcg_dirty_sampler *s, const char *spec)
 	return add_group(s, g);
 }
 
-static uint64_t read_fd_u64(int fd, uint64_t dflt)
-{
-	uint64_t v;
-
-	if (fd < 0 || mcg__fd_read_u64(fd, &v) < 0)
-		return dflt;
-	return v;
-}
-
 static void read_ceiling(struct mcg_dirty_sampler *s, struct node *nd)
 {
 	uint64_t ps = (uint64_t)mcg_page_size();
+	int dfd = mcg_group_dirfd(nd->g);
+	struct mcg_record r;
+	char buf[64];
 
 	if (nd->gen == s->gen)
 		return;
-	nd->max = read_fd_u64(nd->fd_max, MCG_MAX);
-	nd->high = read_fd_u64(nd->fd_high, MCG_MAX);
-	nd->cur = read_fd_u64(nd->fd_cur, 0);
+	r.valid = 0;
+	mcg__plan_read(&s->plan, (unsigned)s->sl_max, &nd->fd[s->sl_max], dfd, buf, sizeof(buf), &r);
+	mcg__plan_read(&s->plan, (unsigned)s->sl_high, &nd->fd[s->sl_high], dfd, buf, sizeof(buf), &r);
+	mcg__plan_read(&s->plan, (unsigned)s->sl_cur, &nd->fd[s->sl_cur], dfd, buf, sizeof(buf), &r);
+	nd->max = mcg_record_get(&r, MCG_K_LIMIT, MCG_MAX);
+	nd->high = mcg_record_get(&r, MCG_K_HIGH, MCG_MAX);
+	nd->cur = mcg_record_get(&r, MCG_K_USAGE, 0);
 	if (nd->max != MCG_MAX)
 		nd->max /= ps;
 	if (nd->high != MCG_MAX)
@@ -569,16 +580,19 @@ static void read_ceiling(struct mcg_dirty_sampler *s, struct node *nd)
 int mcg_dirty_sampler_read(struct mcg_dirty_sampler *s, size_t i, struct mcg_dirty_cg *ret)
 {
 	struct mcg_dirty_cg c = {0};
+	struct mcg_record rec;
 	char buf[16384];
 	ssize_t n, k;
 	int r;
 
 	if (i >= s->nn)
 		return -EINVAL;
-	n = mcg_fd_pread(s->n[i].fd_stat, buf, sizeof(buf));
+	rec.valid = 0;
+	n = mcg__plan_read(&s->plan, (unsigned)s->sl_stat, &s->n[i].fd[s->sl_stat],
+			   mcg_group_dirfd(s->n[i].g), buf, sizeof(buf), &rec);
 	if (n < 0)
 		return (int)n;
-	r = mcg_dirty_stat_parse(buf, s->version, &c);
+	r = mcg_dirty_cg_from_record(&rec, s->version, &c);
 	if (r < 0)
 		return r;
 	if (s->version == 2) {

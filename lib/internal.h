@@ -207,4 +207,118 @@ int mcg__limit_apply_plan(struct mcg_txn *t, const struct mcg_limit_req *req,
 			  struct mcg_limit_plan *plan, const struct mcg_cancel *cancel,
 			  const struct mcg_limit_ops *ops, struct mcg_limit_failure *fail);
 
+/*
+ * The keyed-file scanner (kv.c), allocation-free. One line at a time: KEY is
+ * the first token (up to a blank or ':'), VAL the text after the blanks (and
+ * the ':') that follow it, EOL the end of the line.
+ */
+struct mcg__kv {
+	const char *line; /* where the line starts (before any indent) */
+	const char *key;
+	size_t klen;
+	const char *val, *eol;
+};
+/* The next non-empty line at *POS; false at the end. */
+bool mcg__kv_next(const char **pos, struct mcg__kv *kv);
+bool mcg__kv_is(const struct mcg__kv *kv, const char *key, size_t klen);
+/* The decimal number at P (before END); false if none or it overflows. */
+bool mcg__kv_u64(const char *p, const char *end, uint64_t *ret);
+/* The number of the line KEY: 0, -ENOENT, -EINVAL (mcg_keyed_get). */
+int mcg__kv_find(const char *text, const char *key, uint64_t *ret);
+/* Every key of W (at most 32) in one pass: VALS[i] set where bit i of the result is. */
+struct mcg__kv_want {
+	const char *key;
+};
+unsigned mcg__kv_pick(const char *text, const struct mcg__kv_want *w, size_t n, uint64_t *vals);
+/* PSI text (memory.pressure, /proc/pressure/memory): 0 or -EINVAL (neither line). */
+int mcg__psi_parse(const char *text, struct mcg_psi *ret);
+/* /proc/meminfo, in bytes. */
+enum { MCG__MI_TOTAL, MCG__MI_FREE, MCG__MI_AVAILABLE, MCG__MI_SWAP_TOTAL, MCG__MI_SWAP_FREE,
+       MCG__MI__COUNT };
+struct mcg__meminfo {
+	unsigned valid; /* bit MCG__MI_x */
+	uint64_t v[MCG__MI__COUNT];
+};
+int mcg__meminfo_parse(const char *text, struct mcg__meminfo *ret);
+int mcg__meminfo_read(const struct mcg_ctx *ctx, struct mcg__meminfo *ret);
+/* /proc/vmstat, as printed (pages, events). */
+enum { MCG__VM_NR_DIRTY, MCG__VM_NR_WRITEBACK, MCG__VM_NR_INACTIVE_FILE, MCG__VM_NR_ACTIVE_FILE,
+       MCG__VM_NR_FREE_PAGES, MCG__VM_NR_DIRTIED, MCG__VM_NR_WRITTEN, MCG__VM_DIRTY_THRESH,
+       MCG__VM_DIRTY_BG_THRESH, MCG__VM_PGSCAN_KSWAPD, MCG__VM_PGSCAN_DIRECT,
+       MCG__VM_PGSTEAL_KSWAPD, MCG__VM_PGSTEAL_DIRECT, MCG__VM__COUNT };
+struct mcg__vmstat {
+	unsigned valid; /* bit MCG__VM_x */
+	uint64_t v[MCG__VM__COUNT];
+};
+int mcg__vmstat_parse(const char *text, struct mcg__vmstat *ret);
+
+/*
+ * The reader of the schema (record.c): a plan says which files hold the
+ * counters a reader wants on one version and which keys to pick from each;
+ * a reader keeps one descriptor per file slot and fills a struct mcg_record
+ * with one pread() and one scan per file. Used by mcg_group_info(), the top
+ * sampler and the dirty sampler.
+ */
+#define MCG__PLAN_FILES 24
+#define MCG__PLAN_KEYS 96
+enum {
+	MCG__PLAN_V1_LOCAL = 1 << 0, /* v1 memory.stat: a local key stands in for a missing total_ */
+};
+struct mcg__plan_key {
+	const char *key;
+	unsigned short len;
+	unsigned char id;
+	bool local; /* v1: the key without total_ */
+};
+struct mcg__plan_file {
+	const char *name;
+	uint64_t single; /* ids read from a single-value file (whole file) */
+	bool psi;
+	unsigned short k0, nk; /* keys[k0 .. k0 + nk) */
+};
+struct mcg__plan {
+	int version;
+	unsigned flags;
+	uint64_t want;
+	unsigned nf, nk;
+	struct mcg__plan_file f[MCG__PLAN_FILES];
+	struct mcg__plan_key k[MCG__PLAN_KEYS];
+};
+/* The plan for the ids of WANT (a mask of MCG_K_) on VERSION. */
+int mcg__plan_init(struct mcg__plan *p, int version, uint64_t want, unsigned flags);
+/* The file slot holding K, or -1. */
+int mcg__plan_slot(const struct mcg__plan *p, enum mcg_key k);
+/* Parse the text of slot F into R (no allocation). */
+void mcg__plan_parse(const struct mcg__plan *p, unsigned f, const char *text, struct mcg_record *r);
+
+/* Kept descriptors of one cgroup's files, one per plan slot. */
+#define MCG__FD_ABSENT (-1) /* the kernel has no such file here */
+#define MCG__FD_REOPEN (-2) /* out of descriptors: open, read, close each time */
+#define MCG__FD_UNSET (-3)  /* not opened yet */
+/* Open slot F's file under DIRFD: a descriptor, MCG__FD_ABSENT or MCG__FD_REOPEN. */
+int mcg__plan_open(const struct mcg__plan *p, unsigned f, int dirfd);
+/*
+ * One pread() of a kept descriptor into BUF (NUL-terminated): cgroup files are
+ * seq_files filled whole in one call, so a short read is the whole file; a
+ * read that fills BUF goes on to EOF. Bytes read or -errno.
+ */
+ssize_t mcg__pread_once(int fd, char *buf, size_t len);
+/*
+ * Read slot F through *FD (opened under DIRFD when MCG__FD_UNSET; reopened
+ * each time when MCG__FD_REOPEN) into BUF and parse it into R. Bytes read,
+ * -ENOENT when the file is absent, -errno (-ENODEV: the cgroup went away).
+ */
+ssize_t mcg__plan_read(const struct mcg__plan *p, unsigned f, int *fd, int dirfd, char *buf,
+		       size_t len, struct mcg_record *r);
+
+/* Compat (schema.c): the counter behind a slot of the old MCG_F_, MCG_S_, MCG_C_ views. */
+enum mcg_key mcg__field_key(enum mcg_field f);
+enum mcg_key mcg__stat_key(enum mcg_stat_id s);
+enum mcg_key mcg__counter_key(enum mcg_counter c);
+
+/* stat.c: the MCG_S_ view of a record; memory.stat TEXT into REC (may be NULL) and the view with raw keys. */
+void mcg__stat_from_record(const struct mcg_record *r, struct mcg_stat *st);
+int mcg__stat_parse_into(const char *text, int version, struct mcg_record *rec,
+			 struct mcg_stat *ret);
+
 #endif

@@ -11,24 +11,17 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The control files a row needs, per version; a slot is -1 when the file is absent. */
-enum { F_USAGE, F_LIMIT, F_HIGH, F_STAT, F_EVENTS, F_PRESSURE, F_FAILCNT, F_PROCS, F__COUNT };
-static const char *const v1_files[F__COUNT] = {
-	[F_USAGE] = "memory.usage_in_bytes", [F_LIMIT] = "memory.limit_in_bytes",
-	[F_STAT] = "memory.stat",	      [F_FAILCNT] = "memory.failcnt",
-	[F_PRESSURE] = "memory.pressure",    [F_PROCS] = "cgroup.procs",
-};
-static const char *const v2_files[F__COUNT] = {
-	[F_USAGE] = "memory.current",	[F_LIMIT] = "memory.max",
-	[F_HIGH] = "memory.high",	[F_STAT] = "memory.stat",
-	[F_EVENTS] = "memory.events",	[F_PRESSURE] = "memory.pressure",
-	[F_PROCS] = "cgroup.procs",
-};
-
+/*
+ * A row's files are the slots of the schema's plan (lib/record.c) for the
+ * counters of the MCG_C_ view; cgroup.procs (taskstats) is one more slot of the
+ * sampler's own after them. A slot's descriptor is kept; -1 when absent.
+ */
+#define F_PROCS MCG__PLAN_FILES
+#define F_MAX (MCG__PLAN_FILES + 1)
 /* fd values besides real descriptors */
-#define FD_ABSENT (-1) /* the kernel has no such file here */
-#define FD_REOPEN (-2) /* out of descriptors: open/read/close each time */
-#define FD_UNSET (-3)  /* not tried yet (cgroup.procs until taskstats is asked for) */
+#define FD_ABSENT MCG__FD_ABSENT /* the kernel has no such file here */
+#define FD_REOPEN MCG__FD_REOPEN /* out of descriptors: open/read/close each time */
+#define FD_UNSET MCG__FD_UNSET   /* not tried yet (cgroup.procs until taskstats is asked for) */
 #define CACHE_REFRESH 16
 
 struct tgid_ent {
@@ -44,22 +37,22 @@ struct node {
 	ino_t ino;
 	int wd; /* inotify watch, -1 if none */
 	int dfd; /* O_PATH descriptor of the directory; -1: reopened from the parent's */
-	int fd[F__COUNT];
+	int fd[F_MAX];
 	bool rescan;
 	bool gone;
 	/*
 	 * Limits change only by write(2), which inotify reports (IN_MODIFY on the
 	 * directory watch): they are read again only then, and every CACHE_REFRESH samples.
 	 */
-	unsigned cached; /* bit F_LIMIT / F_HIGH: cache[] holds the value (or its absence) */
-	bool cache_has[F__COUNT];
-	uint64_t cache[F__COUNT];
+	uint64_t cached; /* bit f (limit, high, failcnt): cache[f] holds the value (or its absence) */
+	bool cache_has[F_MAX];
+	uint64_t cache[F_MAX];
 	/*
 	 * An empty cgroup (usage 0 now and at the last read) has nothing memory.stat
 	 * could report moving: its last parse is reused instead of formatting the file.
 	 */
 	bool stat_cached;
-	uint64_t stat_v[MCG_C__COUNT];
+	uint64_t stat_v[MCG_K__COUNT];
 	uint64_t stat_valid;
 	uint64_t last_usage;
 	bool last_usage_ok;
@@ -74,7 +67,8 @@ struct mcg_sampler {
 	struct mcg_ctx *ctx;
 	unsigned flags;
 	int version;
-	const char *const *files;
+	struct mcg__plan plan;
+	int sl_usage, sl_limit, sl_high, sl_failcnt, sl_stat; /* plan slots, -1: none */
 	struct node *top;
 	uint64_t next_id;
 	size_t nnodes;
@@ -94,47 +88,6 @@ struct mcg_sampler {
 	bool warned_deep; /* the MCG_WALK_MAX_DEPTH warning was given */
 };
 
-/* ---- counters ---------------------------------------------------------- */
-
-static const struct {
-	const char *name;
-	bool event;
-} counters[MCG_C__COUNT] = {
-	[MCG_C_USAGE] = {"usage", false},
-	[MCG_C_LIMIT] = {"limit", false},
-	[MCG_C_HIGH] = {"high", false},
-	[MCG_C_ANON] = {"anon", false},
-	[MCG_C_FILE] = {"file", false},
-	[MCG_C_DIRTY] = {"dirty", false},
-	[MCG_C_WRITEBACK] = {"writeback", false},
-	[MCG_C_PGSCAN] = {"pgscan", true},
-	[MCG_C_PGSTEAL] = {"pgsteal", true},
-	[MCG_C_PGSCAN_KSWAPD] = {"pgscan_kswapd", true},
-	[MCG_C_PGSCAN_DIRECT] = {"pgscan_direct", true},
-	[MCG_C_PGSTEAL_KSWAPD] = {"pgsteal_kswapd", true},
-	[MCG_C_PGSTEAL_DIRECT] = {"pgsteal_direct", true},
-	[MCG_C_PGPGOUT] = {"pgpgout", true},
-	[MCG_C_REFAULT] = {"refault", true},
-	[MCG_C_EV_HIGH] = {"events_high", true},
-	[MCG_C_EV_MAX] = {"events_max", true},
-	[MCG_C_EV_OOM] = {"events_oom", true},
-	[MCG_C_EV_OOM_KILL] = {"events_oom_kill", true},
-	[MCG_C_FAILCNT] = {"failcnt", true},
-	[MCG_C_PSI_SOME_US] = {"psi_some_us", true},
-	[MCG_C_PSI_FULL_US] = {"psi_full_us", true},
-	[MCG_C_STALL_NS] = {"stall_ns", true},
-};
-
-bool mcg_counter_is_event(enum mcg_counter c)
-{
-	return (unsigned)c < MCG_C__COUNT && counters[c].event;
-}
-
-const char *mcg_counter_name(enum mcg_counter c)
-{
-	return (unsigned)c < MCG_C__COUNT ? counters[c].name : NULL;
-}
-
 /* ---- parsing (no allocation: this runs for every cgroup on every refresh) ---- */
 
 static bool parse_num(const char **pp, uint64_t *ret)
@@ -153,115 +106,6 @@ static bool parse_num(const char **pp, uint64_t *ret)
 	*pp = p;
 	*ret = v;
 	return true;
-}
-
-struct keymap {
-	const char *key;
-	unsigned len;
-	int counter;
-	bool add; /* sum into the counter (refault anon + file) */
-};
-#define K(s, c, a) {s, sizeof(s) - 1, c, a}
-static const struct keymap v1_keys[] = {
-	/* the hierarchical totals (the local keys without total_ are ignored) */
-	K("total_rss", MCG_C_ANON, false),
-	K("total_cache", MCG_C_FILE, false),
-	K("total_dirty", MCG_C_DIRTY, false),
-	K("total_writeback", MCG_C_WRITEBACK, false),
-	K("total_pgpgout", MCG_C_PGPGOUT, false),
-	K("total_workingset_refault_anon", MCG_C_REFAULT, true),
-	K("total_workingset_refault_file", MCG_C_REFAULT, true),
-	K("total_workingset_refault", MCG_C_REFAULT, true),
-};
-static const struct keymap v2_keys[] = {
-	K("anon", MCG_C_ANON, false),
-	K("file", MCG_C_FILE, false),
-	K("file_dirty", MCG_C_DIRTY, false),
-	K("file_writeback", MCG_C_WRITEBACK, false),
-	K("pgscan", MCG_C_PGSCAN, false),
-	K("pgsteal", MCG_C_PGSTEAL, false),
-	K("pgscan_kswapd", MCG_C_PGSCAN_KSWAPD, false),
-	K("pgscan_direct", MCG_C_PGSCAN_DIRECT, false),
-	K("pgsteal_kswapd", MCG_C_PGSTEAL_KSWAPD, false),
-	K("pgsteal_direct", MCG_C_PGSTEAL_DIRECT, false),
-	K("workingset_refault_anon", MCG_C_REFAULT, true),
-	K("workingset_refault_file", MCG_C_REFAULT, true),
-	K("workingset_refault", MCG_C_REFAULT, true), /* before 5.9 */
-};
-static const struct keymap v2_events[] = {
-	K("high", MCG_C_EV_HIGH, false),
-	K("max", MCG_C_EV_MAX, false),
-	K("oom", MCG_C_EV_OOM, false),
-	K("oom_kill", MCG_C_EV_OOM_KILL, false),
-};
-#undef K
-
-/* "key value" lines: pick the keys of MAP into ROW. V1 lines not starting with "total_" are skipped. */
-static void parse_keyed(const char *text, const struct keymap *map, size_t nmap, bool v1_totals,
-			struct mcg_sample_row *row)
-{
-	const char *p = text;
-
-	while (*p) {
-		const char *sp = p;
-		size_t klen, k;
-
-		while (*sp && *sp != ' ' && *sp != '\n')
-			sp++;
-		klen = (size_t)(sp - p);
-		if (*sp == ' ' && !(v1_totals && (klen < 6 || memcmp(p, "total_", 6)))) {
-			for (k = 0; k < nmap; k++) {
-				uint64_t v;
-				const char *q = sp;
-				int c;
-
-				if (map[k].len != klen || memcmp(map[k].key, p, klen))
-					continue;
-				if (!parse_num(&q, &v))
-					break;
-				c = map[k].counter;
-				if (map[k].add && ((row->valid >> c) & 1))
-					row->v[c] += v;
-				else
-					row->v[c] = v;
-				row->valid |= 1ULL << c;
-				break;
-			}
-		}
-		p = strchr(sp, '\n');
-		if (!p)
-			break;
-		p++;
-	}
-}
-
-/* PSI "some avg10=A avg60=B avg300=C total=T" / "full ...". */
-static bool psi_parse_line(const char *p, double *avg10, uint64_t *total)
-{
-	const char *t;
-	char *end;
-
-	p = strstr(p, "avg10=");
-	if (!p)
-		return false;
-	*avg10 = strtod(p + 6, &end);
-	if (end == p + 6)
-		return false;
-	t = strstr(end, "total=");
-	if (!t)
-		return false;
-	t += 6;
-	return parse_num(&t, total);
-}
-
-static void parse_psi(const char *text, double *some10, bool *some_ok, double *full10,
-		      bool *full_ok, uint64_t *some_us, uint64_t *full_us)
-{
-	const char *s = strstr(text, "some ");
-	const char *f = strstr(text, "full ");
-
-	*some_ok = s && psi_parse_line(s, some10, some_us);
-	*full_ok = f && psi_parse_line(f, full10, full_us);
 }
 
 /* ---- the tree ---------------------------------------------------------- */
@@ -303,7 +147,7 @@ static void node_close_files(struct node *n)
 {
 	unsigned i;
 
-	for (i = 0; i < F__COUNT; i++) {
+	for (i = 0; i < F_MAX; i++) {
 		if (n->fd[i] >= 0)
 			close(n->fd[i]);
 		n->fd[i] = FD_ABSENT;
@@ -329,14 +173,22 @@ static void node_free(struct mcg_sampler *s, struct node *n)
 	s->nnodes--;
 }
 
+static const char *slot_name(const struct mcg_sampler *s, unsigned f)
+{
+	if (f == F_PROCS)
+		return "cgroup.procs";
+	return f < s->plan.nf ? s->plan.f[f].name : NULL;
+}
+
 static int open_one(struct mcg_sampler *s, int dfd, unsigned f)
 {
 	int fd;
 
-	if (!s->files[f])
+	if (f < s->plan.nf)
+		return mcg__plan_open(&s->plan, f, dfd);
+	if (f != F_PROCS)
 		return FD_ABSENT;
-	/* O_NOFOLLOW: a symlink planted in a --root tree is not followed */
-	fd = openat(dfd, s->files[f], O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(dfd, slot_name(s, f), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0)
 		return fd;
 	if (errno == EMFILE || errno == ENFILE)
@@ -401,7 +253,7 @@ static struct node *node_new(struct mcg_sampler *s, struct node *parent, const c
 	n->wd = -1;
 	n->dfd = -1;
 	n->id = ++s->next_id;
-	for (i = 0; i < F__COUNT; i++)
+	for (i = 0; i < F_MAX; i++)
 		n->fd[i] = FD_ABSENT;
 	s->nnodes++;
 	n->dfd = node_path_fd(s, n); /* -1 here (EMFILE): reopened through the parent */
@@ -412,7 +264,7 @@ static struct node *node_new(struct mcg_sampler *s, struct node *parent, const c
 	}
 	if (fstat(dfd, &st) == 0)
 		n->ino = st.st_ino;
-	for (i = 0; i < F__COUNT; i++)
+	for (i = 0; i < F_MAX; i++)
 		n->fd[i] = i == F_PROCS && !(s->flags & MCG_SAMPLER_TASKSTATS) ? FD_UNSET
 										: open_one(s, dfd, i);
 	if (s->ifd >= 0) {
@@ -610,9 +462,9 @@ static void drain_inotify(struct mcg_sampler *s)
 				if (n && (ev->mask & IN_MODIFY)) {
 					unsigned f;
 
-					for (f = 0; f < F__COUNT; f++)
-						if (ev->len && s->files[f] && !strcmp(ev->name, s->files[f]))
-							n->cached &= ~(1u << f);
+					for (f = 0; f < s->plan.nf; f++)
+						if (ev->len && !strcmp(ev->name, slot_name(s, f)))
+							n->cached &= ~(1ULL << f);
 				} else if (n && !(ev->mask & IN_MODIFY)) {
 					n->rescan = true;
 				}
@@ -636,6 +488,31 @@ static void rescan_marked(struct mcg_sampler *s, struct node *n)
 
 /* ---- sampler ----------------------------------------------------------- */
 
+/* The plan for the counters of the MCG_C_ view (v1 memory.oom_control is not read: top shows none of it). */
+static int sampler_plan(struct mcg_sampler *s)
+{
+	uint64_t want = 0;
+	unsigned c;
+	int r;
+
+	for (c = 0; c < MCG_C__COUNT; c++)
+		want |= 1ULL << mcg__counter_key(c);
+	/* the sources of the derived refault count */
+	want |= 1ULL << MCG_K_WORKINGSET_REFAULT_ANON | 1ULL << MCG_K_WORKINGSET_REFAULT_FILE |
+		1ULL << MCG_K_WORKINGSET_REFAULT;
+	if (s->version == 1)
+		want &= ~(1ULL << MCG_K_EV_OOM_KILL);
+	r = mcg__plan_init(&s->plan, s->version, want, 0);
+	if (r < 0)
+		return r;
+	s->sl_usage = mcg__plan_slot(&s->plan, MCG_K_USAGE);
+	s->sl_limit = mcg__plan_slot(&s->plan, MCG_K_LIMIT);
+	s->sl_high = mcg__plan_slot(&s->plan, MCG_K_HIGH);
+	s->sl_failcnt = mcg__plan_slot(&s->plan, MCG_K_FAILCNT);
+	s->sl_stat = mcg__plan_slot(&s->plan, MCG_K_ANON);
+	return 0;
+}
+
 int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned flags, struct mcg_sampler **ret)
 {
 	struct mcg_sampler *s;
@@ -654,7 +531,12 @@ int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned flags, struc
 	s->ctx = ctx;
 	s->flags = flags;
 	s->version = mcg_ctx_version(ctx);
-	s->files = s->version == 2 ? v2_files : v1_files;
+	r = sampler_plan(s);
+	if (r < 0) {
+		mcg_group_close(g);
+		mcg_sampler_free(s);
+		return r;
+	}
 	s->buflen = 16384;
 	s->buf = malloc(s->buflen);
 	s->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -736,7 +618,7 @@ static size_t count_fds(const struct node *n)
 {
 	size_t c = 0, i;
 
-	for (i = 0; i < F__COUNT; i++)
+	for (i = 0; i < F_MAX; i++)
 		c += n->fd[i] >= 0;
 	c += n->dfd >= 0;
 	for (i = 0; i < n->nkids; i++)
@@ -747,26 +629,6 @@ static size_t count_fds(const struct node *n)
 size_t mcg_sampler_nfds(const struct mcg_sampler *s)
 {
 	return count_fds(s->top) + (s->ifd >= 0);
-}
-
-/*
- * One pread() per file: cgroup files are seq_files that fill the whole buffer in one call,
- * so a short read is the whole file. (Reading on to EOF costs a second pread, and the
- * kernel formats the file again for it: twice the CPU per refresh.)
- */
-static ssize_t pread_once(struct mcg_sampler *s, int fd)
-{
-	ssize_t n;
-
-	do
-		n = pread(fd, s->buf, s->buflen - 1, 0);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	if ((size_t)n == s->buflen - 1) /* did not fit: the slow path to EOF */
-		return mcg_fd_pread(fd, s->buf, s->buflen);
-	s->buf[n] = '\0';
-	return n;
 }
 
 /* Read file F of N into s->buf; -ENOENT when absent; -ENODEV etc. when the cgroup went away. */
@@ -788,136 +650,139 @@ static ssize_t node_read(struct mcg_sampler *s, struct node *n, unsigned f)
 
 		if (dfd < 0)
 			return -errno;
-		fd = openat(dfd, s->files[f], O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(dfd, slot_name(s, f), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		close(dfd);
 		if (fd < 0)
 			return -errno;
-		r = pread_once(s, fd);
+		r = mcg__pread_once(fd, s->buf, s->buflen);
 		close(fd);
 		return r;
 	}
-	return pread_once(s, n->fd[f]);
+	return mcg__pread_once(n->fd[f], s->buf, s->buflen);
 }
 
-static bool read_u64(struct mcg_sampler *s, struct node *n, unsigned f, uint64_t *v, int *err)
+/* Read slot F into REC (a cached single value when the slot's bit is set); ERR: a failure. */
+static void read_slot(struct mcg_sampler *s, struct node *n, int f, struct mcg_record *rec,
+		      int *err)
 {
-	const char *p = s->buf;
 	ssize_t r;
+	unsigned k;
 
+	if (f < 0)
+		return;
 	if ((n->cached >> f) & 1) {
-		*v = n->cache[f];
-		return n->cache_has[f];
+		if (n->cache_has[f])
+			for (k = 0; k < MCG_K__COUNT; k++)
+				if ((s->plan.f[f].single >> k) & 1) {
+					rec->v[k] = n->cache[f];
+					rec->valid |= 1ULL << k;
+				}
+		return;
 	}
-	r = node_read(s, n, f);
+	r = node_read(s, n, (unsigned)f);
 	if (r < 0) {
-		if (r != -ENOENT)
+		if (r != -ENOENT && err)
 			*err = (int)r;
-		return false;
+		return;
 	}
-	while (*p == ' ')
-		p++;
-	if (!strncmp(p, "max", 3)) {
-		*v = MCG_MAX;
-		return true;
-	}
-	if (!parse_num(&p, v))
-		return false;
-	if (s->version == 1 && *v >= mcg__v1_unlimited())
-		*v = MCG_MAX;
-	return true;
+	mcg__plan_parse(&s->plan, (unsigned)f, s->buf, rec);
 }
 
-static void set_v(struct mcg_sample_row *row, int c, uint64_t v)
+/* Remember the single value of slot F (or its absence) until inotify says it changed. */
+static void cache_slot(const struct mcg_sampler *s, struct node *n, int f,
+		       const struct mcg_record *rec, bool set_bit)
 {
-	row->v[c] = v;
-	row->valid |= 1ULL << c;
+	unsigned k;
+
+	if (f < 0)
+		return;
+	n->cache_has[f] = false;
+	for (k = 0; k < MCG_K__COUNT; k++)
+		if ((s->plan.f[f].single >> k) & 1) {
+			n->cache_has[f] = mcg_record_has(rec, k);
+			n->cache[f] = rec->v[k];
+			break;
+		}
+	if (set_bit)
+		n->cached |= 1ULL << f;
 }
 
 /* Fill ROW from N's files; false when the cgroup vanished under us. */
 static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample_row *row)
 {
 	bool full = s->ifd < 0 || n->wd < 0 || s->seq % CACHE_REFRESH == 0;
-	uint64_t v;
-	int err = 0;
+	struct mcg_record rec;
+	int err = 0, f;
+	unsigned c, k;
 	ssize_t r;
 
 	if (n->gone)
 		return false;
-	if (read_u64(s, n, F_USAGE, &v, &err))
-		set_v(row, MCG_C_USAGE, v);
+	rec.valid = 0;
+	memset(&rec.psi, 0, sizeof(rec.psi));
+	read_slot(s, n, s->sl_usage, &rec, &err);
 	if (full)
 		n->cached = 0;
-	if (read_u64(s, n, F_LIMIT, &v, &err))
-		set_v(row, MCG_C_LIMIT, v);
-	else if (s->version == 2 && !strcmp(n->path, "/"))
-		set_v(row, MCG_C_LIMIT, MCG_MAX); /* the v2 root has no memory.max */
-	if (read_u64(s, n, F_HIGH, &v, &err))
-		set_v(row, MCG_C_HIGH, v);
+	read_slot(s, n, s->sl_limit, &rec, &err);
+	read_slot(s, n, s->sl_high, &rec, &err);
 	if (!err) {
-		unsigned f;
-
-		for (f = F_LIMIT; f <= F_HIGH; f++) {
-			n->cache_has[f] = (row->valid >> (f == F_LIMIT ? MCG_C_LIMIT : MCG_C_HIGH)) & 1;
-			n->cache[f] = row->v[f == F_LIMIT ? MCG_C_LIMIT : MCG_C_HIGH];
-			n->cached |= 1u << f;
-		}
+		cache_slot(s, n, s->sl_limit, &rec, true);
+		cache_slot(s, n, s->sl_high, &rec, true);
 	}
 	/*
 	 * failcnt counts charges that hit this cgroup's own limit (page_counter_try_charge,
 	 * mm/page_counter.c); without a limit it can only change by a write, which inotify
 	 * reports. So it is re-read only where there is a limit to hit.
 	 */
-	if (!((row->valid >> MCG_C_LIMIT) & 1) || row->v[MCG_C_LIMIT] != MCG_MAX)
-		n->cached &= ~(1u << F_FAILCNT);
-	if (read_u64(s, n, F_FAILCNT, &v, &err)) {
-		set_v(row, MCG_C_FAILCNT, v);
-		n->cache[F_FAILCNT] = v;
-		n->cache_has[F_FAILCNT] = true;
-	} else {
-		n->cache_has[F_FAILCNT] = false;
+	if (s->sl_failcnt >= 0) {
+		if (!mcg_record_has(&rec, MCG_K_LIMIT) || rec.v[MCG_K_LIMIT] != MCG_MAX)
+			n->cached &= ~(1ULL << s->sl_failcnt);
+		read_slot(s, n, s->sl_failcnt, &rec, &err);
+		cache_slot(s, n, s->sl_failcnt, &rec, !err);
 	}
-	if (!err && s->files[F_FAILCNT])
-		n->cached |= 1u << F_FAILCNT;
+	/*
+	 * An empty cgroup (usage 0 now and at the last read) has nothing memory.stat
+	 * could report moving: its last parse is reused instead of formatting the file.
+	 */
 	if (!full && n->stat_cached && n->last_usage_ok && !n->last_usage &&
-	    ((row->valid >> MCG_C_USAGE) & 1) && !row->v[MCG_C_USAGE]) {
-		unsigned c;
+	    mcg_record_has(&rec, MCG_K_USAGE) && !rec.v[MCG_K_USAGE]) {
+		for (k = 0; k < MCG_K__COUNT; k++)
+			if ((n->stat_valid >> k) & 1)
+				rec.v[k] = n->stat_v[k];
+		rec.valid |= n->stat_valid;
+	} else if (s->sl_stat >= 0) {
+		uint64_t before = rec.valid;
 
-		for (c = 0; c < MCG_C__COUNT; c++)
-			if ((n->stat_valid >> c) & 1)
-				row->v[c] = n->stat_v[c];
-		row->valid |= n->stat_valid;
-	} else {
-		uint64_t before = row->valid;
-		unsigned c;
-
-		r = node_read(s, n, F_STAT);
-		if (r >= 0) {
-			if (s->version == 2)
-				parse_keyed(s->buf, v2_keys, MCG_ARRAY_SIZE(v2_keys), false, row);
-			else
-				parse_keyed(s->buf, v1_keys, MCG_ARRAY_SIZE(v1_keys), true, row);
-		} else if (r != -ENOENT) {
+		r = node_read(s, n, (unsigned)s->sl_stat);
+		if (r >= 0)
+			mcg__plan_parse(&s->plan, (unsigned)s->sl_stat, s->buf, &rec);
+		else if (r != -ENOENT)
 			err = (int)r;
-		}
-		n->stat_valid = row->valid & ~before;
-		for (c = 0; c < MCG_C__COUNT; c++)
-			n->stat_v[c] = row->v[c];
+		n->stat_valid = rec.valid & ~before;
+		for (k = 0; k < MCG_K__COUNT; k++)
+			if ((n->stat_valid >> k) & 1)
+				n->stat_v[k] = rec.v[k];
 		n->stat_cached = r >= 0;
 	}
-	n->last_usage_ok = (row->valid >> MCG_C_USAGE) & 1;
-	n->last_usage = row->v[MCG_C_USAGE];
-	if (node_read(s, n, F_EVENTS) >= 0)
-		parse_keyed(s->buf, v2_events, MCG_ARRAY_SIZE(v2_events), false, row);
-	if (node_read(s, n, F_PRESSURE) > 0) {
-		uint64_t su = 0, fu = 0;
-
-		parse_psi(s->buf, &row->psi_some_avg10, &row->psi_some_valid, &row->psi_full_avg10,
-			  &row->psi_full_valid, &su, &fu);
-		if (row->psi_some_valid)
-			set_v(row, MCG_C_PSI_SOME_US, su);
-		if (row->psi_full_valid)
-			set_v(row, MCG_C_PSI_FULL_US, fu);
+	n->last_usage_ok = mcg_record_has(&rec, MCG_K_USAGE);
+	n->last_usage = rec.v[MCG_K_USAGE];
+	/* the rest (memory.events, memory.pressure): read every time, absence is no error */
+	for (f = 0; f < (int)s->plan.nf; f++)
+		if (f != s->sl_usage && f != s->sl_limit && f != s->sl_high && f != s->sl_failcnt &&
+		    f != s->sl_stat)
+			read_slot(s, n, f, &rec, NULL);
+	mcg_record_derive(&rec, s->version, !strcmp(n->path, "/"));
+	for (c = 0; c < MCG_C__COUNT; c++) {
+		k = mcg__counter_key(c);
+		if (mcg_record_has(&rec, k)) {
+			row->v[c] = rec.v[k];
+			row->valid |= 1ULL << c;
+		}
 	}
+	row->psi_some_valid = rec.psi.some_valid;
+	row->psi_full_valid = rec.psi.full_valid;
+	row->psi_some_avg10 = rec.psi.some.avg10;
+	row->psi_full_avg10 = rec.psi.full.avg10;
 	/* the cgroup was removed after we opened its files */
 	if (err == -ENODEV || err == -ENOENT || err == -ESTALE) {
 		n->gone = true;
@@ -1005,60 +870,56 @@ static void sample_taskstats(struct mcg_sampler *s)
 static void sample_global(struct mcg_sampler *s, struct mcg_sample_global *g)
 {
 	static const struct {
-		const char *key;
-		int id;
+		int vm, id;
 		bool pages;
 	} vm[] = {
-		{"nr_dirty", MCG_G_DIRTY, true},
-		{"nr_writeback", MCG_G_WRITEBACK, true},
-		{"nr_dirty_threshold", MCG_G_DIRTY_THRESH, true},
-		{"nr_dirty_background_threshold", MCG_G_DIRTY_BG_THRESH, true},
-		{"pgscan_kswapd", MCG_G_PGSCAN_KSWAPD, false},
-		{"pgscan_direct", MCG_G_PGSCAN_DIRECT, false},
-		{"pgsteal_kswapd", MCG_G_PGSTEAL_KSWAPD, false},
-		{"pgsteal_direct", MCG_G_PGSTEAL_DIRECT, false},
+		{MCG__VM_NR_DIRTY, MCG_G_DIRTY, true},
+		{MCG__VM_NR_WRITEBACK, MCG_G_WRITEBACK, true},
+		{MCG__VM_DIRTY_THRESH, MCG_G_DIRTY_THRESH, true},
+		{MCG__VM_DIRTY_BG_THRESH, MCG_G_DIRTY_BG_THRESH, true},
+		{MCG__VM_PGSCAN_KSWAPD, MCG_G_PGSCAN_KSWAPD, false},
+		{MCG__VM_PGSCAN_DIRECT, MCG_G_PGSCAN_DIRECT, false},
+		{MCG__VM_PGSTEAL_KSWAPD, MCG_G_PGSTEAL_KSWAPD, false},
+		{MCG__VM_PGSTEAL_DIRECT, MCG_G_PGSTEAL_DIRECT, false},
 	};
 	static const struct {
-		const char *key;
-		int id;
+		int mi, id;
 	} mi[] = {
-		{"MemTotal:", MCG_G_MEM_TOTAL},
-		{"MemAvailable:", MCG_G_MEM_AVAILABLE},
-		{"MemFree:", MCG_G_MEM_FREE},
+		{MCG__MI_TOTAL, MCG_G_MEM_TOTAL},
+		{MCG__MI_AVAILABLE, MCG_G_MEM_AVAILABLE},
+		{MCG__MI_FREE, MCG_G_MEM_FREE},
 	};
 	uint64_t ps = (uint64_t)mcg_page_size();
+	struct mcg__meminfo m;
+	struct mcg__vmstat v;
+	struct mcg_psi psi;
 	size_t i;
 	int d;
 
-	if (mcg_proc_read(s->ctx, "meminfo", s->buf, s->buflen) > 0) {
+	if (mcg_proc_read(s->ctx, "meminfo", s->buf, s->buflen) > 0 &&
+	    mcg__meminfo_parse(s->buf, &m) == 0) {
 		for (i = 0; i < MCG_ARRAY_SIZE(mi); i++) {
-			const char *p = strstr(s->buf, mi[i].key);
-			uint64_t v;
-
-			if (p && (p == s->buf || p[-1] == '\n')) {
-				p += strlen(mi[i].key);
-				if (parse_num(&p, &v)) {
-					g->v[mi[i].id] = v * 1024;
-					g->valid |= 1ULL << mi[i].id;
-				}
+			if ((m.valid >> mi[i].mi) & 1) {
+				g->v[mi[i].id] = m.v[mi[i].mi];
+				g->valid |= 1ULL << mi[i].id;
 			}
 		}
 	}
-	if (mcg_proc_read(s->ctx, "vmstat", s->buf, s->buflen) > 0) {
+	if (mcg_proc_read(s->ctx, "vmstat", s->buf, s->buflen) > 0 &&
+	    mcg__vmstat_parse(s->buf, &v) == 0) {
 		for (i = 0; i < MCG_ARRAY_SIZE(vm); i++) {
-			uint64_t v;
-
-			if (mcg_keyed_get(s->buf, vm[i].key, &v) == 0) {
-				g->v[vm[i].id] = vm[i].pages ? v * ps : v;
+			if ((v.valid >> vm[i].vm) & 1) {
+				g->v[vm[i].id] = vm[i].pages ? v.v[vm[i].vm] * ps : v.v[vm[i].vm];
 				g->valid |= 1ULL << vm[i].id;
 			}
 		}
 	}
-	if (mcg_proc_read(s->ctx, "pressure/memory", s->buf, s->buflen) > 0) {
-		uint64_t a, b;
-
-		parse_psi(s->buf, &g->psi_some_avg10, &g->psi_some_valid, &g->psi_full_avg10,
-			  &g->psi_full_valid, &a, &b);
+	if (mcg_proc_read(s->ctx, "pressure/memory", s->buf, s->buflen) > 0 &&
+	    mcg__psi_parse(s->buf, &psi) == 0) {
+		g->psi_some_valid = psi.some_valid;
+		g->psi_full_valid = psi.full_valid;
+		g->psi_some_avg10 = psi.some.avg10;
+		g->psi_full_avg10 = psi.full.avg10;
 	}
 	d = mcg_delayacct_get(s->ctx);
 	g->delayacct = d < 0 ? -1 : d;
@@ -1130,7 +991,10 @@ static void fill_rows(struct fill *f, struct node *n, int parent)
 	row->id = n->id;
 	row->async = async_state(f->s, n->path);
 	if (f->snap->taskstats)
-		set_v(row, MCG_C_STALL_NS, n->stall_tree);
+	{
+		row->v[MCG_C_STALL_NS] = n->stall_tree;
+		row->valid |= 1ULL << MCG_C_STALL_NS;
+	}
 	for (i = 0; i < n->nkids; i++)
 		fill_rows(f, n->kids[i], idx);
 }
@@ -1271,7 +1135,7 @@ void mcg_snapshot_rates(const struct mcg_snapshot *prev, struct mcg_snapshot *cu
 			bool have = (r->valid >> c) & 1, had = p && ((p->valid >> c) & 1);
 
 			r->rate[c] = 0;
-			if (!counters[c].event) {
+			if (!mcg_counter_is_event(c)) {
 				r->since[c] = 0;
 				/* amounts: the change per second (usage falling under reclaim on v1) */
 				if (have && had && dt > 0 && r->v[c] != MCG_MAX && p->v[c] != MCG_MAX) {

@@ -175,6 +175,14 @@ MCG_EXPORT int mcg_mem_total(const struct mcg_ctx *ctx, uint64_t *ret);
 
 /* ---- the model: one memory cgroup on either version ------------------- */
 
+/*
+ * The counters are named once, by enum mcg_key (memcg/schema.h, the table
+ * MCG_SCHEMA). COMPAT: enum mcg_field (MCG_F_), enum mcg_stat_id (MCG_S_) and,
+ * in memcg/sample.h, enum mcg_counter (MCG_C_) are the old per-command views:
+ * each slot is mapped to its mcg_key in lib/schema.c. Remove them once cli/,
+ * lib/limit.c, lib/empty.c and lib/reclaimd.c use enum mcg_key and
+ * struct mcg_record.
+ */
 enum mcg_field {
 	MCG_F_USAGE,       /* memory.current / memory.usage_in_bytes */
 	MCG_F_PEAK,        /* memory.peak / memory.max_usage_in_bytes */
@@ -260,6 +268,14 @@ struct mcg_psi {
 	struct mcg_psi_line some, full;
 };
 
+/* The one table of counters, struct mcg_record and the verdicts over it. */
+#include <memcg/schema.h>
+
+/*
+ * Everything about one group (show, list). REC is the record every reader
+ * fills (struct mcg_record); F and STAT are the same values under the old
+ * MCG_F_ and MCG_S_ views (compat: removed once cli/ reads REC).
+ */
 struct mcg_info {
 	int version;
 	char *path; /* relative to the root */
@@ -267,6 +283,7 @@ struct mcg_info {
 	uint64_t fvalid; /* bit i set: f[i] is known */
 	struct mcg_stat stat;
 	struct mcg_psi psi;
+	struct mcg_record rec;
 };
 
 static inline bool mcg_info_has(const struct mcg_info *i, enum mcg_field f)
@@ -281,6 +298,13 @@ static inline bool mcg_stat_has(const struct mcg_stat *s, enum mcg_stat_id id)
 /* Read everything about one group. Release with mcg_info_release(). */
 MCG_EXPORT int mcg_group_info(const struct mcg_group *g, struct mcg_info *ret);
 MCG_EXPORT void mcg_info_release(struct mcg_info *info);
+/*
+ * Read every counter of the table that G's version has into REC (one read of
+ * each file); with ST (may be NULL), also memory.stat under the MCG_S_ view
+ * with every raw key (release with mcg_stat_release()).
+ */
+MCG_EXPORT int mcg_group_read_record(const struct mcg_group *g, struct mcg_record *rec,
+				     struct mcg_stat *st);
 /* Names used in JSON and text ("usage", "limit", "file_dirty", ...). */
 MCG_EXPORT const char *mcg_field_name(enum mcg_field f);
 MCG_EXPORT const char *mcg_stat_name(enum mcg_stat_id id);
@@ -288,7 +312,7 @@ MCG_EXPORT const char *mcg_stat_name(enum mcg_stat_id id);
 MCG_EXPORT bool mcg_stat_is_bytes(enum mcg_stat_id id);
 MCG_EXPORT bool mcg_field_is_bytes(enum mcg_field f);
 
-/* Parse memory.stat text for VERSION into ST (normalised + raw). */
+/* Parse memory.stat text for VERSION into ST (normalised through the schema + every raw key). */
 MCG_EXPORT int mcg_stat_parse(const char *text, int version, struct mcg_stat *ret);
 MCG_EXPORT void mcg_stat_release(struct mcg_stat *st);
 MCG_EXPORT int mcg_psi_parse(const char *text, struct mcg_psi *ret);

@@ -114,6 +114,13 @@ MCG_EXPORT enum mcg_dirty_level mcg_dirty_verdict(const struct mcg_dirty_cg *c, 
 						  const struct mcg_dirty_global *g, double stale_s,
 						  char *buf, size_t len);
 
+/*
+ * The counters of C from a record (struct mcg_record: memory.stat's dirty,
+ * writeback, file LRUs; v1 the hierarchical limit): pure, -ENOENT without
+ * dirty and writeback. The domain and states come from mcg_dirty_cg_eval().
+ */
+MCG_EXPORT int mcg_dirty_cg_from_record(const struct mcg_record *r, int version,
+					struct mcg_dirty_cg *ret);
 /* Parse the keys 'dirty' needs out of memory.stat text (v1 total_*, v2 keys). */
 MCG_EXPORT int mcg_dirty_stat_parse(const char *text, int version, struct mcg_dirty_cg *ret);
 

@@ -1,0 +1,217 @@
+/*
+ * record.c: the one reader of the schema. A plan (per version and wanted
+ * counters) lists the files to read and the keys to pick from each; a reader
+ * keeps one descriptor per file and fills a struct mcg_record with one
+ * pread() and one scan (lib/kv.c) per file, without allocating.
+ */
+#include "internal.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+static int plan_file(struct mcg__plan *p, const char *name)
+{
+	unsigned f;
+
+	for (f = 0; f < p->nf; f++)
+		if (!strcmp(p->f[f].name, name))
+			return (int)f;
+	if (p->nf == MCG__PLAN_FILES)
+		return -ENOSPC;
+	memset(&p->f[p->nf], 0, sizeof(p->f[0]));
+	p->f[p->nf].name = name;
+	p->f[p->nf].psi = !strcmp(name, "memory.pressure");
+	return (int)p->nf++;
+}
+
+static int plan_key(struct mcg__plan *p, unsigned f, const char *key, unsigned id, bool local)
+{
+	struct mcg__plan_file *pf = &p->f[f];
+	unsigned i;
+
+	if (p->nk == MCG__PLAN_KEYS)
+		return -ENOSPC;
+	/* a file's keys are contiguous: files are filled one after the other below */
+	if (!pf->nk)
+		pf->k0 = (unsigned short)p->nk;
+	i = p->nk++;
+	p->k[i].key = key;
+	p->k[i].len = (unsigned short)strlen(key);
+	p->k[i].id = (unsigned char)id;
+	p->k[i].local = local;
+	pf->nk++;
+	return 0;
+}
+
+int mcg__plan_init(struct mcg__plan *p, int version, uint64_t want, unsigned flags)
+{
+	unsigned k, pass;
+	int f, r;
+
+	if (version != 1 && version != 2)
+		return -EINVAL;
+	memset(p, 0, sizeof(*p));
+	p->version = version;
+	p->flags = flags;
+	p->want = want;
+	/* pass 0 lists the files; pass 1 adds the keys file by file (contiguous per file) */
+	for (pass = 0; pass < 2; pass++) {
+		unsigned nf = p->nf;
+
+		for (f = 0; f < (pass ? (int)nf : 1); f++) {
+			for (k = 0; k < MCG_K__COUNT; k++) {
+				const struct mcg_key_desc *d = mcg_key_desc(k);
+				const char *file = d->file[version - 1], *key = d->key[version - 1];
+				int slot;
+
+				if (!((want >> k) & 1) || !file)
+					continue;
+				if (!pass) {
+					slot = plan_file(p, file);
+					if (slot < 0)
+						return slot;
+					if (!key)
+						p->f[slot].single |= 1ULL << k;
+					continue;
+				}
+				if (!key || strcmp(file, p->f[f].name) || p->f[f].psi)
+					continue;
+				if ((r = plan_key(p, (unsigned)f, key, k, false)) < 0)
+					return r;
+				if (version == 1 && (flags & MCG__PLAN_V1_LOCAL) &&
+				    !strncmp(key, "total_", 6) &&
+				    (r = plan_key(p, (unsigned)f, key + 6, k, true)) < 0)
+					return r;
+			}
+		}
+	}
+	return 0;
+}
+
+int mcg__plan_slot(const struct mcg__plan *p, enum mcg_key k)
+{
+	const char *file = mcg_knob_file(p->version, k);
+	unsigned f;
+
+	if (!file || !((p->want >> k) & 1))
+		return -1;
+	for (f = 0; f < p->nf; f++)
+		if (!strcmp(p->f[f].name, file))
+			return (int)f;
+	return -1;
+}
+
+static void set(struct mcg_record *r, unsigned k, uint64_t v)
+{
+	r->v[k] = v;
+	r->valid |= 1ULL << k;
+}
+
+void mcg__plan_parse(const struct mcg__plan *p, unsigned f, const char *text, struct mcg_record *r)
+{
+	const struct mcg__plan_file *pf = &p->f[f];
+	const struct mcg__plan_key *keys = &p->k[pf->k0];
+	uint64_t v, from_total = 0;
+	const char *pos = text;
+	struct mcg__kv kv;
+	unsigned k;
+
+	if (pf->single) {
+		if (mcg_parse_u64(text, &v) < 0)
+			return;
+		for (k = 0; k < MCG_K__COUNT; k++)
+			if ((pf->single >> k) & 1)
+				set(r, k, v);
+		return;
+	}
+	if (pf->psi) {
+		if (mcg__psi_parse(text, &r->psi) < 0)
+			return;
+		for (k = 0; k < MCG_K__COUNT; k++) {
+			const char *key = mcg_key_desc(k)->key[p->version - 1];
+
+			if (!((p->want >> k) & 1) || !key || strcmp(mcg_knob_file(p->version, k), pf->name))
+				continue;
+			if (!strcmp(key, "some") && r->psi.some_valid)
+				set(r, k, r->psi.some.total_us);
+			else if (!strcmp(key, "full") && r->psi.full_valid)
+				set(r, k, r->psi.full.total_us);
+		}
+		return;
+	}
+	while (mcg__kv_next(&pos, &kv)) {
+		for (k = 0; k < pf->nk; k++) {
+			const struct mcg__plan_key *pk = &keys[k];
+
+			if (pk->len != kv.klen || memcmp(pk->key, kv.key, kv.klen))
+				continue;
+			if (!mcg__kv_u64(kv.val, kv.eol, &v))
+				break;
+			/* v1: the hierarchical total_ wins over the local key */
+			if (pk->local && ((from_total >> pk->id) & 1))
+				break;
+			if (!pk->local)
+				from_total |= 1ULL << pk->id;
+			if (p->version == 1 && mcg_key_desc(pk->id)->unit == MCG_UNIT_BYTES &&
+			    v >= mcg__v1_unlimited())
+				v = MCG_MAX;
+			set(r, pk->id, v);
+			break;
+		}
+	}
+}
+
+int mcg__plan_open(const struct mcg__plan *p, unsigned f, int dirfd)
+{
+	/* O_NOFOLLOW: a symlink planted in a --root tree is not followed */
+	int fd = openat(dirfd, p->f[f].name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0)
+		return fd;
+	if (errno == EMFILE || errno == ENFILE)
+		return MCG__FD_REOPEN;
+	return MCG__FD_ABSENT;
+}
+
+ssize_t mcg__pread_once(int fd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = pread(fd, buf, len - 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n == len - 1) /* did not fit: the slow path to EOF */
+		return mcg_fd_pread(fd, buf, len);
+	buf[n] = '\0';
+	return n;
+}
+
+ssize_t mcg__plan_read(const struct mcg__plan *p, unsigned f, int *fd, int dirfd, char *buf,
+		       size_t len, struct mcg_record *r)
+{
+	ssize_t n;
+
+	if (*fd == MCG__FD_UNSET)
+		*fd = dirfd >= 0 ? mcg__plan_open(p, f, dirfd) : MCG__FD_ABSENT;
+	if (*fd == MCG__FD_ABSENT)
+		return -ENOENT;
+	if (*fd == MCG__FD_REOPEN) {
+		int t;
+
+		if (dirfd < 0)
+			return -EBADF;
+		t = openat(dirfd, p->f[f].name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (t < 0)
+			return -errno;
+		n = mcg__pread_once(t, buf, len);
+		close(t);
+	} else {
+		n = mcg__pread_once(*fd, buf, len);
+	}
+	if (n >= 0 && r)
+		mcg__plan_parse(p, f, buf, r);
+	return n;
+}
