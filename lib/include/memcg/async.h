@@ -150,6 +150,126 @@ struct mcg_reclaimd_info {
 /* Is a daemon serving STATEDIR? Fills RET: pid 0 if none, -1 if one is starting. */
 MCG_EXPORT int mcg_reclaimd_info(const char *statedir, struct mcg_reclaimd_info *ret);
 
+/*
+ * ---- policy: the daemon's decisions as pure functions ----------------------
+ * No I/O and no clock: times are monotonic nanoseconds passed in (a clock
+ * that goes backwards never refills, never expires a back-off and never
+ * shortens a wait), counters are bytes. The daemon (memcgctl reclaimd) reads
+ * the files and the clocks and acts on what these return.
+ */
+#define MCG_POLICY_NSEC 1000000000ULL
+#define MCG_POLICY_MSEC 1000000ULL
+
+/*
+ * A slow timer behind every event source: catches a lost event and a limit
+ * changed by someone else (v1 has no event for that) within a second, at one
+ * read of two files per cgroup and second.
+ */
+#define MCG_POLICY_FALLBACK_NS (1 * MCG_POLICY_NSEC)
+
+/*
+ * CPU budget: a token bucket of CPU nanoseconds, refilled at max_cpu percent
+ * of wall time and spent by the measured CPU cost of each burst. It may be
+ * saved up for MCG_POLICY_BUDGET_BURST_NS of wall time (a burst after an idle
+ * period), and goes negative by at most one step's overrun (a step is never
+ * cut short).
+ */
+#define MCG_POLICY_BUDGET_BURST_NS (2 * MCG_POLICY_NSEC)
+/* Look again this long after the bucket is back to zero: then it is positive. */
+#define MCG_POLICY_BUDGET_SLACK_NS (1 * MCG_POLICY_MSEC)
+/* The longest wait a decision returns: a wait is decided again by then, never overflows. */
+#define MCG_POLICY_WAIT_MAX_NS (3600 * MCG_POLICY_NSEC)
+struct mcg_policy_budget {
+	double tokens_ns;   /* CPU nanoseconds that may be spent now (negative: owed) */
+	uint64_t refill_ns; /* when it was last refilled */
+	double max_cpu;     /* percent of one CPU */
+};
+/* A full bucket (a new cgroup, or a changed max_cpu) at NOW. */
+MCG_EXPORT void mcg_policy_budget_init(struct mcg_policy_budget *b, double max_cpu, uint64_t now);
+/* Add what NOW - refill_ns earns, up to the burst cap. */
+MCG_EXPORT void mcg_policy_budget_refill(struct mcg_policy_budget *b, uint64_t now);
+/* Take COST_NS (measured CPU time of a burst). */
+MCG_EXPORT void mcg_policy_budget_spend(struct mcg_policy_budget *b, uint64_t cost_ns);
+/* Is a burst that has used USED_NS so far out of budget (stop after this step)? */
+MCG_EXPORT bool mcg_policy_budget_exhausted(const struct mcg_policy_budget *b, uint64_t used_ns);
+/*
+ * How long to wait before reclaiming again: 0 while tokens are left; else
+ * until the refill brings the bucket back above zero (plus the slack), at
+ * most MCG_POLICY_WAIT_MAX_NS (also when max_cpu is 0).
+ */
+MCG_EXPORT uint64_t mcg_policy_budget_wait(const struct mcg_policy_budget *b);
+
+/*
+ * Thrashing: over a window of reclaim (8 x the gap between the watermarks, at
+ * least 64 MiB), file refaults reached MCG_POLICY_THRASH_RATIO of what was
+ * reclaimed: the workload reads back what is evicted, so back off from the
+ * cgroup for 5 s, doubled on each window that thrashes again (at most
+ * 120 s), and forgotten after the first window that does not.
+ */
+#define MCG_POLICY_THRASH_RATIO 1.0
+#define MCG_POLICY_THRASH_WINDOW_GAPS 8
+#define MCG_POLICY_THRASH_WINDOW_MIN (64ULL * 1024 * 1024)
+#define MCG_POLICY_THRASH_BACKOFF_MIN_NS (5 * MCG_POLICY_NSEC)
+#define MCG_POLICY_THRASH_BACKOFF_MAX_NS (120 * MCG_POLICY_NSEC)
+struct mcg_policy_thrash {
+	bool started;       /* a refault base was taken */
+	uint64_t base;      /* refault bytes at the window's start */
+	uint64_t reclaimed; /* bytes reclaimed in this window */
+	double ratio;       /* refaults / reclaimed of the last closed window */
+	uint64_t backoff_ns, until_ns;
+};
+enum mcg_policy_thrash_verdict {
+	MCG_POLICY_THRASH_OPEN = 0, /* nothing decided: the window is open (or just started) */
+	MCG_POLICY_THRASH_CALM,     /* a window closed below the ratio: any back-off forgotten */
+	MCG_POLICY_THRASH_BACKOFF,  /* a window closed at or above it: back off until until_ns */
+};
+/* The window for the watermarks HIGH > LOW, in bytes reclaimed. */
+MCG_EXPORT uint64_t mcg_policy_thrash_window(uint64_t high, uint64_t low);
+/* Count BYTES reclaimed into the window. */
+MCG_EXPORT void mcg_policy_thrash_reclaimed(struct mcg_policy_thrash *t, uint64_t bytes);
+/* After a burst: is the refault counter wanted (no base yet, or the window is full)? */
+MCG_EXPORT bool mcg_policy_thrash_wants_sample(const struct mcg_policy_thrash *t, uint64_t high,
+					       uint64_t low);
+/*
+ * After a burst, with the cgroup's file refault counter in bytes (KNOWN false:
+ * it could not be read). The first sample takes the base and empties the
+ * window. When the window is full, closes it: *RET_REFAULTED (may be NULL)
+ * gets the refaults of the window (0 when the counter went back), ratio is
+ * set and the verdict says what to do.
+ */
+MCG_EXPORT enum mcg_policy_thrash_verdict
+mcg_policy_thrash_sample(struct mcg_policy_thrash *t, uint64_t high, uint64_t low, bool known,
+			 uint64_t refault, uint64_t now, uint64_t *ret_refaulted);
+/* Is the cgroup in a back-off at NOW? */
+MCG_EXPORT bool mcg_policy_thrash_backing_off(const struct mcg_policy_thrash *t, uint64_t now);
+
+/*
+ * Clean-cache skip. A cgroup at its limit with clean page cache reclaims it
+ * cheaply in the kernel; reclaiming ahead only shrinks the cache the workload
+ * reads from (measured: reads x0.66 with 10% margins). Dirty or writeback
+ * pages make the workload wait in direct reclaim: that is what async reclaim
+ * is for. The cache counts as dirty when dirty + writeback is at least
+ * 1/MCG_POLICY_DIRTY_SHARE of the file cache and at least the gap between the
+ * watermarks (a write in flight is not a dirty cache).
+ */
+#define MCG_POLICY_DIRTY_SHARE 16
+/* Leave this wake-up to the kernel? FILE, DIRTY, WRITEBACK in bytes; GAP = high - low. */
+MCG_EXPORT bool mcg_policy_skip_clean(uint64_t file, uint64_t dirty, uint64_t writeback,
+				      uint64_t gap);
+
+/*
+ * The adaptive timer (v2, where no usage threshold event exists): sleep half
+ * the time usage would take to reach HIGH at the rate seen since the last
+ * look (LAST_USAGE at LAST_NS; LAST_NS 0: none), at least
+ * MCG_POLICY_ADAPTIVE_MIN_NS (a look costs one read of memory.current; this
+ * bounds it to 100 per second and cgroup) and at most the fallback timer;
+ * the fallback when usage is not growing; the minimum when usage is at or
+ * above HIGH already.
+ */
+#define MCG_POLICY_ADAPTIVE_MIN_NS (10 * MCG_POLICY_MSEC)
+MCG_EXPORT uint64_t mcg_policy_next_wakeup(uint64_t usage, uint64_t high, uint64_t last_usage,
+					   uint64_t last_ns, uint64_t now);
+
 enum {
 	MCG_RECLAIMD_KEEP = 1 << 0, /* keep running with nothing enabled */
 };
