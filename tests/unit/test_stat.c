@@ -215,6 +215,15 @@ static void test_record_captured(void **state)
 	assert_int_equal(mcg_record_parse(&r, 2, "memory.stat", t), 0);
 	assert_int_equal(r.v[MCG_K_DIRTY], 25178112);
 	assert_int_equal(r.v[MCG_K_KERNEL], 1396736);
+	assert_true(mcg_record_has(&r, MCG_K_WORKINGSET_NODERECLAIM));
+	assert_int_equal(r.v[MCG_K_WORKINGSET_NODERECLAIM], 0);
+	assert_string_equal(mcg_key_name(MCG_K_WORKINGSET_NODERECLAIM), "workingset_nodereclaim");
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(mcg_record_parse(&r, 2, "memory.stat", "workingset_nodereclaim 17\n"), 0);
+	assert_int_equal(r.v[MCG_K_WORKINGSET_NODERECLAIM], 17);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(mcg_record_parse(&r, 1, "memory.stat", "workingset_nodereclaim 3\n"), 0);
+	assert_false(mcg_record_has(&r, MCG_K_WORKINGSET_NODERECLAIM)); /* v2 only */
 	free(t);
 }
 
