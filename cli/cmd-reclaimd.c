@@ -1,5 +1,6 @@
 /* cmd-reclaimd.c: "memcgctl reclaimd": the daemon that serves every cgroup with async reclaim on. */
 #include "memcgctl.h"
+#include "../daemon/reclaimd.h"
 
 #include <fcntl.h>
 #include <string.h>
@@ -202,7 +203,6 @@ static int reclaimd_run(struct cli *cli, int argc, char **argv)
 	struct mcg_reclaimd_info info;
 	char statedir[4200];
 	struct mcg_ctx *ctx;
-	sigset_t stop;
 	pid_t pid;
 	int r;
 
@@ -252,15 +252,9 @@ static int reclaimd_run(struct cli *cli, int argc, char **argv)
 		printf("reclaimd started (pid %d)\n", (int)pid);
 		return 0;
 	}
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGHUP);
-	sigprocmask(SIG_BLOCK, &stop, NULL);
-	/* the log callback prints INFO only with -v: a daemon should say what it does */
-	if (cli->verbose < 1)
-		cli->verbose = 1;
-	r = mcg_reclaimd_run(ctx, statedir, &stop, a.keep ? MCG_RECLAIMD_KEEP : 0);
+	/* a daemon says what it does: INFO at least */
+	r = reclaimd_main(ctx, statedir, a.keep ? RECLAIMD_KEEP : 0,
+			  cli->verbose < 1 ? 1 : cli->verbose);
 	if (cli_async_untrusted(statedir, r))
 		return EXIT_FAILURE;
 	if (r == -MCG_E_LOCKED) {

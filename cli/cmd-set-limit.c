@@ -180,7 +180,7 @@ static char **fix_negative(int argc, char **argv, int *ret_n)
 struct sl_state {
 	struct cli *cli;
 	struct mcg_group *g;
-	const struct mcg_limit_spec *spec;
+	const struct sl_args *a;
 	bool progress_shown;
 };
 
@@ -373,7 +373,7 @@ static void holders(const struct mcg_group *g, char *buf, size_t len)
 }
 
 static void systemd_hint(const struct mcg_group *g, const struct mcg_limit_req *req,
-			 const struct mcg_limit_spec *spec)
+			 const struct sl_args *a)
 {
 	static const char *const v2prop[MCG_LK__COUNT] = {
 		[MCG_LK_MAX] = "MemoryMax",	 [MCG_LK_HIGH] = "MemoryHigh",
@@ -391,7 +391,7 @@ static void systemd_hint(const struct mcg_group *g, const struct mcg_limit_req *
 				   : k == MCG_LK_MAX			  ? "MemoryLimit"
 									  : NULL;
 
-		if (!spec->v[k] || !prop || o >= sizeof(props))
+		if (!a->val[k] || !prop || o >= sizeof(props))
 			continue;
 		if (req->v[k] == MCG_MAX)
 			o += (size_t)snprintf(props + o, sizeof(props) - o, " %s=infinity", prop);
@@ -476,14 +476,12 @@ static void sl_recovered(const struct mcg_recovery *r, void *userdata)
 {
 	struct sl_state *s = userdata;
 
-	bool dry = s->spec->flags & MCG_LIMIT_DRY_RUN;
-
-	if (dry && r->error == 0)
+	if (s->a->dry_run && r->error == 0)
 		cli_warn("'%s' has a journal left by an interrupted '%s' (pid %d); a real run "
 			 "restores its %d saved value(s) first (or run 'memcgctl recover %s')",
 			 out_esc(r->path), r->op, (int)r->pid, r->restored, out_esc(r->path));
 	else
-		cli_report_recovery(r, dry, true);
+		cli_report_recovery(r, s->a->dry_run, true);
 }
 
 /* Warnings that do not stop the change, once it is planned. */
@@ -492,7 +490,7 @@ static void sl_planned(void *userdata, const struct mcg_limit_result *res)
 	struct sl_state *s = userdata;
 	const struct mcg_limit_pre *pre = &res->pre;
 
-	systemd_hint(s->g, &res->req, s->spec);
+	systemd_hint(s->g, &res->req, s->a);
 	if (pre->target != MCG_MAX && pre->parent_limit != MCG_MAX &&
 	    pre->target > pre->parent_limit) {
 		char a[32], b[32];
@@ -504,7 +502,7 @@ static void sl_planned(void *userdata, const struct mcg_limit_result *res)
 }
 
 /* The request was wrong (64) or a value it needs could not be read (1). */
-static int request_error(const struct mcg_group *g, const struct mcg_limit_spec *spec,
+static int request_error(const struct mcg_group *g, const struct sl_args *a,
 			 const struct mcg_limit_error *e)
 {
 	const char *path = out_esc(mcg_group_path(g));
@@ -520,10 +518,10 @@ static int request_error(const struct mcg_group *g, const struct mcg_limit_spec 
 		cli_err("cannot use --allow-oom on '%s': %s", path, e->why);
 		break;
 	case MCG_LB_STEP:
-		cli_err("invalid size for --step: '%s': %s", out_esc(spec->step), e->why);
+		cli_err("invalid size for --step: '%s': %s", out_esc(a->step), e->why);
 		break;
 	case MCG_LB_SIZE:
-		cli_err("invalid size for %s: '%s': %s", opt_names[e->knob], out_esc(spec->v[e->knob]),
+		cli_err("invalid size for %s: '%s': %s", opt_names[e->knob], out_esc(a->val[e->knob]),
 			e->why);
 		break;
 	case MCG_LB_READ_REF:
@@ -671,19 +669,15 @@ static int apply_failed(struct cli *cli, const struct mcg_group *g,
 	return EXIT_FAILURE;
 }
 
-/*
- * What mcg_limit_apply() said about SPEC, for the user: messages, output and
- * the exit status. Needs only the spec and the result: any caller of
- * mcg_limit_apply() in this binary (top's action) can report the same way.
- */
-static int sl_report(struct cli *cli, const struct mcg_group *g, const struct mcg_limit_spec *spec,
+/* What mcg_limit_apply() said, for the user: messages, output and the exit status. */
+static int sl_report(struct cli *cli, const struct mcg_group *g, const struct sl_args *a,
 		     const struct mcg_limit_result *res, uint64_t timeout_ms)
 {
 	const char *path = out_esc(mcg_group_path(g));
 
 	switch (res->stage) {
 	case MCG_LS_REQUEST:
-		return request_error(g, spec, &res->error);
+		return request_error(g, a, &res->error);
 	case MCG_LS_ACCESS:
 		cli_err("cannot set %s of '%s': %s",
 			mcg_limit_knob_file(mcg_ctx_version(cli->ctx),
@@ -705,8 +699,8 @@ static int sl_report(struct cli *cli, const struct mcg_group *g, const struct mc
 	case MCG_LS_DONE:
 		break;
 	}
-	if (spec->flags & MCG_LIMIT_DRY_RUN)
-		return print_dry_run(cli, g, res, timeout_ms, spec->flags & MCG_LIMIT_ALLOW_OOM);
+	if (a->dry_run)
+		return print_dry_run(cli, g, res, timeout_ms, a->allow_oom);
 	print_result(cli, g, res, timeout_ms, "ok", NULL, false);
 	return 0;
 }
@@ -717,7 +711,7 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 	struct mcg_limit_spec spec = {.step = NULL};
 	struct mcg_limit_result res;
 	struct mcg_cancel cancel;
-	struct sl_state st = {.cli = cli, .spec = &spec};
+	struct sl_state st = {.cli = cli, .a = &a};
 	const struct mcg_limit_ops ops = {sl_progress, sl_planned, sl_recovered, &st};
 	struct mcg_group *g = NULL;
 	uint64_t timeout_ms = 0;
@@ -751,7 +745,7 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 	mcg_cancel_init(&cancel, timeout_ms, &cli_interrupted);
 	mcg_limit_apply(g, &spec, &cancel, &ops, &res);
 	clear_progress(&st);
-	status = sl_report(cli, g, &spec, &res, timeout_ms);
+	status = sl_report(cli, g, &a, &res, timeout_ms);
 	mcg_group_close(g);
 	return status;
 }

@@ -6,11 +6,10 @@
 #error "include <memcg.h>, not <memcg/async.h>"
 #endif
 
-#include <signal.h>
-
 /*
  * Background watermark reclaim. A cgroup is enabled by a small file in the
- * state directory; one daemon (mcg_reclaimd_run) serves every enabled cgroup:
+ * state directory; one daemon (memcgctl reclaimd, daemon/ in the source tree)
+ * serves every enabled cgroup:
  * when usage crosses the high watermark it reclaims down to the low one in
  * bounded steps (mcg_reclaim_step), within a CPU budget, and backs off from a
  * cgroup that refaults what it reclaims.
@@ -269,16 +268,5 @@ MCG_EXPORT bool mcg_policy_skip_clean(uint64_t file, uint64_t dirty, uint64_t wr
 #define MCG_POLICY_ADAPTIVE_MIN_NS (10 * MCG_POLICY_MSEC)
 MCG_EXPORT uint64_t mcg_policy_next_wakeup(uint64_t usage, uint64_t high, uint64_t last_usage,
 					   uint64_t last_ns, uint64_t now);
-
-enum {
-	MCG_RECLAIMD_KEEP = 1 << 0, /* keep running with nothing enabled */
-};
-/*
- * Run the daemon until one of STOP (blocked by the caller, read through a
- * signalfd) arrives, or nothing is enabled (unless MCG_RECLAIMD_KEEP).
- * Returns 0 on a clean exit, -MCG_E_LOCKED if another daemon serves STATEDIR.
- */
-MCG_EXPORT int mcg_reclaimd_run(struct mcg_ctx *ctx, const char *statedir, const sigset_t *stop,
-				unsigned flags);
 
 #endif

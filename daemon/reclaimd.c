@@ -1,4 +1,5 @@
-/* reclaimd.c: the async-reclaim daemon: wakes on usage events, reclaims to the low watermark. */
+/* reclaimd.c: the async-reclaim daemon's loop: wakes on usage events, reclaims to the low watermark. */
+#include "reclaimd.h"
 #include "internal.h"
 
 #include <fcntl.h>
@@ -7,32 +8,42 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#define NSEC 1000000000ULL
-#define MSEC 1000000ULL
-#define MIB (1024ULL * 1024)
+#define NSEC MCG_POLICY_NSEC
+#define MSEC MCG_POLICY_MSEC
 
-/* A slow timer behind every event source: catches lost events and a changed limit. */
-#define FALLBACK_NS (1 * NSEC)
+/* The timers; the policy's own (fallback, budget, back-off, adaptive) are in memcg/async.h. */
+#define FALLBACK_NS MCG_POLICY_FALLBACK_NS
+/* No limit to stay under (or watermarks that do not resolve): a limit set later is seen within 5 s. */
 #define NOLIMIT_RECHECK_NS (5 * NSEC)
+/* Another memcgctl holds the cgroup's lock: a set-limit or empty is short, look again soon. */
 #define LOCKED_RETRY_NS (100 * MSEC)
-#define CLEAN_RECHECK_NS (20 * MSEC)
-#define STATS_EVERY_NS (1 * NSEC)
-/* The CPU budget may be saved up for this long (a burst after an idle period). */
-#define BUDGET_BURST_NS (2 * NSEC)
 /*
- * Thrashing: over a window of reclaim, file refaults (bytes) reached this
- * fraction of what we reclaimed: the workload reads back what we evict.
+ * Skipped for a clean cache while above high: no threshold event comes when
+ * the cache turns dirty, so look again soon (one memory.stat read, ~20 us)
+ * rather than at the fallback.
  */
-#define THRASH_RATIO 1.0
-#define THRASH_BACKOFF_MIN_NS (5 * NSEC)
-#define THRASH_BACKOFF_MAX_NS (120 * NSEC)
+#define CLEAN_RECHECK_NS (20 * MSEC)
+/* A cgroup's stats file is rewritten at most once a second (status reads it). */
+#define STATS_EVERY_NS (1 * NSEC)
+/* The daemon's totals while nothing changes: every 10 s (its CPU time and wake-ups). */
+#define TOTALS_IDLE_NS (10 * NSEC)
+/* The longest sleep with nothing due: the cgroups' own timers are shorter. */
+#define IDLE_WAIT_NS (60 * NSEC)
+/*
+ * v2: a PSI trigger: wake when tasks of the cgroup stalled on memory for
+ * 20 ms within a 1 s window (some). 20 ms is well above the noise of an
+ * idle cgroup and well below a stall a user notices; the kernel refuses a
+ * window under 500 ms for unprivileged triggers and caps it at 10 s.
+ */
+#define PSI_TRIGGER "some 20000 1000000"
+/* memory.events and memory.stat are short: one read of this size holds them. */
+#define EVENTS_BUF 512
 
 struct cg {
 	struct mcg_async_conf conf;
@@ -45,12 +56,9 @@ struct cg {
 	uint64_t limit, high, low;
 	bool valid; /* watermarks resolved */
 	struct mcg_async_stats st;
-	double tokens_ns;
-	uint64_t refill_ns;
+	struct mcg_policy_budget budget;
+	struct mcg_policy_thrash thrash;
 	uint64_t next_ns; /* look again at this time */
-	uint64_t backoff_until, backoff_ns;
-	uint64_t win_reclaimed, win_refault_base;
-	bool win_started;
 	uint64_t last_usage, last_usage_ns; /* v2: growth rate for the adaptive timer */
 	bool stats_dirty;
 	uint64_t stats_written_ns;
@@ -63,6 +71,7 @@ struct daemon {
 	const char *statedir;
 	struct mcg__async_dir dir; /* the trusted state directory, opened once */
 	int epfd, ifd, sfd, pidfd;
+	sigset_t stop; /* read through sfd */
 	bool rescan_due;
 	char **bad, **bad_new; /* corrupt files logged at the last rescan (logged once) */
 	size_t nbad, nbad_new;
@@ -70,24 +79,7 @@ struct daemon {
 	size_t n;
 	uint64_t started_wall, wakeups, totals_written_ns;
 	bool totals_dirty; /* a cgroup's stats were written since the totals */
-	const sigset_t *stop;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * NSEC + (uint64_t)ts.tv_nsec;
-}
 
 static void close_fd(int *fd)
 {
@@ -105,7 +97,7 @@ static void set_error(struct cg *c, int err)
 
 static void flush_stats(struct daemon *d, struct cg *c, bool force)
 {
-	uint64_t now = now_ns();
+	uint64_t now = rd_now_ns();
 
 	if (!c->stats_dirty && !force)
 		return;
@@ -126,7 +118,7 @@ static void write_totals(struct daemon *d)
 {
 	struct mcg_reclaimd_info info = {.pid = getpid(),
 					 .started = (int64_t)d->started_wall,
-					 .cpu_ns = cpu_ns(),
+					 .cpu_ns = rd_cpu_ns(),
 					 .wakeups = d->wakeups};
 	size_t i;
 
@@ -134,7 +126,7 @@ static void write_totals(struct daemon *d)
 		if (d->cgs[i]->conf.max_cpu > info.max_cpu)
 			info.max_cpu = d->cgs[i]->conf.max_cpu;
 	mcg__reclaimd_totals_write(&d->dir, &info);
-	d->totals_written_ns = now_ns();
+	d->totals_written_ns = rd_now_ns();
 	d->totals_dirty = false;
 }
 
@@ -170,7 +162,7 @@ static int v1_register(struct daemon *d, struct cg *c)
 static void v2_register(struct daemon *d, struct cg *c)
 {
 	struct epoll_event ev = {.events = EPOLLPRI, .data.ptr = c};
-	static const char trig[] = "some 20000 1000000";
+	static const char trig[] = PSI_TRIGGER;
 
 	if (c->psi_fd < 0) {
 		c->psi_fd = mcg_knob_open(c->g, "memory.pressure", O_RDWR | O_NONBLOCK);
@@ -179,7 +171,7 @@ static void v2_register(struct daemon *d, struct cg *c)
 			close_fd(&c->psi_fd);
 	}
 	if (c->events_fd < 0) {
-		char buf[512];
+		char buf[EVENTS_BUF];
 
 		c->events_fd = mcg_knob_open(c->g, "memory.events", O_RDONLY);
 		if (c->events_fd >= 0) {
@@ -222,7 +214,7 @@ static int refresh_limit(struct daemon *d, struct cg *c)
 	if (c->st.state == MCG_ASYNC_NOLIMIT || c->st.state == MCG_ASYNC_ERROR)
 		c->st.state = MCG_ASYNC_WAITING;
 	c->stats_dirty = true;
-	if (d->ctx->version == 1) {
+	if (mcg_ctx_version(d->ctx) == 1) {
 		r = v1_register(d, c);
 		if (r < 0) {
 			mcg_log(d->ctx, MCG_LOG_WARNING,
@@ -288,17 +280,6 @@ static void mark_gone(struct daemon *d, struct cg *c)
 	}
 }
 
-struct recover_probe {
-	char op[32];
-};
-
-static void probe_cb(const struct mcg_recovery *r, void *userdata)
-{
-	struct recover_probe *p = userdata;
-
-	snprintf(p->op, sizeof(p->op), "%s", r->op);
-}
-
 static void log_recovered(const struct mcg_recovery *r, void *userdata)
 {
 	struct daemon *d = userdata;
@@ -310,6 +291,10 @@ static void log_recovered(const struct mcg_recovery *r, void *userdata)
 			"found %llu, expected %llu; kept theirs",
 			p ? p : "?", r->knob, (int)r->pid, (unsigned long long)r->found,
 			(unsigned long long)r->expected);
+	else if (r->error == -MCG_E_STALE_JOURNAL)
+		mcg_log(d->ctx, MCG_LOG_WARNING,
+			"'%s' has a journal left by a killed '%s'; run 'memcgctl recover'",
+			p ? p : "?", r->op[0] ? r->op : "?");
 	else if (r->error)
 		mcg_log(d->ctx, MCG_LOG_WARNING, "cannot restore '%s' from the journal of pid %d: %s",
 			p ? p : "?", (int)r->pid, mcg_strerror(r->error));
@@ -320,31 +305,23 @@ static void log_recovered(const struct mcg_recovery *r, void *userdata)
 	free(p);
 }
 
-/* Recover a journal left by a killed reclaimd (our own op only). 1 if recovered. */
-static int recover_own(struct daemon *d, struct cg *c)
+/*
+ * Take the cgroup's lock for a burst; a journal a killed reclaimd left is
+ * restored first (compare and restore), another command's is left to
+ * 'memcgctl recover' (-MCG_E_STALE_JOURNAL, logged).
+ */
+static int begin(struct daemon *d, struct cg *c, struct mcg_txn **ret)
 {
-	struct recover_probe p = {""};
-	int r;
-
-	r = mcg_recover(d->ctx, c->conf.path, true, probe_cb, &p);
-	if (r <= 0)
-		return r;
-	if (strcmp(p.op, "async-reclaim")) {
-		mcg_log(d->ctx, MCG_LOG_WARNING,
-			"'%s' has a journal left by a killed '%s'; run 'memcgctl recover'",
-			c->ename, p.op);
-		return -MCG_E_STALE_JOURNAL;
-	}
-	r = mcg_recover(d->ctx, c->conf.path, false, log_recovered, d);
-	return r < 0 ? r : 1;
+	return mcg_txn_begin_recovering(c->g, MCG_TXN_RECOVER_OWN, "async-reclaim", NULL,
+					log_recovered, d, ret);
 }
 
 static struct cg *cg_new(struct daemon *d, const struct mcg_async_conf *conf)
 {
 	struct cg *c = calloc(1, sizeof(*c));
-	const char *uk = d->ctx->version == 2 ? "memory.current" : "memory.usage_in_bytes";
-	const char *lk = d->ctx->version == 2 ? "memory.max" : "memory.limit_in_bytes";
-	uint64_t now = now_ns();
+	const char *uk = mcg_ctx_version(d->ctx) == 2 ? "memory.current" : "memory.usage_in_bytes";
+	const char *lk = mcg_ctx_version(d->ctx) == 2 ? "memory.max" : "memory.limit_in_bytes";
+	uint64_t now = rd_now_ns();
 	int r;
 
 	if (!c)
@@ -369,8 +346,7 @@ static struct cg *cg_new(struct daemon *d, const struct mcg_async_conf *conf)
 			c->st.state = MCG_ASYNC_WAITING;
 		}
 	}
-	c->tokens_ns = (double)BUDGET_BURST_NS * conf->max_cpu / 100.0;
-	c->refill_ns = now;
+	mcg_policy_budget_init(&c->budget, conf->max_cpu, now);
 	c->next_ns = now;
 	r = mcg_group_open(d->ctx, conf->path, &c->g);
 	if (r == 0) {
@@ -401,158 +377,126 @@ static struct cg *cg_new(struct daemon *d, const struct mcg_async_conf *conf)
 		cg_free(c);
 		return NULL;
 	}
-	recover_own(d, c);
+	{
+		/* the limit a killed daemon left lowered goes back before it is read */
+		struct mcg_txn *t;
+
+		if (begin(d, c, &t) == 0)
+			mcg_txn_free(t); /* nothing saved: nothing to roll back */
+	}
 	refresh_limit(d, c);
 	c->stats_dirty = true;
 	return c;
 }
 
-/*
- * Is the cgroup's page cache dirty enough that reclaiming it is slow? A
- * cgroup at its limit with clean cache reclaims it cheaply in the kernel;
- * reclaiming ahead then only shrinks the cache the workload reads from
- * (measured: reads x0.66 with 10% margins). Dirty or writeback pages make
- * the workload wait in direct reclaim: that is what async reclaim is for.
- */
-#define DIRTY_SHARE 16 /* dirty + writeback >= file / 16, and at least high - low */
-static bool cache_dirty(struct cg *c)
+/* The counters of memory.stat the policy wants, in bytes; "known" bits for each. */
+struct cache {
+	bool has_dirty, has_refault;
+	uint64_t file, dirty, writeback, refault;
+};
+
+/* One read of memory.stat: false if it cannot be read or parsed. */
+static bool cache_read(struct cg *c, struct cache *ret)
 {
 	struct mcg_stat st;
 	char *text = NULL;
 	size_t len;
-	bool dirty = true; /* when in doubt, reclaim */
+	bool ok = false;
 
+	memset(ret, 0, sizeof(*ret));
 	if (mcg__read_file_at(mcg_group_dirfd(c->g), "memory.stat", &text, &len) < 0)
-		return true;
-	if (mcg_stat_parse(text, mcg_group_ctx(c->g)->version, &st) == 0) {
-		if (mcg_stat_has(&st, MCG_S_FILE) && mcg_stat_has(&st, MCG_S_FILE_DIRTY)) {
-			uint64_t d = st.v[MCG_S_FILE_DIRTY];
-
+		return false;
+	if (mcg_stat_parse(text, mcg_ctx_version(mcg_group_ctx(c->g)), &st) == 0) {
+		ret->has_dirty = mcg_stat_has(&st, MCG_S_FILE) && mcg_stat_has(&st, MCG_S_FILE_DIRTY);
+		if (ret->has_dirty) {
+			ret->file = st.v[MCG_S_FILE];
+			ret->dirty = st.v[MCG_S_FILE_DIRTY];
 			if (mcg_stat_has(&st, MCG_S_FILE_WRITEBACK))
-				d += st.v[MCG_S_FILE_WRITEBACK];
-			/* a write in flight is not a dirty cache: the kernel finds
-			 * clean pages at the limit unless a gap's worth is dirty */
-			dirty = d * DIRTY_SHARE >= st.v[MCG_S_FILE] && d >= c->high - c->low;
+				ret->writeback = st.v[MCG_S_FILE_WRITEBACK];
 		}
+		ret->has_refault = mcg_stat_has(&st, MCG_S_WORKINGSET_REFAULT_FILE);
+		if (ret->has_refault)
+			ret->refault = st.v[MCG_S_WORKINGSET_REFAULT_FILE] * (uint64_t)mcg_page_size();
 		mcg_stat_release(&st);
+		ok = true;
 	}
 	free(text);
-	return dirty;
+	return ok;
 }
 
-static uint64_t refault_bytes(struct cg *c, bool *ok)
+/* Above high: leave it to the kernel (clean cache)? When in doubt, reclaim. */
+static bool skip_clean(struct cg *c)
 {
-	struct mcg_stat st;
-	char *text = NULL;
-	size_t len;
-	uint64_t v = 0;
+	struct cache k;
 
-	*ok = false;
-	if (mcg__read_file_at(mcg_group_dirfd(c->g), "memory.stat", &text, &len) < 0)
-		return 0;
-	if (mcg_stat_parse(text, mcg_group_ctx(c->g)->version, &st) == 0) {
-		if (mcg_stat_has(&st, MCG_S_WORKINGSET_REFAULT_FILE)) {
-			v = st.v[MCG_S_WORKINGSET_REFAULT_FILE] * (uint64_t)mcg_page_size();
-			*ok = true;
-		}
-		mcg_stat_release(&st);
-	}
-	free(text);
-	return v;
+	if (!cache_read(c, &k) || !k.has_dirty)
+		return false;
+	return mcg_policy_skip_clean(k.file, k.dirty, k.writeback, c->high - c->low);
 }
 
 /* After reclaiming: does the workload read back what we evict? */
 static void thrash_check(struct daemon *d, struct cg *c)
 {
-	uint64_t window = 8 * (c->high - c->low), now_refault;
-	bool ok;
+	struct cache k = {0};
+	uint64_t refaulted = 0;
+	bool known;
 
-	if (window < 64 * MIB)
-		window = 64 * MIB;
-	if (!c->win_started) {
-		c->win_refault_base = refault_bytes(c, &ok);
-		c->win_started = ok;
-		c->win_reclaimed = 0;
+	if (!mcg_policy_thrash_wants_sample(&c->thrash, c->high, c->low))
 		return;
-	}
-	if (c->win_reclaimed < window)
+	known = cache_read(c, &k) && k.has_refault;
+	switch (mcg_policy_thrash_sample(&c->thrash, c->high, c->low, known, k.refault,
+					 rd_now_ns(), &refaulted)) {
+	case MCG_POLICY_THRASH_OPEN:
 		return;
-	now_refault = refault_bytes(c, &ok);
-	if (!ok)
-		return;
-	if (now_refault >= c->win_refault_base) {
-		uint64_t delta = now_refault - c->win_refault_base;
-
-		c->st.refaulted += delta;
-		c->st.refault_ratio = (double)delta / (double)c->win_reclaimed;
-	}
-	c->win_refault_base = now_refault;
-	c->win_reclaimed = 0;
-	c->stats_dirty = true;
-	if (c->st.refault_ratio >= THRASH_RATIO) {
-		c->backoff_ns = c->backoff_ns ? c->backoff_ns * 2 : THRASH_BACKOFF_MIN_NS;
-		if (c->backoff_ns > THRASH_BACKOFF_MAX_NS)
-			c->backoff_ns = THRASH_BACKOFF_MAX_NS;
-		c->backoff_until = now_ns() + c->backoff_ns;
+	case MCG_POLICY_THRASH_BACKOFF:
 		c->st.state = MCG_ASYNC_THRASHING;
 		c->st.thrash_episodes++;
 		mcg_log(d->ctx, MCG_LOG_INFO,
 			"'%s' refaults %.0f%% of what we reclaim: backing off for %llu s",
-			c->ename, 100 * c->st.refault_ratio,
-			(unsigned long long)(c->backoff_ns / NSEC));
-	} else {
-		c->backoff_ns = 0;
+			c->ename, 100 * c->thrash.ratio,
+			(unsigned long long)(c->thrash.backoff_ns / NSEC));
+		break;
+	case MCG_POLICY_THRASH_CALM:
+		break;
 	}
+	c->st.refaulted += refaulted;
+	c->st.refault_ratio = c->thrash.ratio;
+	c->stats_dirty = true;
 }
 
-static void refill(struct cg *c, uint64_t now)
+/* Account a burst's CPU cost. */
+static void spend(struct cg *c, uint64_t cpu0)
 {
-	double rate = c->conf.max_cpu / 100.0, cap = (double)BUDGET_BURST_NS * rate;
+	uint64_t cost = rd_cpu_ns() - cpu0;
 
-	c->tokens_ns += (double)(now - c->refill_ns) * rate;
-	if (c->tokens_ns > cap)
-		c->tokens_ns = cap;
-	c->refill_ns = now;
-}
-
-static bool stop_pending(struct daemon *d)
-{
-	sigset_t pending;
-	int s;
-
-	if (sigpending(&pending) < 0)
-		return false;
-	for (s = 1; s < NSIG; s++)
-		if (sigismember(d->stop, s) == 1 && sigismember(&pending, s) == 1)
-			return true;
-	return false;
+	mcg_policy_budget_spend(&c->budget, cost);
+	c->st.cpu_ns += cost;
 }
 
 /* Reclaim C down to its low watermark, in steps, within its CPU budget. */
 static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 {
-	uint64_t ps = (uint64_t)mcg_page_size(), now = now_ns(), cpu0, cost;
+	uint64_t ps = (uint64_t)mcg_page_size(), now = rd_now_ns(), cpu0, wait;
 	struct mcg_reclaimer *rc = NULL;
 	struct mcg_txn *t = NULL;
 	int r;
 
-	refill(c, now);
-	if (now < c->backoff_until) {
-		c->next_ns = c->backoff_until;
+	mcg_policy_budget_refill(&c->budget, now);
+	if (mcg_policy_thrash_backing_off(&c->thrash, now)) {
+		c->next_ns = c->thrash.until_ns;
 		return;
 	}
-	if (c->tokens_ns <= 0) {
+	wait = mcg_policy_budget_wait(&c->budget);
+	if (wait) {
 		c->st.deferred++;
 		if (c->st.state != MCG_ASYNC_THROTTLED)
 			c->stats_dirty = true;
 		c->st.state = MCG_ASYNC_THROTTLED;
-		c->next_ns = now + (uint64_t)(-c->tokens_ns * 100.0 / c->conf.max_cpu) + MSEC;
+		c->next_ns = now + wait;
 		return;
 	}
-	cpu0 = cpu_ns();
-	r = mcg_txn_begin(c->g, 0, "async-reclaim", &t);
-	if (r == -MCG_E_STALE_JOURNAL && recover_own(d, c) > 0)
-		r = mcg_txn_begin(c->g, 0, "async-reclaim", &t);
+	cpu0 = rd_cpu_ns();
+	r = begin(d, c, &t);
 	if (r == -MCG_E_LOCKED) {
 		/* another memcgctl is changing this cgroup: look again shortly */
 		c->next_ns = now + LOCKED_RETRY_NS;
@@ -584,7 +528,7 @@ static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 		c->st.steps++;
 		if (st.usage_after < st.usage_before) {
 			c->st.reclaimed += st.usage_before - st.usage_after;
-			c->win_reclaimed += st.usage_before - st.usage_after;
+			mcg_policy_thrash_reclaimed(&c->thrash, st.usage_before - st.usage_after);
 		}
 		usage = st.usage_after;
 		if (st.short_) {
@@ -592,9 +536,9 @@ static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 			if (st.usage_after >= st.usage_before)
 				break; /* no progress: nothing more to get now */
 		}
-		if (stop_pending(d))
+		if (rd_stop_pending(&d->stop))
 			break;
-		if ((double)(cpu_ns() - cpu0) >= c->tokens_ns)
+		if (mcg_policy_budget_exhausted(&c->budget, rd_cpu_ns() - cpu0))
 			break; /* budget spent: the rest waits */
 	}
 	if (rc) {
@@ -624,14 +568,12 @@ static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 	if (r == -MCG_E_CONFLICT) {
 		mcg_txn_rollback(t); /* nothing saved is left: drops the journal */
 		mcg_txn_free(t);
-		cost = cpu_ns() - cpu0;
-		c->tokens_ns -= (double)cost;
-		c->st.cpu_ns += cost;
+		spend(c, cpu0);
 		c->st.usage = usage;
 		c->st.state = MCG_ASYNC_WAITING;
 		c->stats_dirty = true;
 		c->valid = false; /* re-resolve the watermarks from the limit found */
-		c->next_ns = now_ns() + FALLBACK_NS;
+		c->next_ns = rd_now_ns() + FALLBACK_NS;
 		return;
 	}
 	if (r < 0) {
@@ -654,9 +596,7 @@ static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 		mcg_txn_commit(t);
 	}
 	mcg_txn_free(t);
-	cost = cpu_ns() - cpu0;
-	c->tokens_ns -= (double)cost;
-	c->st.cpu_ns += cost;
+	spend(c, cpu0);
 	c->st.usage = usage;
 	c->stats_dirty = true;
 	if (r >= 0) {
@@ -665,11 +605,9 @@ static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 			c->st.state = usage > c->low ? MCG_ASYNC_THROTTLED : MCG_ASYNC_WAITING;
 		if (c->st.state == MCG_ASYNC_THROTTLED) {
 			c->st.deferred++;
-			c->next_ns = now_ns() +
-				     (c->tokens_ns < 0
-					      ? (uint64_t)(-c->tokens_ns * 100.0 / c->conf.max_cpu)
-					      : 0) +
-				     MSEC;
+			/* out of budget, or stopped short of low: never at once */
+			wait = mcg_policy_budget_wait(&c->budget);
+			c->next_ns = rd_now_ns() + (wait ? wait : MCG_POLICY_BUDGET_SLACK_NS);
 		}
 	}
 }
@@ -677,7 +615,7 @@ static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 /* Look at one cgroup: an event fired, or its timer is due. */
 static void check(struct daemon *d, struct cg *c, bool event)
 {
-	uint64_t usage, now = now_ns();
+	uint64_t usage, now = rd_now_ns();
 	int r;
 
 	if (event && c->efd >= 0) {
@@ -687,7 +625,7 @@ static void check(struct daemon *d, struct cg *c, bool event)
 		}
 	}
 	if (event && c->events_fd >= 0) {
-		char buf[512];
+		char buf[EVENTS_BUF];
 
 		mcg_fd_pread(c->events_fd, buf, sizeof(buf));
 	}
@@ -710,7 +648,7 @@ static void check(struct daemon *d, struct cg *c, bool event)
 		event ? "event" : "timer", (unsigned long long)usage, (unsigned long long)c->high);
 	if (!c->valid)
 		return;
-	if (c->st.state == MCG_ASYNC_THRASHING && now >= c->backoff_until) {
+	if (c->st.state == MCG_ASYNC_THRASHING && !mcg_policy_thrash_backing_off(&c->thrash, now)) {
 		c->st.state = MCG_ASYNC_WAITING;
 		c->stats_dirty = true;
 	}
@@ -718,16 +656,11 @@ static void check(struct daemon *d, struct cg *c, bool event)
 	if (usage > c->high || (c->st.state == MCG_ASYNC_THROTTLED && usage > c->low)) {
 		c->st.wakeups++;
 		if (!(c->conf.flags & MCG_ASYNC_CLEAN) && c->st.state != MCG_ASYNC_THROTTLED &&
-		    !cache_dirty(c)) {
+		    skip_clean(c)) {
 			if (c->st.state != MCG_ASYNC_CLEAN_SKIP)
 				c->stats_dirty = true;
 			c->st.state = MCG_ASYNC_CLEAN_SKIP;
 			c->st.clean_skips++;
-			/*
-			 * Usage stays above high, so no threshold event comes when
-			 * the cache turns dirty: look again soon (one memory.stat
-			 * read, ~20 us), not at the 1 s fallback.
-			 */
 			c->next_ns = now + CLEAN_RECHECK_NS;
 			return;
 		}
@@ -741,19 +674,10 @@ static void check(struct daemon *d, struct cg *c, bool event)
 		c->st.state = MCG_ASYNC_WAITING;
 		c->stats_dirty = true;
 	}
-	if (d->ctx->version == 2 && c->valid && c->st.state == MCG_ASYNC_WAITING) {
+	if (mcg_ctx_version(d->ctx) == 2 && c->valid && c->st.state == MCG_ASYNC_WAITING) {
 		/* no usage threshold on v2: look again before usage can reach high */
-		uint64_t dt = now - c->last_usage_ns, next = FALLBACK_NS;
-
-		if (c->last_usage_ns && usage > c->last_usage && dt > 0 && c->high > usage) {
-			double rate = (double)(usage - c->last_usage) / (double)dt;
-			uint64_t eta = (uint64_t)((double)(c->high - usage) / rate / 2);
-
-			next = eta < 10 * MSEC ? 10 * MSEC : eta < FALLBACK_NS ? eta : FALLBACK_NS;
-		} else if (usage >= c->high) {
-			next = 10 * MSEC;
-		}
-		c->next_ns = now + next;
+		c->next_ns = now + mcg_policy_next_wakeup(usage, c->high, c->last_usage,
+							  c->last_usage_ns, now);
 	}
 	c->last_usage = usage;
 	c->last_usage_ns = now;
@@ -809,11 +733,24 @@ static void bad_free(char **v, size_t n)
 	free(v);
 }
 
+static void drop_gone(struct daemon *d)
+{
+	size_t i, j;
+
+	for (i = j = 0; i < d->n; i++) {
+		if (d->cgs[i]->mark)
+			d->cgs[j++] = d->cgs[i];
+		else
+			cg_free(d->cgs[i]);
+	}
+	d->n = j;
+}
+
 /* Bring the served set in line with the enable files. */
 static int rescan(struct daemon *d)
 {
 	struct mcg_async_conf *confs;
-	size_t n, i, j;
+	size_t n, i;
 	int r;
 
 	d->rescan_due = false;
@@ -855,7 +792,7 @@ static int rescan(struct daemon *d)
 			if (memcmp(&c->conf, &confs[i], sizeof(confs[i]))) {
 				c->conf = confs[i];
 				c->valid = false; /* re-resolve the watermarks */
-				c->tokens_ns = (double)BUDGET_BURST_NS * c->conf.max_cpu / 100.0;
+				mcg_policy_budget_init(&c->budget, c->conf.max_cpu, rd_now_ns());
 				check(d, c, false);
 			}
 			c->mark = true;
@@ -882,138 +819,114 @@ static int rescan(struct daemon *d)
 		check(d, c, false);
 	}
 	free(confs);
-	/* drop what was disabled (stats went with the enable file) */
-	for (i = j = 0; i < d->n; i++) {
-		if (d->cgs[i]->mark)
-			d->cgs[j++] = d->cgs[i];
-		else
-			cg_free(d->cgs[i]);
-	}
-	d->n = j;
+	drop_gone(d); /* what was disabled (stats went with the enable file) */
 	return 0;
 }
 
 static int pidfile_lock(struct daemon *d)
 {
-	char buf[32];
-	int fd = mcg__openat_file(d->dir.fd, "reclaimd.pid", O_RDWR | O_CREAT, 0644);
+	int fd = rd_pidfile_lock(d->dir.fd);
 
-	if (fd == -MCG_E_UNTRUSTED && unlinkat(d->dir.fd, "reclaimd.pid", 0) == 0)
-		/* a link where the pid file goes is no daemon's: replaced, never followed */
-		fd = mcg__openat_file(d->dir.fd, "reclaimd.pid", O_RDWR | O_CREAT | O_EXCL, 0644);
 	if (fd < 0)
 		return fd;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		int e = errno;
-
-		close(fd);
-		return e == EWOULDBLOCK ? -MCG_E_LOCKED : -e;
-	}
-	/* one fixed-size write: a reader never sees an empty file (no truncate) */
-	snprintf(buf, sizeof(buf), "%-15d\n", (int)getpid());
-	if (pwrite(fd, buf, strlen(buf), 0) < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
 	d->pidfd = fd;
 	return 0;
 }
 
+/* No longer the daemon of this directory: the totals go with the pid file. */
 static void pidfile_unlock(struct daemon *d)
 {
 	if (d->pidfd < 0)
 		return;
 	unlinkat(d->dir.statsfd, "reclaimd", 0);
-	unlinkat(d->dir.fd, "reclaimd.pid", 0);
-	close_fd(&d->pidfd);
+	rd_pidfile_unlock(d->dir.fd, &d->pidfd);
 }
 
-static void drop_gone(struct daemon *d)
-{
-	size_t i, j;
+static int serve(struct daemon *d, unsigned flags);
 
-	for (i = j = 0; i < d->n; i++) {
-		if (d->cgs[i]->mark)
-			d->cgs[j++] = d->cgs[i];
-		else
-			cg_free(d->cgs[i]);
+int reclaimd_main(struct mcg_ctx *ctx, const char *statedir, unsigned flags, int verbose)
+{
+	struct daemon d = {.ctx = ctx, .statedir = statedir};
+	int r;
+
+	d.epfd = d.ifd = d.pidfd = -1;
+	d.sfd = rd_signals_open(&d.stop);
+	if (d.sfd < 0)
+		return d.sfd;
+	rd_log_setup(ctx, verbose);
+	r = mcg__async_dir_open(statedir, true, &d.dir);
+	if (r == 0) {
+		r = pidfile_lock(&d);
+		if (r == 0)
+			r = serve(&d, flags);
+		pidfile_unlock(&d);
+		mcg__async_dir_close(&d.dir);
 	}
-	d->n = j;
+	rd_log_restore(ctx);
+	close_fd(&d.sfd);
+	return r;
 }
 
-int mcg_reclaimd_run(struct mcg_ctx *ctx, const char *statedir, const sigset_t *stop,
-		     unsigned flags)
+/* The loop, with the state directory and the pid file held-> */
+static int serve(struct daemon *d, unsigned flags)
 {
-	struct daemon d = {.ctx = ctx, .statedir = statedir, .stop = stop};
 	struct epoll_event ev;
 	size_t i;
 	int r;
 
 	char watch[64];
 
-	d.epfd = d.ifd = d.sfd = d.pidfd = -1;
-	r = mcg__async_dir_open(statedir, true, &d.dir);
-	if (r < 0)
-		return r;
-	r = pidfile_lock(&d);
-	if (r < 0) {
-		mcg__async_dir_close(&d.dir);
-		return r;
-	}
-	d.started_wall = (uint64_t)time(NULL);
-	d.epfd = epoll_create1(EPOLL_CLOEXEC);
-	d.ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	d.sfd = signalfd(-1, stop, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (d.epfd < 0 || d.ifd < 0 || d.sfd < 0) {
+	d->started_wall = (uint64_t)time(NULL);
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	d->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (d->epfd < 0 || d->ifd < 0) {
 		r = -errno;
 		goto out;
 	}
 	/* the directory opened, whatever its path names now */
-	snprintf(watch, sizeof(watch), "/proc/self/fd/%d", d.dir.fd);
-	if (inotify_add_watch(d.ifd, watch,
+	snprintf(watch, sizeof(watch), "/proc/self/fd/%d", d->dir.fd);
+	if (inotify_add_watch(d->ifd, watch,
 			      IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE) < 0) {
 		r = -errno;
 		goto out;
 	}
-	ev = (struct epoll_event){.events = EPOLLIN, .data.ptr = &d.ifd};
-	if (epoll_ctl(d.epfd, EPOLL_CTL_ADD, d.ifd, &ev) < 0) {
+	ev = (struct epoll_event){.events = EPOLLIN, .data.ptr = &d->ifd};
+	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->ifd, &ev) < 0) {
 		r = -errno;
 		goto out;
 	}
-	ev = (struct epoll_event){.events = EPOLLIN, .data.ptr = &d.sfd};
-	if (epoll_ctl(d.epfd, EPOLL_CTL_ADD, d.sfd, &ev) < 0) {
+	ev = (struct epoll_event){.events = EPOLLIN, .data.ptr = &d->sfd};
+	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->sfd, &ev) < 0) {
 		r = -errno;
 		goto out;
 	}
-	r = rescan(&d);
+	r = rescan(d);
 	if (r < 0)
 		goto out;
-	mcg_log(ctx, MCG_LOG_INFO, "reclaimd %d serving %zu cgroup(s) from %s", (int)getpid(), d.n,
-		statedir);
-	write_totals(&d);
+	mcg_log(d->ctx, MCG_LOG_INFO, "reclaimd %d serving %zu cgroup(s) from %s", (int)getpid(), d->n,
+		d->statedir);
+	write_totals(d);
 	for (;;) {
 		struct epoll_event evs[16];
-		uint64_t now = now_ns(), next = now + 60 * NSEC;
+		uint64_t now = rd_now_ns(), next = now + IDLE_WAIT_NS;
 		bool need_rescan = false;
 		int n, timeout;
 
-		if (d.n == 0 && !(flags & MCG_RECLAIMD_KEEP)) {
+		if (d->n == 0 && !(flags & RECLAIMD_KEEP)) {
 			/* Release the pid file, then look once more: an enable that raced
 			 * with us either sees no daemon (and starts one) or is seen here. */
-			pidfile_unlock(&d);
-			r = rescan(&d);
-			if (r < 0 || d.n == 0)
+			pidfile_unlock(d);
+			r = rescan(d);
+			if (r < 0 || d->n == 0)
 				break;
-			r = pidfile_lock(&d);
+			r = pidfile_lock(d);
 			if (r < 0) {
 				r = r == -MCG_E_LOCKED ? 0 : r; /* a new daemon took over */
 				break;
 			}
 		}
-		for (i = 0; i < d.n; i++) {
-			struct cg *c = d.cgs[i];
+		for (i = 0; i < d->n; i++) {
+			struct cg *c = d->cgs[i];
 
 			if (c->next_ns < next)
 				next = c->next_ns;
@@ -1021,77 +934,73 @@ int mcg_reclaimd_run(struct mcg_ctx *ctx, const char *statedir, const sigset_t *
 				next = c->stats_written_ns + STATS_EVERY_NS;
 		}
 		timeout = next <= now ? 0 : (int)((next - now + MSEC - 1) / MSEC);
-		n = epoll_wait(d.epfd, evs, 16, timeout);
+		n = epoll_wait(d->epfd, evs, 16, timeout);
 		if (n < 0 && errno != EINTR) {
 			r = -errno;
 			break;
 		}
-		d.wakeups++;
+		d->wakeups++;
 		for (int k = 0; k < n; k++) {
 			void *p = evs[k].data.ptr;
 
-			if (p == &d.sfd) {
+			if (p == &d->sfd) {
 				struct signalfd_siginfo si;
 
-				while (read(d.sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+				while (read(d->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 					if (si.ssi_signo == SIGHUP) {
 						need_rescan = true;
 						continue;
 					}
-					mcg_log(ctx, MCG_LOG_INFO, "reclaimd %d: signal %u, exiting",
+					mcg_log(d->ctx, MCG_LOG_INFO, "reclaimd %d: signal %u, exiting",
 						(int)getpid(), si.ssi_signo);
 					r = 0;
 					goto out;
 				}
-			} else if (p == &d.ifd) {
+			} else if (p == &d->ifd) {
 				char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 
-				while (read(d.ifd, buf, sizeof(buf)) > 0)
+				while (read(d->ifd, buf, sizeof(buf)) > 0)
 					;
 				need_rescan = true;
 			} else {
 				struct cg *c = p;
 
-				for (i = 0; i < d.n; i++)
-					if (d.cgs[i] == c) {
+				for (i = 0; i < d->n; i++)
+					if (d->cgs[i] == c) {
 						c->mark = true;
-						check(&d, c, true);
+						check(d, c, true);
 						break;
 					}
 			}
 		}
-		drop_gone(&d);
-		if (need_rescan || d.rescan_due) {
-			r = rescan(&d);
+		drop_gone(d);
+		if (need_rescan || d->rescan_due) {
+			r = rescan(d);
 			if (r < 0)
 				break;
 		}
-		now = now_ns();
-		for (i = 0; i < d.n; i++) {
-			struct cg *c = d.cgs[i];
+		now = rd_now_ns();
+		for (i = 0; i < d->n; i++) {
+			struct cg *c = d->cgs[i];
 
 			c->mark = true;
 			if (c->next_ns <= now)
-				check(&d, c, false);
+				check(d, c, false);
 		}
-		drop_gone(&d);
-		for (i = 0; i < d.n; i++)
-			flush_stats(&d, d.cgs[i], false);
-		/* an idle daemon rewrites its totals only every 10 s */
-		if (now - d.totals_written_ns >= (d.totals_dirty ? STATS_EVERY_NS : 10 * NSEC))
-			write_totals(&d);
+		drop_gone(d);
+		for (i = 0; i < d->n; i++)
+			flush_stats(d, d->cgs[i], false);
+		if (now - d->totals_written_ns >= (d->totals_dirty ? STATS_EVERY_NS : TOTALS_IDLE_NS))
+			write_totals(d);
 	}
 out:
-	for (i = 0; i < d.n; i++) {
-		flush_stats(&d, d.cgs[i], true);
-		cg_free(d.cgs[i]);
+	for (i = 0; i < d->n; i++) {
+		flush_stats(d, d->cgs[i], true);
+		cg_free(d->cgs[i]);
 	}
-	free(d.cgs);
-	pidfile_unlock(&d);
-	close_fd(&d.sfd);
-	close_fd(&d.ifd);
-	close_fd(&d.epfd);
-	bad_free(d.bad, d.nbad);
-	mcg__async_dir_close(&d.dir);
+	free(d->cgs);
+	close_fd(&d->ifd);
+	close_fd(&d->epfd);
+	bad_free(d->bad, d->nbad);
 	return r;
 }

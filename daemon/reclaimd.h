@@ -1,0 +1,48 @@
+/* reclaimd.h: the async-reclaim daemon (memcgctl reclaimd): its loop and its process concerns. */
+#ifndef MCG_RECLAIMD_H
+#define MCG_RECLAIMD_H
+
+#include "memcg.h"
+
+#include <signal.h>
+
+enum {
+	RECLAIMD_KEEP = 1 << 0, /* keep running with nothing enabled */
+};
+
+/*
+ * Serve STATEDIR until SIGTERM or SIGINT, or until nothing is enabled
+ * (unless RECLAIMD_KEEP); SIGHUP re-reads the state directory. Blocks those
+ * signals and reads them through a signalfd, holds STATEDIR/reclaimd.pid, and
+ * logs what it does to stderr (VERBOSE: 1 info, 2 debug), library messages
+ * included. 0 on a clean exit, -MCG_E_LOCKED if another daemon serves
+ * STATEDIR, -MCG_E_UNTRUSTED, -errno.
+ */
+int reclaimd_main(struct mcg_ctx *ctx, const char *statedir, unsigned flags, int verbose);
+
+/* ---- process.c: what only a process may do (never the library) ---- */
+
+/* CLOCK_MONOTONIC and this process's CPU time, in ns. */
+uint64_t rd_now_ns(void);
+uint64_t rd_cpu_ns(void);
+
+/* The stop signals: block them and open a signalfd (the fd), or -errno. */
+int rd_signals_open(sigset_t *ret_set);
+/* Is one of SET pending (SIGHUP too: a rescan is due)? Polled between reclaim steps. */
+bool rd_stop_pending(const sigset_t *set);
+
+/* Lock and write DIRFD/reclaimd.pid (trusted state directory): the fd, -MCG_E_LOCKED. */
+int rd_pidfile_lock(int dirfd);
+/* Remove the pid file and drop the lock (FD closed, set to -1). */
+void rd_pidfile_unlock(int dirfd, int *fd);
+
+/*
+ * Logging: one line per message on stderr (reclaimd.log for a detached daemon):
+ * a timestamp, the pid and the level; under systemd (stderr is the journal
+ * stream) a <N> priority prefix and no timestamp, journald keeps its own.
+ * Library messages go the same way (the context's log callback).
+ */
+void rd_log_setup(struct mcg_ctx *ctx, int verbose);
+void rd_log_restore(struct mcg_ctx *ctx);
+
+#endif
