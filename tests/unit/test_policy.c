@@ -193,26 +193,37 @@ static void test_thrash_backoff_doubles_and_decays(void **state)
 		/* again: doubled */
 		{100 * MIB, true, 1200 * MIB, 10 * NS, true, MCG_POLICY_THRASH_BACKOFF, 120 * MIB,
 		 10 * NS, 20 * NS},
-		{80 * MIB, true, 1300 * MIB, 30 * NS, true, MCG_POLICY_THRASH_BACKOFF, 100 * MIB,
-		 20 * NS, 50 * NS},
-		{80 * MIB, true, 1400 * MIB, 60 * NS, true, MCG_POLICY_THRASH_BACKOFF, 100 * MIB,
-		 40 * NS, 100 * NS},
-		{80 * MIB, true, 1500 * MIB, 100 * NS, true, MCG_POLICY_THRASH_BACKOFF, 100 * MIB,
-		 80 * NS, 180 * NS},
-		/* capped at 120 s */
-		{80 * MIB, true, 1600 * MIB, 200 * NS, true, MCG_POLICY_THRASH_BACKOFF, 100 * MIB,
-		 120 * NS, 320 * NS},
-		{80 * MIB, true, 1700 * MIB, 400 * NS, true, MCG_POLICY_THRASH_BACKOFF, 100 * MIB,
-		 120 * NS, 520 * NS},
 		/* a window below the ratio forgets the back-off */
-		{80 * MIB, true, 1779 * MIB, 600 * NS, true, MCG_POLICY_THRASH_CALM, 79 * MIB, 0, 0},
+		{80 * MIB, true, 1279 * MIB, 600 * NS, true, MCG_POLICY_THRASH_CALM, 79 * MIB, 0, 0},
 		/* and the next thrash starts from 5 s again */
-		{80 * MIB, true, 1859 * MIB, 700 * NS, true, MCG_POLICY_THRASH_BACKOFF, 80 * MIB,
+		{80 * MIB, true, 1359 * MIB, 700 * NS, true, MCG_POLICY_THRASH_BACKOFF, 80 * MIB,
 		 5 * NS, 705 * NS},
 	};
 
 	(void)state;
 	run_thrash(s, N(s));
+}
+
+/* Each thrashing window doubles the back-off from 5 s, up to 120 s. */
+static void test_thrash_backoff_cap(void **state)
+{
+	static const uint64_t want[] = {5, 10, 20, 40, 80, 120, 120, 120};
+	struct mcg_policy_thrash t = {0};
+	uint64_t refault = 0, now = 0;
+	size_t i;
+
+	(void)state;
+	mcg_policy_thrash_sample(&t, 100 * MIB, 90 * MIB, true, refault, now, NULL);
+	for (i = 0; i < N(want); i++) {
+		mcg_policy_thrash_reclaimed(&t, 80 * MIB);
+		refault += 100 * MIB;
+		now += 1000 * NS;
+		assert_int_equal(mcg_policy_thrash_sample(&t, 100 * MIB, 90 * MIB, true, refault,
+							  now, NULL),
+				 MCG_POLICY_THRASH_BACKOFF);
+		assert_int_equal(t.backoff_ns, want[i] * NS);
+		assert_int_equal(t.until_ns, now + want[i] * NS);
+	}
 }
 
 static void test_thrash_unknown_and_backwards(void **state)
@@ -331,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_budget_exhausted_wait),
 		cmocka_unit_test(test_thrash_window),
 		cmocka_unit_test(test_thrash_backoff_doubles_and_decays),
+		cmocka_unit_test(test_thrash_backoff_cap),
 		cmocka_unit_test(test_thrash_unknown_and_backwards),
 		cmocka_unit_test(test_thrash_reclaimed_saturates),
 		cmocka_unit_test(test_skip_clean),
