@@ -319,8 +319,8 @@ static int begin(struct daemon *d, struct cg *c, struct mcg_txn **ret)
 static struct cg *cg_new(struct daemon *d, const struct mcg_async_conf *conf)
 {
 	struct cg *c = calloc(1, sizeof(*c));
-	const char *uk = mcg_ctx_version(d->ctx) == 2 ? "memory.current" : "memory.usage_in_bytes";
-	const char *lk = mcg_ctx_version(d->ctx) == 2 ? "memory.max" : "memory.limit_in_bytes";
+	const char *uk = mcg_knob_file(mcg_ctx_version(d->ctx), MCG_K_USAGE);
+	const char *lk = mcg_knob_file(mcg_ctx_version(d->ctx), MCG_K_LIMIT);
 	uint64_t now = rd_now_ns();
 	int r;
 
