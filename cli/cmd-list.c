@@ -45,67 +45,103 @@ static error_t list_parse(int key, char *arg, struct argp_state *state)
 static const struct argp list_argp = {
 	list_options, list_parse, "[CGROUP]",
 	"Show the memory cgroup tree under CGROUP (default: the whole hierarchy) with usage, "
-	"limit, percent of limit, anon, file, dirty and writeback.",
-	cli_common_children, NULL, NULL,
+	"limit, percent of limit, anon, file, dirty and writeback: a tree on a terminal, fit to "
+	"its width; -o picks the columns (--list-columns), --json prints the same tree.",
+	out_table_children, NULL, NULL,
 };
+
+/* The columns of list: -o names, JSON keys (memcgctl-json(7)) and help. */
+enum {
+	L_CGROUP,
+	L_USAGE,
+	L_LIMIT,
+	L_PCT,
+	L_ANON,
+	L_FILE,
+	L_DIRTY,
+	L_WB,
+	L_HIGH,
+	L_LOW,
+	L_MIN,
+	L_PEAK,
+	L_SWAP,
+	L_SHMEM,
+	L_PROCS,
+	L_DEPTH,
+	L__COUNT
+};
+static const struct out_col list_cols[L__COUNT] = {
+	[L_CGROUP] = {"CGROUP", "cgroup", "cgroup path (text: the tree of names)", OUT_STR,
+		      OUT_TREE | OUT_TRUNC, 0},
+	[L_USAGE] = {"USAGE", "usage_bytes", "memory charged", OUT_BYTES, OUT_RIGHT, 0},
+	[L_LIMIT] = {"LIMIT", "limit_bytes", "hard limit (max: none; JSON null)", OUT_BYTES,
+		     OUT_RIGHT, 0},
+	[L_PCT] = {"%LIMIT", "usage_percent", "usage in percent of the limit", OUT_PCT, OUT_RIGHT,
+		   0},
+	[L_ANON] = {"ANON", "anon_bytes", "anonymous memory", OUT_BYTES, OUT_RIGHT, 0},
+	[L_FILE] = {"FILE", "file_bytes", "page cache", OUT_BYTES, OUT_RIGHT, 0},
+	[L_DIRTY] = {"DIRTY", "dirty_bytes", "dirty page cache", OUT_BYTES, OUT_RIGHT, 0},
+	[L_WB] = {"WRITEBACK", "writeback_bytes", "page cache under writeback", OUT_BYTES,
+		  OUT_RIGHT, 0},
+	[L_HIGH] = {"HIGH", "high_bytes", "v2 memory.high", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
+	[L_LOW] = {"LOW", "low_bytes", "v2 memory.low", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
+	[L_MIN] = {"MIN", "min_bytes", "v2 memory.min", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
+	[L_PEAK] = {"PEAK", "peak_bytes", "highest usage recorded", OUT_BYTES,
+		    OUT_RIGHT | OUT_EXTRA, 0},
+	[L_SWAP] = {"SWAP", "swap_bytes", "swap used", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
+	[L_SHMEM] = {"SHMEM", "shmem_bytes", "shared memory and tmpfs", OUT_BYTES,
+		     OUT_RIGHT | OUT_EXTRA, 0},
+	[L_PROCS] = {"PROCS", "nr_procs", "processes in the cgroup", OUT_U64,
+		     OUT_RIGHT | OUT_EXTRA, 0},
+	[L_DEPTH] = {"DEPTH", "depth", "levels below the CGROUP argument", OUT_U64,
+		     OUT_RIGHT | OUT_EXTRA, 0},
+};
+
+#define LIST_MAX_DEPTH 1024
 
 struct walk_state {
 	struct cli *cli;
-	struct table *t;
-	bool first;
-	int err;
+	struct out_table *t;
+	struct out_row *stack[LIST_MAX_DEPTH + 1]; /* the last row at each depth */
 };
 
-static double percent(const struct mcg_info *i)
+static void field(struct out_row *r, size_t c, const struct mcg_info *i, enum mcg_field f)
 {
-	if (!mcg_info_has(i, MCG_F_USAGE) || !mcg_info_has(i, MCG_F_LIMIT) ||
-	    i->f[MCG_F_LIMIT] == MCG_MAX || i->f[MCG_F_LIMIT] == 0)
-		return -1;
-	return 100.0 * (double)i->f[MCG_F_USAGE] / (double)i->f[MCG_F_LIMIT];
+	if (mcg_info_has(i, f))
+		out_cell_u64(r, c, i->f[f]);
 }
 
-static const enum mcg_stat_id cols[] = {MCG_S_ANON, MCG_S_FILE, MCG_S_FILE_DIRTY,
-					MCG_S_FILE_WRITEBACK};
-
-static void row_json(const struct mcg_info *i, int depth)
+static void stat(struct out_row *r, size_t c, const struct mcg_info *i, enum mcg_stat_id s)
 {
-	double pct = percent(i);
-	size_t k;
-
-	jw_open_object(stdout, NULL);
-	jw_string(stdout, "path", i->path);
-	jw_u64(stdout, "depth", (uint64_t)depth);
-	jw_size(stdout, "usage", i->f[MCG_F_USAGE], mcg_info_has(i, MCG_F_USAGE));
-	jw_size(stdout, "limit", i->f[MCG_F_LIMIT], mcg_info_has(i, MCG_F_LIMIT));
-	if (i->version == 2)
-		jw_size(stdout, "high", i->f[MCG_F_HIGH], mcg_info_has(i, MCG_F_HIGH));
-	if (pct >= 0)
-		jw_double(stdout, "percent", pct);
-	else
-		jw_null(stdout, "percent");
-	for (k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
-		jw_size(stdout, mcg_stat_name(cols[k]), i->stat.v[cols[k]],
-			mcg_stat_has(&i->stat, cols[k]));
-	jw_close_object(stdout);
+	if (mcg_stat_has(&i->stat, s))
+		out_cell_u64(r, c, i->stat.v[s]);
 }
 
-static void row_text(struct table *t, const struct mcg_info *i)
+static void fill(struct out_row *r, const struct mcg_info *i, int depth)
 {
-	char b[8][48];
-	const char *cells[8];
-	double pct = percent(i);
-	size_t k;
+	const char *base = strrchr(i->path, '/');
 
-	cells[0] = i->path;
-	cells[1] = mcg_info_has(i, MCG_F_USAGE) ? cli_size(i->f[MCG_F_USAGE], b[1], 48) : "-";
-	cells[2] = mcg_info_has(i, MCG_F_LIMIT) ? cli_size(i->f[MCG_F_LIMIT], b[2], 48) : "-";
-	if (pct >= 0)
-		snprintf(b[3], 48, "%.1f%%", pct);
-	cells[3] = pct >= 0 ? b[3] : "-";
-	for (k = 0; k < 4; k++)
-		cells[4 + k] = mcg_stat_has(&i->stat, cols[k]) ? cli_size(i->stat.v[cols[k]], b[4 + k], 48)
-							      : "-";
-	table_add(t, cells);
+	out_cell_str(r, L_CGROUP, i->path);
+	/* the tree shows each name under its parent; the top row its whole path */
+	if (depth > 0 && base && base[1])
+		out_cell_text(r, L_CGROUP, base + 1);
+	field(r, L_USAGE, i, MCG_F_USAGE);
+	field(r, L_LIMIT, i, MCG_F_LIMIT);
+	if (mcg_info_has(i, MCG_F_USAGE) && mcg_info_has(i, MCG_F_LIMIT) &&
+	    i->f[MCG_F_LIMIT] != MCG_MAX && i->f[MCG_F_LIMIT] != 0)
+		out_cell_num(r, L_PCT, 100.0 * (double)i->f[MCG_F_USAGE] / (double)i->f[MCG_F_LIMIT]);
+	stat(r, L_ANON, i, MCG_S_ANON);
+	stat(r, L_FILE, i, MCG_S_FILE);
+	stat(r, L_DIRTY, i, MCG_S_FILE_DIRTY);
+	stat(r, L_WB, i, MCG_S_FILE_WRITEBACK);
+	stat(r, L_SHMEM, i, MCG_S_SHMEM);
+	field(r, L_HIGH, i, MCG_F_HIGH);
+	field(r, L_LOW, i, MCG_F_LOW);
+	field(r, L_MIN, i, MCG_F_MIN);
+	field(r, L_PEAK, i, MCG_F_PEAK);
+	field(r, L_SWAP, i, MCG_F_SWAP_USAGE);
+	field(r, L_PROCS, i, MCG_F_NR_PROCS);
+	out_cell_u64(r, L_DEPTH, (uint64_t)depth);
 }
 
 static int visit(const char *path, int depth, void *userdata)
@@ -113,6 +149,7 @@ static int visit(const char *path, int depth, void *userdata)
 	struct walk_state *w = userdata;
 	struct mcg_group *g;
 	struct mcg_info info;
+	struct out_row *row;
 	int r;
 
 	r = mcg_group_open(cli_ctx(w->cli), path, &g);
@@ -126,50 +163,72 @@ static int visit(const char *path, int depth, void *userdata)
 	mcg_group_close(g);
 	if (r < 0)
 		return r == -ENOENT ? 1 : r;
-	if (w->cli->json)
-		row_json(&info, depth);
-	else
-		row_text(w->t, &info);
+	if (depth > LIST_MAX_DEPTH)
+		depth = LIST_MAX_DEPTH;
+	row = out_row_new(w->t, depth > 0 ? w->stack[depth - 1] : NULL);
+	if (!row) {
+		mcg_info_release(&info);
+		return -ENOMEM;
+	}
+	w->stack[depth] = row;
+	fill(row, &info, depth);
 	mcg_info_release(&info);
 	return 0;
 }
 
 static int list_run(struct cli *cli, int argc, char **argv)
 {
-	static const char *const headers[] = {"CGROUP", "USAGE", "LIMIT", "%LIMIT",
-					      "ANON",   "FILE",  "DIRTY", "WRITEBACK"};
-	static const enum col_align align[] = {COL_LEFT,  COL_RIGHT, COL_RIGHT, COL_RIGHT,
-					       COL_RIGHT, COL_RIGHT, COL_RIGHT, COL_RIGHT};
 	struct list_args a = {.depth = -1};
-	struct walk_state w = {.cli = cli};
+	struct walk_state *w;
 	struct mcg_group *g;
-	int r;
+	struct mcg_ctx *ctx;
+	uint64_t ts;
+	int r, status;
 
 	r = cli_parse(&list_argp, argc, argv, &a);
 	if (r)
 		return r;
+	if (out_opts.list_columns) {
+		out_list_columns(list_cols, L__COUNT, stdout);
+		return EXIT_OK;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return EXIT_FAILURE;
+	w->cli = cli;
 	r = cli_open_group(cli, a.cgroup ? a.cgroup : "/", &g);
-	if (r < 0)
+	if (r < 0) {
+		free(w);
 		return cli_status(r);
-	if (cli->json)
-		jw_open_array(stdout, NULL);
-	else
-		w.t = table_new(8, headers, align);
-	r = mcg_walk(cli_ctx(cli), mcg_group_path(g), a.depth, visit, &w);
+	}
+	ctx = cli_ctx(cli);
+	w->t = out_table_new(list_cols, L__COUNT, mcg_ctx_version(ctx), &status);
+	if (!w->t) {
+		mcg_group_close(g);
+		free(w);
+		return status;
+	}
+	ts = out_realtime_ns();
+	r = mcg_walk(ctx, mcg_group_path(g), a.depth, visit, w);
 	mcg_group_close(g);
 	if (cli->json) {
-		jw_close_array(stdout);
+		jw_open_object(stdout, NULL);
+		jw_u64(stdout, "timestamp_ns", ts);
+		jw_u64(stdout, "version", (uint64_t)mcg_ctx_version(ctx));
+		out_table_json(w->t, stdout, "cgroups");
+		jw_close_object(stdout);
 		jw_end(stdout);
 	} else {
-		table_print(w.t, stdout);
-		table_free(w.t);
+		out_table_print(w->t, stdout);
 	}
+	out_table_free(w->t);
+	free(w);
 	if (r < 0) {
-		cli_err("cannot read cgroup tree under '%s': %s", a.cgroup ? a.cgroup : "/",
+		cli_err("cannot read cgroup tree under '%s': %s", out_esc(a.cgroup ? a.cgroup : "/"),
 			mcg_strerror(r));
 		return EXIT_FAILURE;
 	}
-	return 0;
+	return EXIT_OK;
 }
 
 const struct mcg_cmd cmd_list = {

@@ -124,44 +124,67 @@ static void show_text(const struct mcg_info *i, const struct mcg_ctx *ctx)
 	}
 }
 
+/*
+ * The JSON key of a byte amount (memcgctl-json(7)): the name with "_bytes",
+ * "swap_usage" as "swap_bytes"; memory.stat's file_dirty and file_writeback
+ * as dirty_bytes and writeback_bytes (the names list and top use).
+ */
+static const char *bytes_key(const char *name, char *buf, size_t len)
+{
+	size_t n = strlen(name);
+
+	if (!strcmp(name, "file_dirty"))
+		name = "dirty", n = 5;
+	else if (!strcmp(name, "file_writeback"))
+		name = "writeback", n = 9;
+	else if (n > 6 && !strcmp(name + n - 6, "_usage"))
+		n -= 6;
+	snprintf(buf, len, "%.*s_bytes", (int)n, name);
+	return buf;
+}
+
 static void json_psi_line(const char *key, const struct mcg_psi_line *l, bool valid)
 {
-	if (!valid) {
-		jw_null(stdout, key);
+	if (!valid)
 		return;
-	}
 	jw_open_object(stdout, key);
 	jw_double(stdout, "avg10", l->avg10);
 	jw_double(stdout, "avg60", l->avg60);
 	jw_double(stdout, "avg300", l->avg300);
-	jw_u64(stdout, "total_us", l->total_us);
+	jw_u64(stdout, "total_ns", l->total_us * 1000);
 	jw_close_object(stdout);
 }
 
-static void show_json(const struct mcg_info *i)
+static void show_json(const struct mcg_info *i, uint64_t ts)
 {
+	char key[64];
 	size_t k;
 	unsigned f, s;
 
 	jw_open_object(stdout, NULL);
-	jw_string(stdout, "path", i->path);
+	jw_u64(stdout, "timestamp_ns", ts);
+	jw_string(stdout, "cgroup", i->path);
 	jw_u64(stdout, "version", (uint64_t)i->version);
+	/* absent stays absent; unlimited is null */
 	for (f = 0; f < MCG_F__COUNT; f++) {
+		if (!mcg_info_has(i, f))
+			continue;
 		if (mcg_field_is_bytes(f))
-			jw_size(stdout, mcg_field_name(f), i->f[f], mcg_info_has(i, f));
-		else if (mcg_info_has(i, f))
-			jw_u64(stdout, mcg_field_name(f), i->f[f]);
+			jw_bytes(stdout, bytes_key(mcg_field_name(f), key, sizeof(key)), i->f[f], true);
 		else
-			jw_null(stdout, mcg_field_name(f));
+			jw_u64(stdout, mcg_field_name(f), i->f[f]);
 	}
 	jw_open_object(stdout, "stat");
 	for (s = 0; s < MCG_S__COUNT; s++) {
-		if (mcg_stat_has(&i->stat, s))
-			jw_u64(stdout, mcg_stat_name(s), i->stat.v[s]);
+		if (!mcg_stat_has(&i->stat, s))
+			continue;
+		if (mcg_stat_is_bytes(s))
+			jw_u64(stdout, bytes_key(mcg_stat_name(s), key, sizeof(key)), i->stat.v[s]);
 		else
-			jw_null(stdout, mcg_stat_name(s));
+			jw_u64(stdout, mcg_stat_name(s), i->stat.v[s]);
 	}
 	jw_close_object(stdout);
+	/* every key as the kernel printed it (the kernel's names and units) */
 	jw_open_object(stdout, "stat_raw");
 	for (k = 0; k < i->stat.n_raw; k++)
 		jw_u64(stdout, i->stat.raw[k].key, i->stat.raw[k].value);
@@ -171,8 +194,6 @@ static void show_json(const struct mcg_info *i)
 		json_psi_line("some", &i->psi.some, i->psi.some_valid);
 		json_psi_line("full", &i->psi.full, i->psi.full_valid);
 		jw_close_object(stdout);
-	} else {
-		jw_null(stdout, "pressure");
 	}
 	jw_close_object(stdout);
 	jw_end(stdout);
@@ -183,6 +204,7 @@ static int show_run(struct cli *cli, int argc, char **argv)
 	struct show_args a = {0};
 	struct mcg_group *g;
 	struct mcg_info info;
+	uint64_t ts;
 	int r;
 
 	r = cli_parse(&show_argp, argc, argv, &a);
@@ -191,18 +213,19 @@ static int show_run(struct cli *cli, int argc, char **argv)
 	r = cli_open_group(cli, a.cgroup, &g);
 	if (r < 0)
 		return cli_status(r);
+	ts = out_realtime_ns();
 	r = mcg_group_info(g, &info);
 	mcg_group_close(g);
 	if (r < 0) {
 		cli_err("cannot read cgroup '%s': %s", out_esc(a.cgroup), mcg_strerror(r));
-		return EXIT_FAILURE;
+		return cli_status(r);
 	}
 	if (cli->json)
-		show_json(&info);
+		show_json(&info, ts);
 	else
 		show_text(&info, cli_ctx(cli));
 	mcg_info_release(&info);
-	return 0;
+	return EXIT_OK;
 }
 
 const struct mcg_cmd cmd_show = {

@@ -113,6 +113,8 @@ static const struct argp_option common_options[] = {
 	{"cgroup-version", OPT_CGVER, "1|2", 0, "The cgroup version of --root (default: detect)", 0},
 	{"run-dir", OPT_RUNDIR, "DIR", 0, "Journals and locks under DIR (default /run/memcgctl)", 0},
 	{"verbose", 'v', NULL, 0, "Say more (twice: debug)", 0},
+	/* -h is --help everywhere (argp's own short form is -?) */
+	{NULL, 'h', NULL, OPTION_HIDDEN, "Give this help list", 0},
 	{0},
 };
 
@@ -148,6 +150,9 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'v':
 		cli->verbose++;
+		break;
+	case 'h':
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

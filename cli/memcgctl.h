@@ -11,12 +11,24 @@
 
 #include "memcg.h"
 
-#define EXIT_USAGE 64
 /*
- * Another writer (systemd, kubelet, an administrator) changed a value memcgctl
- * had set for the time being: memcgctl stopped and left their value in place.
+ * The exit status of every command: one table, the same meaning everywhere
+ * (memcgctl(8), EXIT STATUS). EXIT_SUCCESS and EXIT_FAILURE are stdlib.h's 0, 1.
  */
-#define EXIT_CONFLICT 3
+enum mcg_exit {
+	EXIT_OK = 0,	      /* success */
+	/* 1: EXIT_FAILURE: the operation failed (kernel refused, I/O error, corrupt state) */
+	EXIT_PARTIAL = 2,     /* stopped by --timeout or an interrupt, cgroup consistent; or a
+			       * target not fully reached */
+	/*
+	 * Another writer (systemd, kubelet, an administrator) changed a value memcgctl
+	 * had set for the time being: memcgctl stopped and left their value in place.
+	 */
+	EXIT_CONFLICT = 3,
+	EXIT_NOT_RESTORED = 4, /* failed and a value could not be put back: run recover */
+	EXIT_USAGE = 64,       /* bad option, size, duration or cgroup name; no such cgroup */
+	EXIT_BUSY = 75,	       /* another memcgctl holds the cgroup's lock (EX_TEMPFAIL) */
+};
 
 /* Global options; every command also accepts them after its name. */
 struct cli {

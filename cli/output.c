@@ -1,10 +1,17 @@
-/* output.c: a small JSON writer and aligned tables, the only text formatting the commands use. */
+/* output.c: the column tables (libsmartcols text, JSON from the same cells) and the small JSON writer. */
 #include "output.h"
 #include "memcg.h"
+#include "memcgctl.h"
 
+#include <langinfo.h>
+#include <libsmartcols.h>
+#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <wchar.h>
 
 /* Nesting state: whether the current container already has a member. */
 static bool need_comma[64];
@@ -188,10 +195,20 @@ void jw_i64(FILE *f, const char *key, int64_t v)
 void jw_double(FILE *f, const char *key, double v)
 {
 	jw_key(f, key);
-	if (isfinite(v))
-		fprintf(f, "%.2f", v);
-	else
+	char buf[32];
+	int prec;
+
+	if (!isfinite(v)) {
 		fputs("null", f);
+		return;
+	}
+	/* the shortest of %.15g..%.17g that reads back as V: 0.001 stays 0.001 */
+	for (prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	fputs(buf, f);
 }
 
 void jw_bool(FILE *f, const char *key, bool v)
@@ -320,5 +337,494 @@ void table_free(struct table *t)
 	free(t->cells);
 	free(t->headers);
 	free(t->align);
+	free(t);
+}
+
+/* ---- column tables ------------------------------------------------------ */
+
+
+struct out_opts out_opts;
+
+enum { OPT_NOHEADINGS = 0x300, OPT_LIST_COLUMNS };
+
+static const struct argp_option table_options[] = {
+	{"output", 'o', "COLS", 0,
+	 "Columns to print, comma-separated (+COLS: add to the default set; see --list-columns)", 0},
+	{"noheadings", OPT_NOHEADINGS, NULL, 0, "Do not print the column headings", 0},
+	{"list-columns", OPT_LIST_COLUMNS, NULL, 0, "List the columns -o takes and exit", 0},
+	{0},
+};
+
+static error_t table_parse(int key, char *arg, struct argp_state *state)
+{
+	(void)state;
+	switch (key) {
+	case 'o':
+		out_opts.output = arg;
+		break;
+	case OPT_NOHEADINGS:
+		out_opts.noheadings = true;
+		break;
+	case OPT_LIST_COLUMNS:
+		out_opts.list_columns = true;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp table_argp = {table_options, table_parse, NULL, NULL, NULL, NULL, NULL};
+const struct argp_child out_table_children[] = {
+	{&table_argp, 0, "Table output:", 2},
+	{&cli_common_argp, 0, "Global options:", 3},
+	{0},
+};
+
+struct out_cell {
+	bool set;
+	union {
+		uint64_t u;
+		double d;
+		bool b;
+	};
+	char *s;    /* OUT_STR value */
+	char *text; /* shown instead (already escaped) */
+};
+
+struct out_row {
+	struct out_row *parent, *child, *last_child, *next;
+	struct out_cell *cells; /* one per column of the description */
+	struct libscols_line *ln;
+};
+
+struct out_table {
+	const struct out_col *cols;
+	size_t ncols;
+	size_t sel[64]; /* selected columns, in print order */
+	size_t nsel;
+	struct out_row **rows;
+	size_t nrows, cap;
+};
+
+uint64_t out_realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void jw_timestamp(FILE *f)
+{
+	jw_u64(f, "timestamp_ns", out_realtime_ns());
+}
+
+void jw_bytes(FILE *f, const char *key, uint64_t v, bool valid)
+{
+	if (!valid)
+		return;
+	if (v == MCG_MAX)
+		jw_null(f, key);
+	else
+		jw_u64(f, key, v);
+}
+
+static int find_col(const struct out_col *cols, size_t n, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((strlen(cols[i].name) == len && !strncasecmp(cols[i].name, name, len)) ||
+		    (strlen(cols[i].json) == len && !strncasecmp(cols[i].json, name, len)))
+			return (int)i;
+	return -1;
+}
+
+void out_list_columns(const struct out_col *cols, size_t ncols, FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < ncols; i++)
+		fprintf(f, "%-14s %-22s %s%s\n", cols[i].name, cols[i].json, cols[i].help,
+			cols[i].flags & OUT_EXTRA ? " (not shown by default)" : "");
+}
+
+static bool col_default(const struct out_col *c, int version)
+{
+	if (c->flags & OUT_EXTRA)
+		return false;
+	if ((c->flags & OUT_V1) && version == 2)
+		return false;
+	if ((c->flags & OUT_V2) && version == 1)
+		return false;
+	return true;
+}
+
+static void unknown_col(const struct out_col *cols, size_t n, const char *name, size_t len)
+{
+	size_t i;
+
+	(void)len;
+	fprintf(stderr, "memcgctl: unknown column '%s' for --output; valid columns:", out_esc(name));
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "%s %s", i ? "," : "", cols[i].name);
+	fputc('\n', stderr);
+}
+
+struct out_table *out_table_new(const struct out_col *cols, size_t ncols, int version,
+				int *ret_status)
+{
+	struct out_table *t = calloc(1, sizeof(*t));
+	const char *spec = out_opts.output, *p;
+	size_t i;
+
+	*ret_status = EXIT_FAILURE;
+	if (!t)
+		return NULL;
+	t->cols = cols;
+	t->ncols = ncols;
+	if (!spec || *spec == '+') {
+		for (i = 0; i < ncols && t->nsel < 64; i++)
+			if (col_default(&cols[i], version))
+				t->sel[t->nsel++] = i;
+		if (spec)
+			spec++;
+	}
+	for (p = spec; p && *p;) {
+		size_t len = strcspn(p, ",");
+		int c = find_col(cols, ncols, p, len);
+
+		if (len) {
+			if (c < 0) {
+				/* the name as typed: escaped, it may be anything */
+				char *name = strndup(p, len);
+
+				unknown_col(cols, ncols, name ? name : "?", name ? strlen(name) : 1);
+				free(name);
+				free(t);
+				*ret_status = EXIT_USAGE;
+				return NULL;
+			}
+			if (t->nsel < 64)
+				t->sel[t->nsel++] = (size_t)c;
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!t->nsel) {
+		cli_err("no columns to print for --output '%s'", out_esc(out_opts.output));
+		free(t);
+		*ret_status = EXIT_USAGE;
+		return NULL;
+	}
+	*ret_status = 0;
+	return t;
+}
+
+bool out_table_has(const struct out_table *t, size_t c)
+{
+	size_t i;
+
+	for (i = 0; i < t->nsel; i++)
+		if (t->sel[i] == c)
+			return true;
+	return false;
+}
+
+size_t out_table_nrows(const struct out_table *t)
+{
+	return t->nrows;
+}
+
+struct out_row *out_row_new(struct out_table *t, struct out_row *parent)
+{
+	struct out_row *r;
+
+	if (t->nrows == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct out_row **n = realloc(t->rows, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		t->rows = n;
+		t->cap = cap;
+	}
+	r = calloc(1, sizeof(*r) + t->ncols * sizeof(struct out_cell));
+	if (!r)
+		return NULL;
+	r->cells = (struct out_cell *)(r + 1);
+	r->parent = parent;
+	if (parent) {
+		if (parent->last_child)
+			parent->last_child->next = r;
+		else
+			parent->child = r;
+		parent->last_child = r;
+	}
+	t->rows[t->nrows++] = r;
+	return r;
+}
+
+void out_cell_str(struct out_row *r, size_t c, const char *s)
+{
+	if (!r || !s)
+		return;
+	free(r->cells[c].s);
+	r->cells[c].s = strdup(s);
+	r->cells[c].set = r->cells[c].s != NULL;
+}
+
+void out_cell_u64(struct out_row *r, size_t c, uint64_t v)
+{
+	if (!r)
+		return;
+	r->cells[c].u = v;
+	r->cells[c].set = true;
+}
+
+void out_cell_num(struct out_row *r, size_t c, double v)
+{
+	if (!r || !isfinite(v))
+		return;
+	r->cells[c].d = v;
+	r->cells[c].set = true;
+}
+
+void out_cell_bool(struct out_row *r, size_t c, bool v)
+{
+	if (!r)
+		return;
+	r->cells[c].b = v;
+	r->cells[c].set = true;
+}
+
+void out_cell_text(struct out_row *r, size_t c, const char *text)
+{
+	if (!r || !text)
+		return;
+	free(r->cells[c].text);
+	r->cells[c].text = mcg_escape_dup(text);
+}
+
+/* The cell as text, into BUF or a string the row owns. */
+static const char *cell_text(const struct out_col *col, const struct out_cell *ce, bool tree,
+			     char *buf, size_t len)
+{
+	if (ce->text && (tree || !(col->flags & OUT_TREE)))
+		return ce->text;
+	if (!ce->set)
+		return "-";
+	switch (col->type) {
+	case OUT_STR:
+		return out_esc(ce->s);
+	case OUT_BYTES:
+		return cli_size(ce->u, buf, len);
+	case OUT_U64:
+		snprintf(buf, len, "%llu", (unsigned long long)ce->u);
+		return buf;
+	case OUT_NUM:
+		snprintf(buf, len, "%.2f", ce->d);
+		return buf;
+	case OUT_PCT:
+		snprintf(buf, len, "%.1f%%", ce->d);
+		return buf;
+	case OUT_BOOL:
+		return ce->b ? "yes" : "no";
+	}
+	return "-";
+}
+
+/* $COLUMNS, when set to a width: the table fits it even on a pipe (tests, scripts). */
+static size_t env_columns(void)
+{
+	const char *s = getenv("COLUMNS");
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return 0;
+	v = strtoul(s, &end, 10);
+	return *end || v < 10 || v > 100000 ? 0 : (size_t)v;
+}
+
+/*
+ * What libsmartcols may be given: mcg_escape() left printable ASCII and valid
+ * UTF-8. Without a UTF-8 locale each byte from 0x80 becomes \xHH (libsmartcols
+ * cannot measure it: it loops); in one, a character with no width (wcwidth < 0)
+ * does too. Returns S itself or BUF.
+ */
+static const char *term_safe(const char *s, bool utf8, char **buf)
+{
+	const unsigned char *p;
+	size_t n = 0;
+	char *b;
+
+	for (p = (const unsigned char *)s; *p; p++)
+		if (*p >= 0x80)
+			n++;
+	if (!n)
+		return s;
+	b = realloc(*buf, strlen(s) + 3 * n + 1);
+	if (!b)
+		return "?";
+	*buf = b;
+	for (p = (const unsigned char *)s; *p;) {
+		if (*p < 0x80) {
+			*b++ = (char)*p++;
+			continue;
+		}
+		if (utf8) {
+			mbstate_t st = {0};
+			wchar_t wc;
+			size_t l = mbrtowc(&wc, (const char *)p, MB_CUR_MAX, &st);
+
+			if (l != (size_t)-1 && l != (size_t)-2 && l > 0 && wcwidth(wc) >= 0) {
+				memcpy(b, p, l);
+				b += l;
+				p += l;
+				continue;
+			}
+		}
+		b += sprintf(b, "\\x%02x", *p++);
+	}
+	*b = '\0';
+	return *buf;
+}
+
+void out_table_print(struct out_table *t, FILE *f)
+{
+	struct libscols_table *tb;
+	bool raw = cli_state.raw, tree = false, utf8;
+	char *old = setlocale(LC_CTYPE, NULL), *saved = old ? strdup(old) : NULL, *tbuf = NULL;
+	size_t i, k, w;
+
+	/* the user's character set for measuring names and the tree art, for this table only */
+	setlocale(LC_CTYPE, "");
+	utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
+	tb = scols_new_table();
+	if (!tb)
+		goto out;
+	/* every cell was escaped by mcg_escape(): libsmartcols must not encode it again */
+	scols_table_enable_noencoding(tb, 1);
+	scols_table_enable_raw(tb, raw);
+	scols_table_enable_noheadings(tb, out_opts.noheadings);
+	scols_table_set_stream(tb, f);
+	w = env_columns();
+	if (w && !raw) {
+		scols_table_set_termforce(tb, SCOLS_TERMFORCE_ALWAYS);
+		scols_table_set_termwidth(tb, w);
+	}
+	for (k = 0; k < t->nsel; k++) {
+		const struct out_col *c = &t->cols[t->sel[k]];
+		int fl = 0;
+
+		if (c->flags & OUT_RIGHT)
+			fl |= SCOLS_FL_RIGHT;
+		if ((c->flags & OUT_TREE) && !raw && !tree) {
+			fl |= SCOLS_FL_TREE | SCOLS_FL_NOEXTREMES;
+			tree = true;
+		}
+		if (c->flags & OUT_TRUNC)
+			fl |= SCOLS_FL_TRUNC;
+		if (!scols_table_new_column(tb, c->name, c->whint > 0 ? c->whint : 0, fl))
+			goto out;
+	}
+	for (i = 0; i < t->nrows; i++) {
+		struct out_row *r = t->rows[i];
+
+		r->ln = scols_table_new_line(tb, tree && r->parent ? r->parent->ln : NULL);
+		if (!r->ln)
+			goto out;
+		for (k = 0; k < t->nsel; k++) {
+			const struct out_col *c = &t->cols[t->sel[k]];
+			char buf[64];
+
+			scols_line_set_data(r->ln, k,
+					    term_safe(cell_text(c, &r->cells[t->sel[k]], tree, buf,
+								sizeof(buf)),
+						      utf8, &tbuf));
+		}
+	}
+	scols_print_table(tb);
+out:
+	scols_unref_table(tb);
+	free(tbuf);
+	setlocale(LC_CTYPE, saved ? saved : "C");
+	free(saved);
+}
+
+void out_row_json(const struct out_table *t, const struct out_row *r, FILE *f)
+{
+	size_t k;
+
+	for (k = 0; k < t->nsel; k++) {
+		const struct out_col *c = &t->cols[t->sel[k]];
+		const struct out_cell *ce = &r->cells[t->sel[k]];
+
+		if (!ce->set)
+			continue; /* absent stays absent */
+		switch (c->type) {
+		case OUT_STR:
+			jw_string(f, c->json, ce->s);
+			break;
+		case OUT_BYTES:
+			jw_bytes(f, c->json, ce->u, true);
+			break;
+		case OUT_U64:
+			jw_u64(f, c->json, ce->u);
+			break;
+		case OUT_NUM:
+		case OUT_PCT:
+			jw_double(f, c->json, ce->d);
+			break;
+		case OUT_BOOL:
+			jw_bool(f, c->json, ce->b);
+			break;
+		}
+	}
+}
+
+static void row_json_tree(const struct out_table *t, const struct out_row *r, FILE *f)
+{
+	const struct out_row *c;
+
+	jw_open_object(f, NULL);
+	out_row_json(t, r, f);
+	if (r->child) {
+		jw_open_array(f, "children");
+		for (c = r->child; c; c = c->next)
+			row_json_tree(t, c, f);
+		jw_close_array(f);
+	}
+	jw_close_object(f);
+}
+
+void out_table_json(struct out_table *t, FILE *f, const char *key)
+{
+	size_t i;
+
+	jw_open_array(f, key);
+	for (i = 0; i < t->nrows; i++)
+		if (!t->rows[i]->parent)
+			row_json_tree(t, t->rows[i], f);
+	jw_close_array(f);
+}
+
+void out_table_free(struct out_table *t)
+{
+	size_t i, k;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->nrows; i++) {
+		for (k = 0; k < t->ncols; k++) {
+			free(t->rows[i]->cells[k].s);
+			free(t->rows[i]->cells[k].text);
+		}
+		free(t->rows[i]);
+	}
+	free(t->rows);
 	free(t);
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
-# check-docs.sh: every command has a man page naming each of its options; memcgctl.8 names
-# the global options and every command; the completions ask the binary (no option lists).
+# check-docs.sh: every command has a man page naming each of its options (and, for a table
+# command, each column: its heading and JSON key); memcgctl.8 names the global options and
+# every command; -h works; the completions ask the binary (no option lists).
 # usage: check-docs.sh MEMCGCTL SRCDIR
 set -eu
 bin=$1 src=$2
@@ -27,6 +28,17 @@ for c in $("$bin" __complete commands); do
 		has "$page" "$o" || { echo "$page does not name option $o"; rc=1; }
 	done
 	"$bin" help "$c" >/dev/null || { echo "memcgctl help $c failed"; rc=1; }
+	"$bin" "$c" -h >/dev/null || { echo "memcgctl $c -h failed"; rc=1; }
+	# a table command: its page names the table options and every column (heading and key)
+	if cols=$("$bin" --root "$src/tests/cli/fixtures/v2/cgroup" "$c" --list-columns 2>/dev/null) &&
+		[ -n "$cols" ]; then
+		for o in --output --noheadings --list-columns; do
+			has "$page" "$o" || { echo "$page does not name option $o"; rc=1; }
+		done
+		for w in $(echo "$cols" | awk '{print $1, $2}'); do
+			grep -qF -- "$w" "$page" || { echo "$page does not document column $w"; rc=1; }
+		done
+	fi
 	for w in $("$bin" __complete words "$c"); do
 		grep -q "$w" "$page" || { echo "$page does not name sub-command $w"; rc=1; }
 	done

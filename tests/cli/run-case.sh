@@ -3,7 +3,9 @@
 # exit status with the case's expected files. MCG_UPDATE=1 rewrites the expected files.
 # A case is NAME.cmd (one line of arguments; @FIX@ is the copied fixtures directory),
 # NAME.out, NAME.err, NAME.status, and optionally NAME.files (a list of fixture files
-# whose content after the run must equal NAME.files.d/<path>).
+# whose content after the run must equal NAME.files.d/<path>) and NAME.env (VAR=VALUE
+# lines exported for the run, e.g. COLUMNS=60). The C locale is exported (ASCII tree
+# art and \xHH for non-ASCII names in tables); "timestamp_ns":N prints as @TS@.
 # usage: run-case.sh MEMCGCTL CASE.cmd FIXTURES
 set -eu
 bin=$1 case=$2 fixtures=$3
@@ -14,12 +16,16 @@ cp -a "$fixtures" "$tmp/fix"
 args=$(sed "s|@FIX@|$tmp/fix|g" "$case")
 set +e
 # shellcheck disable=SC2086
-( cd "$tmp" && LC_ALL=C COLUMNS=100 MEMCGCTL_RUNDIR="$tmp/run" eval "\"$bin\" $args" ) \
+# (assignments before eval are not exported by every sh: LC_ALL is exported here)
+envf=
+[ -f "$dir.env" ] && envf=$(realpath "$dir.env")
+( cd "$tmp" && export LC_ALL=C && if [ -n "$envf" ]; then set -a; . "$envf"; set +a; fi &&
+	MEMCGCTL_RUNDIR="$tmp/run" eval "\"$bin\" $args" ) \
 	>"$tmp/out" 2>"$tmp/err" </dev/null
 status=$?
 set -e
 echo "$status" >"$tmp/status"
-sed -i "s|$tmp/fix|@FIX@|g" "$tmp/out" "$tmp/err"
+sed -i -e "s|$tmp/fix|@FIX@|g" -e 's/"timestamp_ns":[0-9]*/"timestamp_ns":@TS@/g' "$tmp/out" "$tmp/err"
 if [ "${MCG_UPDATE:-0}" = 1 ]; then
 	cp "$tmp/out" "$dir.out"
 	cp "$tmp/err" "$dir.err"

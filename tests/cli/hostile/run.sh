@@ -70,18 +70,20 @@ corpus() { # VERSION
 
 	run "$v list" text 0 "$@" list
 	run "$v list --json" json 0 "$@" --json list
-	# every cgroup once, at its full length: the deep chain is 4774 bytes long
-	n=$(jq '[.[].path] | unique | length' "$tmp/out")
-	rows=$(jq 'length' "$tmp/out")
+	# every cgroup once, at its full length: the deep chain is 4774 bytes long; the
+	# JSON is the tree (children nested), so collect every "cgroup" at any depth
+	all='[.. | objects | select(has("cgroup")) | .cgroup]'
+	n=$(jq "$all | unique | length" "$tmp/out")
+	rows=$(jq "$all | length" "$tmp/out")
 	[ "$n" = "$rows" ] || fail "$v list --json: $rows rows but $n distinct paths"
 	[ "$((rows - 4))" = "${#names[@]}" ] || fail "$v list --json: $rows rows for ${#names[@]} hostile cgroups + 4"
-	jq -e '[.[].path | select(startswith("/h/.hidden"))] | length == 1' "$tmp/out" >/dev/null ||
+	jq -e "[$all[] | select(startswith(\"/h/.hidden\"))] | length == 1" "$tmp/out" >/dev/null ||
 		fail "$v list --json: the dot-named cgroup is not listed"
-	jq -e '[.[].path | select(. == "/h/bad-\\xff\\xfe")] | length == 1' "$tmp/out" >/dev/null ||
+	jq -e "[$all[] | select(. == \"/h/bad-\\\\xff\\\\xfe\")] | length == 1" "$tmp/out" >/dev/null ||
 		fail "$v list --json: invalid UTF-8 is not written as \\xHH"
-	jq -e '[.[].path | select(. == "/h/back\\\\slash")] | length == 1' "$tmp/out" >/dev/null ||
+	jq -e "[$all[] | select(. == \"/h/back\\\\\\\\slash\")] | length == 1" "$tmp/out" >/dev/null ||
 		fail "$v list --json: a backslash is not written as two"
-	deep=$(jq -r '[.[].path | select(startswith("/deep"))] | max_by(length) | length' "$tmp/out")
+	deep=$(jq -r "[$all[] | select(startswith(\"/deep\"))] | max_by(length) | length" "$tmp/out")
 	[ "$deep" = 4774 ] || fail "$v list --json: the deepest path is $deep bytes, not 4774"
 	run "$v dirty" text 0 "$@" dirty
 	run "$v dirty --json" json 0 "$@" --json dirty
@@ -95,7 +97,7 @@ corpus() { # VERSION
 	for p in "${names[@]}"; do
 		run "$v show $(printf %q "$p" | head -c 60)" text 0 "$@" show "$p" &&
 			run "$v show --json" json 0 "$@" --json show "$p" &&
-			[ "$(jq -r .path "$tmp/out" | wc -c)" -gt 3 ] &&
+			[ "$(jq -r .cgroup "$tmp/out" | wc -c)" -gt 3 ] &&
 			rendered=$((rendered + 1))
 	done
 	# the commands that change things, on a few hostile names (each copies its own fixture)

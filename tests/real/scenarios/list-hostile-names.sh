@@ -54,14 +54,16 @@ sleep 0.2
 
 "$MEMCGCTL" --json list "$TOPREL" >"$MCG_TMP/list.json" 2>"$MCG_TMP/list.err" ||
 	fail "list --json failed: $(cat "$MCG_TMP/list.err")"
-rows=$(jq length "$MCG_TMP/list.json")
-distinct=$(jq '[.[].path] | unique | length' "$MCG_TMP/list.json")
-longest=$(jq '[.[].path | length] | max' "$MCG_TMP/list.json")
+# the JSON is the tree: every object with a "cgroup", at any depth
+all='[.. | objects | select(has("cgroup"))]'
+rows=$(jq "$all | length" "$MCG_TMP/list.json")
+distinct=$(jq "[$all[].cgroup] | unique | length" "$MCG_TMP/list.json")
+longest=$(jq "[$all[].cgroup | length] | max" "$MCG_TMP/list.json")
 want=$(( ${#TOPREL} + 19 * 251 ))
 assert_eq "list rows (the scratch cgroup, 19 nested, .hidden, the escape)" 22 "$rows"
 assert_eq "distinct paths in list" 22 "$distinct"
 assert_eq "longest path listed (bytes)" "$want" "$longest"
-jq -e --arg p "$TOPREL/.hidden" '[.[] | select(.path == $p)] | length == 1' "$MCG_TMP/list.json" >/dev/null ||
+jq -e --arg p "$TOPREL/.hidden" "[$all[] | select(.cgroup == \$p)] | length == 1" "$MCG_TMP/list.json" >/dev/null ||
 	fail "the dot-named cgroup is not listed"
 ok "list --json: 22 cgroups once each, the deepest path $longest bytes, .hidden shown"
 
@@ -81,10 +83,10 @@ procs=$(jq --arg p "$TOPREL/.hidden" '.cgroups[] | select(.path == $p) | .path' 
 [ -n "$procs" ] || fail "top does not show the dot-named cgroup"
 ok "top -b and top --json: 22 rows, no ESC, the deepest path whole"
 
-deepest=$(jq -r 'max_by(.path | length) | .path' "$MCG_TMP/list.json")
+deepest=$(jq -r "$all | max_by(.cgroup | length) | .cgroup" "$MCG_TMP/list.json")
 "$MEMCGCTL" --json show "$deepest" >"$MCG_TMP/show.json" 2>"$MCG_TMP/show.err" ||
 	fail "show of the deepest cgroup failed: $(cat "$MCG_TMP/show.err")"
-assert_eq "show path" "$deepest" "$(jq -r .path "$MCG_TMP/show.json")"
+assert_eq "show path" "$deepest" "$(jq -r .cgroup "$MCG_TMP/show.json")"
 ok "show opens the $want-byte path"
 
 deep_cleanup

@@ -1,0 +1,1 @@
+--root @FIX@/v1/cgroup list --noheadings
