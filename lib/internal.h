@@ -259,7 +259,7 @@ int mcg__vmstat_parse(const char *text, struct mcg__vmstat *ret);
  * with one pread() and one scan per file. Used by mcg_group_info(), the top
  * sampler and the dirty sampler.
  */
-#define MCG__PLAN_FILES 24
+#define MCG__PLAN_FILES 16
 #define MCG__PLAN_KEYS 96
 enum {
 	MCG__PLAN_V1_LOCAL = 1 << 0, /* v1 memory.stat: a local key stands in for a missing total_ */
@@ -269,6 +269,7 @@ struct mcg__plan_key {
 	unsigned short len;
 	unsigned char id;
 	bool local; /* v1: the key without total_ */
+	bool bytes; /* v1: the sentinel and above read as MCG_MAX */
 };
 struct mcg__plan_file {
 	const char *name;
@@ -280,6 +281,7 @@ struct mcg__plan {
 	int version;
 	unsigned flags;
 	uint64_t want;
+	uint64_t v1_unlimited; /* mcg__v1_unlimited() */
 	unsigned nf, nk;
 	struct mcg__plan_file f[MCG__PLAN_FILES];
 	struct mcg__plan_key k[MCG__PLAN_KEYS];

@@ -122,25 +122,33 @@ unsigned mcg__kv_pick(const char *text, const struct mcg__kv_want *w, size_t n, 
 
 /* ---- PSI: "some avg10=A avg60=B avg300=C total=T" and "full ..." ---- */
 
+/* "12.34" as the kernel prints a PSI average (LOAD_INT.LOAD_FRAC): no strtod, no locale. */
+static bool psi_avg(const char *p, const char *end, double *ret)
+{
+	uint64_t ip = 0, fp = 0, scale = 1;
+
+	if (!p || p >= end || *p < '0' || *p > '9')
+		return false;
+	while (p < end && *p >= '0' && *p <= '9' && ip < UINT64_MAX / 100)
+		ip = ip * 10 + (uint64_t)(*p++ - '0');
+	if (p < end && *p == '.')
+		for (p++; p < end && *p >= '0' && *p <= '9' && scale < 1000000000; p++) {
+			fp = fp * 10 + (uint64_t)(*p - '0');
+			scale *= 10;
+		}
+	*ret = (double)ip + (double)fp / (double)scale;
+	return true;
+}
+
 static bool psi_line(const struct mcg__kv *kv, struct mcg_psi_line *l)
 {
-	const char *a10 = kv_field(kv, "avg10"), *a60 = kv_field(kv, "avg60"),
-		   *a300 = kv_field(kv, "avg300"), *t = kv_field(kv, "total");
+	const char *t = kv_field(kv, "total");
 	struct mcg_psi_line x;
-	char *end;
 
-	if (!a10 || !a60 || !a300 || !t)
-		return false;
-	x.avg10 = strtod(a10, &end);
-	if (end == a10)
-		return false;
-	x.avg60 = strtod(a60, &end);
-	if (end == a60)
-		return false;
-	x.avg300 = strtod(a300, &end);
-	if (end == a300)
-		return false;
-	if (!mcg__kv_u64(t, kv->eol, &x.total_us))
+	if (!psi_avg(kv_field(kv, "avg10"), kv->eol, &x.avg10) ||
+	    !psi_avg(kv_field(kv, "avg60"), kv->eol, &x.avg60) ||
+	    !psi_avg(kv_field(kv, "avg300"), kv->eol, &x.avg300) || !t ||
+	    !mcg__kv_u64(t, kv->eol, &x.total_us))
 		return false;
 	*l = x;
 	return true;

@@ -40,6 +40,7 @@ static int plan_key(struct mcg__plan *p, unsigned f, const char *key, unsigned i
 	p->k[i].len = (unsigned short)strlen(key);
 	p->k[i].id = (unsigned char)id;
 	p->k[i].local = local;
+	p->k[i].bytes = p->version == 1 && mcg_key_desc(id)->unit == MCG_UNIT_BYTES;
 	pf->nk++;
 	return 0;
 }
@@ -55,6 +56,7 @@ int mcg__plan_init(struct mcg__plan *p, int version, uint64_t want, unsigned fla
 	p->version = version;
 	p->flags = flags;
 	p->want = want;
+	p->v1_unlimited = mcg__v1_unlimited();
 	/* pass 0 lists the files; pass 1 adds the keys file by file (contiguous per file) */
 	for (pass = 0; pass < 2; pass++) {
 		unsigned nf = p->nf;
@@ -75,7 +77,7 @@ int mcg__plan_init(struct mcg__plan *p, int version, uint64_t want, unsigned fla
 						p->f[slot].single |= 1ULL << k;
 					continue;
 				}
-				if (!key || strcmp(file, p->f[f].name) || p->f[f].psi)
+				if (!key || strcmp(file, p->f[f].name))
 					continue;
 				if ((r = plan_key(p, (unsigned)f, key, k, false)) < 0)
 					return r;
@@ -118,25 +120,37 @@ void mcg__plan_parse(const struct mcg__plan *p, unsigned f, const char *text, st
 	unsigned k;
 
 	if (pf->single) {
-		if (mcg_parse_u64(text, &v) < 0)
-			return;
+		/* "max", or a number (the v1 page-rounded LONG_MAX and above: no limit) */
+		const char *e = text;
+
+		while (*e == ' ')
+			e++;
+		if (!strncmp(e, "max", 3)) {
+			v = MCG_MAX;
+		} else {
+			const char *d = e;
+
+			while (*d >= '0' && *d <= '9')
+				d++;
+			if (!mcg__kv_u64(e, d, &v))
+				return;
+			if (v >= p->v1_unlimited)
+				v = MCG_MAX;
+		}
 		for (k = 0; k < MCG_K__COUNT; k++)
 			if ((pf->single >> k) & 1)
 				set(r, k, v);
 		return;
 	}
 	if (pf->psi) {
+		/* the keys are the line names: "some", "full" (their total= in us) */
 		if (mcg__psi_parse(text, &r->psi) < 0)
 			return;
-		for (k = 0; k < MCG_K__COUNT; k++) {
-			const char *key = mcg_key_desc(k)->key[p->version - 1];
+		for (k = 0; k < pf->nk; k++) {
+			const struct mcg_psi_line *l = keys[k].key[0] == 's' ? &r->psi.some : &r->psi.full;
 
-			if (!((p->want >> k) & 1) || !key || strcmp(mcg_knob_file(p->version, k), pf->name))
-				continue;
-			if (!strcmp(key, "some") && r->psi.some_valid)
-				set(r, k, r->psi.some.total_us);
-			else if (!strcmp(key, "full") && r->psi.full_valid)
-				set(r, k, r->psi.full.total_us);
+			if (keys[k].key[0] == 's' ? r->psi.some_valid : r->psi.full_valid)
+				set(r, keys[k].id, l->total_us);
 		}
 		return;
 	}
@@ -153,8 +167,7 @@ void mcg__plan_parse(const struct mcg__plan *p, unsigned f, const char *text, st
 				break;
 			if (!pk->local)
 				from_total |= 1ULL << pk->id;
-			if (p->version == 1 && mcg_key_desc(pk->id)->unit == MCG_UNIT_BYTES &&
-			    v >= mcg__v1_unlimited())
+			if (pk->bytes && v >= p->v1_unlimited)
 				v = MCG_MAX;
 			set(r, pk->id, v);
 			break;

@@ -16,8 +16,9 @@
  * counters of the MCG_C_ view; cgroup.procs (taskstats) is one more slot of the
  * sampler's own after them. A slot's descriptor is kept; -1 when absent.
  */
-#define F_PROCS MCG__PLAN_FILES
-#define F_MAX (MCG__PLAN_FILES + 1)
+#define F_PROCS 7 /* the plan of the MCG_C_ view has at most 7 files (v2: 6) */
+#define F_MAX 8
+#define STAT_MAX 16 /* memory.stat counters of the MCG_C_ view */
 /* fd values besides real descriptors */
 #define FD_ABSENT MCG__FD_ABSENT /* the kernel has no such file here */
 #define FD_REOPEN MCG__FD_REOPEN /* out of descriptors: open/read/close each time */
@@ -52,7 +53,7 @@ struct node {
 	 * could report moving: its last parse is reused instead of formatting the file.
 	 */
 	bool stat_cached;
-	uint64_t stat_v[MCG_K__COUNT];
+	uint64_t stat_v[STAT_MAX]; /* by rank of the counter in the sampler's stat_mask */
 	uint64_t stat_valid;
 	uint64_t last_usage;
 	bool last_usage_ok;
@@ -69,6 +70,9 @@ struct mcg_sampler {
 	int version;
 	struct mcg__plan plan;
 	int sl_usage, sl_limit, sl_high, sl_failcnt, sl_stat; /* plan slots, -1: none */
+	unsigned char slot_key[F_MAX]; /* the counter of a single-value slot */
+	uint64_t stat_mask;            /* the counters memory.stat gives the sampler */
+	unsigned char ckey[MCG_C__COUNT];        /* the counter behind each MCG_C_ slot */
 	struct node *top;
 	uint64_t next_id;
 	size_t nnodes;
@@ -510,6 +514,18 @@ static int sampler_plan(struct mcg_sampler *s)
 	s->sl_high = mcg__plan_slot(&s->plan, MCG_K_HIGH);
 	s->sl_failcnt = mcg__plan_slot(&s->plan, MCG_K_FAILCNT);
 	s->sl_stat = mcg__plan_slot(&s->plan, MCG_K_ANON);
+	if (s->plan.nf > F_PROCS)
+		return -ENOSPC;
+	s->stat_mask = 0;
+	if (s->sl_stat >= 0)
+		for (c = 0; c < s->plan.f[s->sl_stat].nk; c++)
+			s->stat_mask |= 1ULL << s->plan.k[s->plan.f[s->sl_stat].k0 + c].id;
+	if (__builtin_popcountll(s->stat_mask) > STAT_MAX)
+		return -ENOSPC;
+	for (c = 0; c < s->plan.nf; c++)
+		s->slot_key[c] = s->plan.f[c].single ? (unsigned char)__builtin_ctzll(s->plan.f[c].single) : 0;
+	for (c = 0; c < MCG_C__COUNT; c++)
+		s->ckey[c] = (unsigned char)mcg__counter_key(c);
 	return 0;
 }
 
@@ -671,12 +687,11 @@ static void read_slot(struct mcg_sampler *s, struct node *n, int f, struct mcg_r
 	if (f < 0)
 		return;
 	if ((n->cached >> f) & 1) {
-		if (n->cache_has[f])
-			for (k = 0; k < MCG_K__COUNT; k++)
-				if ((s->plan.f[f].single >> k) & 1) {
-					rec->v[k] = n->cache[f];
-					rec->valid |= 1ULL << k;
-				}
+		if (n->cache_has[f]) {
+			k = s->slot_key[f];
+			rec->v[k] = n->cache[f];
+			rec->valid |= 1ULL << k;
+		}
 		return;
 	}
 	r = node_read(s, n, (unsigned)f);
@@ -696,13 +711,9 @@ static void cache_slot(const struct mcg_sampler *s, struct node *n, int f,
 
 	if (f < 0)
 		return;
-	n->cache_has[f] = false;
-	for (k = 0; k < MCG_K__COUNT; k++)
-		if ((s->plan.f[f].single >> k) & 1) {
-			n->cache_has[f] = mcg_record_has(rec, k);
-			n->cache[f] = rec->v[k];
-			break;
-		}
+	k = s->slot_key[f];
+	n->cache_has[f] = mcg_record_has(rec, k);
+	n->cache[f] = rec->v[k];
 	if (set_bit)
 		n->cached |= 1ULL << f;
 }
@@ -746,9 +757,12 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 	 */
 	if (!full && n->stat_cached && n->last_usage_ok && !n->last_usage &&
 	    mcg_record_has(&rec, MCG_K_USAGE) && !rec.v[MCG_K_USAGE]) {
-		for (k = 0; k < MCG_K__COUNT; k++)
-			if ((n->stat_valid >> k) & 1)
-				rec.v[k] = n->stat_v[k];
+		uint64_t m;
+		unsigned i = 0;
+
+		for (m = s->stat_mask; m; m &= m - 1, i++)
+			if ((n->stat_valid >> __builtin_ctzll(m)) & 1)
+				rec.v[__builtin_ctzll(m)] = n->stat_v[i];
 		rec.valid |= n->stat_valid;
 	} else if (s->sl_stat >= 0) {
 		uint64_t before = rec.valid;
@@ -758,10 +772,12 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 			mcg__plan_parse(&s->plan, (unsigned)s->sl_stat, s->buf, &rec);
 		else if (r != -ENOENT)
 			err = (int)r;
-		n->stat_valid = rec.valid & ~before;
-		for (k = 0; k < MCG_K__COUNT; k++)
-			if ((n->stat_valid >> k) & 1)
-				n->stat_v[k] = rec.v[k];
+		uint64_t m;
+		unsigned i = 0;
+
+		n->stat_valid = rec.valid & ~before & s->stat_mask;
+		for (m = s->stat_mask; m; m &= m - 1, i++)
+			n->stat_v[i] = rec.v[__builtin_ctzll(m)];
 		n->stat_cached = r >= 0;
 	}
 	n->last_usage_ok = mcg_record_has(&rec, MCG_K_USAGE);
@@ -773,7 +789,7 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 			read_slot(s, n, f, &rec, NULL);
 	mcg_record_derive(&rec, s->version, !strcmp(n->path, "/"));
 	for (c = 0; c < MCG_C__COUNT; c++) {
-		k = mcg__counter_key(c);
+		k = s->ckey[c];
 		if (mcg_record_has(&rec, k)) {
 			row->v[c] = rec.v[k];
 			row->valid |= 1ULL << c;
