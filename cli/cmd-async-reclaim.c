@@ -1,6 +1,7 @@
 /* cmd-async-reclaim.c: "memcgctl async-reclaim": turn background watermark reclaim on and off. */
 #include "memcgctl.h"
 #include "output.h"
+#include "journal-report.h"
 
 #include <sched.h>
 #include <string.h>
@@ -198,6 +199,59 @@ static bool parse_max_cpu(const char *s, double *ret)
 	return true;
 }
 
+/* How long enable waits for a reclaim burst (or another memcgctl) holding the cgroup's lock. */
+#define ENABLE_LOCK_WAIT_MS 30000
+
+static void enable_recovered(const struct mcg_recovery *r, void *userdata)
+{
+	int *conflicts = userdata;
+
+	if (cli_report_recovery(r, false, true) == EXIT_CONFLICT)
+		(*conflicts)++;
+}
+
+/*
+ * The limit the watermarks are computed from, read under the cgroup's lock once
+ * a journal a killed run left (a reclaimd burst, set-limit, empty) is restored:
+ * never the lowered limit of an interrupted step. A running burst or command is
+ * waited for (bounded). Returns 0 or the exit status after a message.
+ */
+static int stable_limit(struct mcg_group *g, const char *name, uint64_t *ret)
+{
+	struct mcg_cancel cancel;
+	struct mcg_txn *t = NULL;
+	int conflicts = 0, r;
+
+	cli_trap_signals();
+	mcg_cancel_init(&cancel, ENABLE_LOCK_WAIT_MS, &cli_interrupted);
+	r = mcg_txn_begin_recovering(g, MCG_TXN_WAIT, "async-reclaim enable", &cancel,
+				     enable_recovered, &conflicts, &t);
+	if (r < 0) {
+		if (cli_report_rundir(mcg_group_ctx(g), r))
+			return EXIT_FAILURE;
+		if (r == -MCG_E_STALE_JOURNAL)
+			cli_err("cannot enable async reclaim on '%s': a journal left by an interrupted "
+				"run could not be restored (see 'memcgctl recover')",
+				name);
+		else if (r == -ETIMEDOUT || r == -MCG_E_LOCKED)
+			cli_err("cannot enable async reclaim on '%s': another memcgctl is changing it",
+				name);
+		else
+			cli_err("cannot enable async reclaim on '%s': %s", name, mcg_strerror(r));
+		if (cli_interrupted)
+			return 128 + cli_interrupted;
+		return r == -ETIMEDOUT ? EXIT_BUSY : cli_status(r);
+	}
+	r = read_limit(g, ret);
+	mcg_txn_commit(t); /* nothing was written: no journal to drop */
+	mcg_txn_free(t);
+	if (r < 0) {
+		cli_err("cannot read the limit of '%s': %s", name, mcg_strerror(r));
+		return EXIT_FAILURE;
+	}
+	return 0;
+}
+
 /* Put back what was there before a failed enable: the earlier enable file, or none. */
 static void enable_undo(const char *statedir, const struct mcg_async_conf *c,
 			const struct mcg_async_conf *old)
@@ -254,9 +308,9 @@ static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	r = read_limit(g, &limit);
-	if (r < 0) {
-		cli_err("cannot read the limit of '%s': %s", name, mcg_strerror(r));
+	r = stable_limit(g, name, &limit);
+	if (r) {
+		status = r;
 		goto out;
 	}
 	if (limit == MCG_MAX) {
