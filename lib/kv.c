@@ -10,6 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Blanks between and around a key and its value: what sscanf's %s would stop at, but a newline. */
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r';
+}
+
 bool mcg__kv_next(const char **pos, struct mcg__kv *kv)
 {
 	const char *p = *pos, *k;
@@ -21,15 +27,15 @@ bool mcg__kv_next(const char **pos, struct mcg__kv *kv)
 			eol = p + strlen(p);
 		kv->line = p;
 		k = p;
-		while (k < eol && (*k == ' ' || *k == '\t'))
+		while (k < eol && blank(*k))
 			k++;
 		kv->key = k;
-		while (k < eol && *k != ' ' && *k != '\t' && *k != ':')
+		while (k < eol && !blank(*k) && *k != ':')
 			k++;
 		kv->klen = (size_t)(k - kv->key);
 		if (k < eol && *k == ':')
 			k++;
-		while (k < eol && (*k == ' ' || *k == '\t'))
+		while (k < eol && blank(*k))
 			k++;
 		kv->val = k;
 		kv->eol = eol;
@@ -161,6 +167,9 @@ int mcg__psi_parse(const char *text, struct mcg_psi *ret)
 	struct mcg__kv kv;
 
 	while (mcg__kv_next(&pos, &kv)) {
+		/* "some " and "full ": the kernel's line names, then a space */
+		if (kv.key[kv.klen] != ' ')
+			continue;
 		if (mcg__kv_is(&kv, "some", 4) && !psi.some_valid)
 			psi.some_valid = psi_line(&kv, &psi.some);
 		else if (mcg__kv_is(&kv, "full", 4) && !psi.full_valid)
