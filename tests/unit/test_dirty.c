@@ -387,10 +387,78 @@ static void test_verdict_v1(void **state)
 	assert_non_null(strstr(why, "global limit"));
 }
 
+/* The counters dirty needs, from captured memory.stat files through the one record. */
+static void test_from_record_captured(void **state)
+{
+	static const struct {
+		const char *file;
+		int version;
+		uint64_t dirty, file_, limit;
+	} cases[] = {
+		{"v1.memory.stat", 1, 25174016, 41951232, 536870912},
+		{"v2.memory.stat", 2, 25165824, 50331648, 0},
+		{"v2-6.1.memory.stat", 2, 25178112, 41967616, 0},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char path[4096], buf[1 << 16] = "";
+		struct mcg_record r = {0};
+		struct mcg_dirty_cg c = {0}, d = {0};
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", MCG_TEST_DATA, cases[i].file);
+		f = fopen(path, "r");
+		assert_non_null(f);
+		assert_true(fread(buf, 1, sizeof(buf) - 1, f) > 0);
+		fclose(f);
+		assert_int_equal(mcg_record_parse(&r, cases[i].version, "memory.stat", buf), 0);
+		assert_int_equal(mcg_dirty_cg_from_record(&r, cases[i].version, &c), 0);
+		assert_int_equal(c.dirty, cases[i].dirty);
+		assert_int_equal(c.writeback, 0);
+		assert_int_equal(c.file, cases[i].file_);
+		if (cases[i].version == 1)
+			assert_int_equal(c.limit, cases[i].limit);
+		/* the text parser is the same reader */
+		assert_int_equal(mcg_dirty_stat_parse(buf, cases[i].version, &d), 0);
+		assert_int_equal(d.dirty, c.dirty);
+		assert_int_equal(d.file, c.file);
+	}
+}
+
+/* zoneinfo: the per-cpu pagesets' "high:" is not the zone's high watermark. */
+static void test_reserve_pagesets(void **state)
+{
+	uint64_t r = 0;
+
+	(void)state;
+	assert_int_equal(mcg_dirty_reserve_parse("Node 0, zone   Normal\n"
+						 "  pages free     100\n"
+						 "        min      10\n"
+						 "        high     30\n"
+						 "        managed  1000\n"
+						 "        protection: (0, 0, 5)\n"
+						 "  pagesets\n"
+						 "    cpu: 0\n"
+						 "              high:  378\n",
+						 &r),
+			 0);
+	assert_int_equal(r, 35);
+	{
+		struct mcg_record e = {0};
+		struct mcg_dirty_cg c;
+
+		assert_int_equal(mcg_dirty_cg_from_record(&e, 2, &c), -ENOENT);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reserve),
+		cmocka_unit_test(test_reserve_pagesets),
+		cmocka_unit_test(test_from_record_captured),
 		cmocka_unit_test(test_dirtyable),
 		cmocka_unit_test(test_global_ratio),
 		cmocka_unit_test(test_global_bytes),

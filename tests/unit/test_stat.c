@@ -167,6 +167,142 @@ static void test_keyed(void **state)
 	assert_int_equal(v, 2);
 }
 
+/* The one table: the record from captured files; absent stays absent. */
+static void test_record_captured(void **state)
+{
+	struct mcg_record r;
+	char *t;
+
+	(void)state;
+	t = slurp("v1.memory.stat");
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(mcg_record_parse(&r, 1, "memory.stat", t), 0);
+	assert_int_equal(r.v[MCG_K_DIRTY], 25174016);
+	assert_int_equal(r.v[MCG_K_ANON], 8593408);
+	assert_int_equal(r.v[MCG_K_EFFECTIVE_LIMIT], 536870912);
+	assert_true(mcg_record_has(&r, MCG_K_INACTIVE_FILE));
+	assert_false(mcg_record_has(&r, MCG_K_KERNEL)); /* v1: memory.kmem.usage_in_bytes */
+	assert_false(mcg_record_has(&r, MCG_K_PGSCAN)); /* v2 only */
+	assert_false(mcg_record_has(&r, MCG_K_USAGE));
+	/* v1 floor: anon that cannot go to swap; v1 does not count kernel memory */
+	assert_int_equal(mcg_floor_from_record(&r, 1, 0), 8593408);
+	assert_int_equal(mcg_floor_from_record(&r, 1, UINT64_MAX / 4), 0);
+	free(t);
+
+	t = slurp("v2.memory.stat");
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(mcg_record_parse(&r, 2, "memory.stat", t), 0);
+	assert_int_equal(r.v[MCG_K_DIRTY], 25165824);
+	assert_int_equal(r.v[MCG_K_FILE], 50331648);
+	assert_int_equal(r.v[MCG_K_KERNEL], 2097152);
+	assert_false(mcg_record_has(&r, MCG_K_PGPGIN)); /* v1 only */
+	assert_false(mcg_record_has(&r, MCG_K_EFFECTIVE_LIMIT));
+	/* kernel - reclaimable slab + anon (no swap) */
+	assert_int_equal(mcg_floor_from_record(&r, 2, 0), 2097152 - 1048576 + 8388608);
+	assert_int_equal(mcg_floor_from_record(&r, 2, UINT64_MAX / 4), 2097152 - 1048576);
+	assert_int_equal(mcg_reclaimable_from_record(&r, false), 25165824 + 25165824);
+	mcg_record_derive(&r, 2, false);
+	assert_true(mcg_record_has(&r, MCG_K_REFAULT));
+	assert_int_equal(r.v[MCG_K_REFAULT], r.v[MCG_K_WORKINGSET_REFAULT_ANON] +
+						     r.v[MCG_K_WORKINGSET_REFAULT_FILE]);
+	assert_false(mcg_record_has(&r, MCG_K_LIMIT)); /* not the root: no invented limit */
+	mcg_record_derive(&r, 2, true);
+	assert_int_equal(r.v[MCG_K_LIMIT], MCG_MAX);
+	free(t);
+
+	t = slurp("v2-6.1.memory.stat");
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(mcg_record_parse(&r, 2, "memory.stat", t), 0);
+	assert_int_equal(r.v[MCG_K_DIRTY], 25178112);
+	assert_int_equal(r.v[MCG_K_KERNEL], 1396736);
+	assert_true(mcg_record_has(&r, MCG_K_WORKINGSET_NODERECLAIM));
+	assert_int_equal(r.v[MCG_K_WORKINGSET_NODERECLAIM], 0);
+	assert_string_equal(mcg_key_name(MCG_K_WORKINGSET_NODERECLAIM), "workingset_nodereclaim");
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(mcg_record_parse(&r, 2, "memory.stat", "workingset_nodereclaim 17\n"), 0);
+	assert_int_equal(r.v[MCG_K_WORKINGSET_NODERECLAIM], 17);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(mcg_record_parse(&r, 1, "memory.stat", "workingset_nodereclaim 3\n"), 0);
+	assert_false(mcg_record_has(&r, MCG_K_WORKINGSET_NODERECLAIM)); /* v2 only */
+	free(t);
+}
+
+static void test_record_files(void **state)
+{
+	struct mcg_record r = {0};
+
+	(void)state;
+	assert_int_equal(mcg_record_parse(&r, 2, "memory.max", "max\n"), 0);
+	assert_int_equal(r.v[MCG_K_LIMIT], MCG_MAX);
+	assert_int_equal(mcg_record_parse(&r, 2, "memory.current", "4096\n"), 0);
+	assert_int_equal(r.v[MCG_K_USAGE], 4096);
+	assert_int_equal(mcg_record_parse(&r, 2, "memory.events",
+					  "low 0\nhigh 5\nmax 7\noom 1\noom_kill 2\noom_group_kill 0\n"),
+			 0);
+	assert_int_equal(r.v[MCG_K_EV_HIGH], 5);
+	assert_int_equal(r.v[MCG_K_EV_OOM_KILL], 2);
+	assert_int_equal(mcg_record_parse(&r, 2, "memory.pressure",
+					  "some avg10=1.50 avg60=0.25 avg300=0.00 total=123456\n"),
+			 0);
+	assert_int_equal(r.v[MCG_K_PSI_SOME], 123456);
+	assert_false(mcg_record_has(&r, MCG_K_PSI_FULL));
+	assert_true(r.psi.some_valid);
+	/* v1: the page-rounded LONG_MAX is no limit */
+	assert_int_equal(mcg_record_parse(&r, 1, "memory.limit_in_bytes", "9223372036854771712\n"), 0);
+	assert_int_equal(r.v[MCG_K_LIMIT], MCG_MAX);
+	assert_int_equal(mcg_record_parse(&r, 1, "memory.oom_control",
+					  "oom_kill_disable 0\nunder_oom 1\noom_kill 3\n"),
+			 0);
+	assert_int_equal(r.v[MCG_K_UNDER_OOM], 1);
+	assert_int_equal(r.v[MCG_K_EV_OOM_KILL], 3);
+	assert_int_equal(mcg_record_parse(&r, 2, "memory.nonesuch", "1\n"), -ENOENT);
+	assert_int_equal(mcg_record_parse(&r, 3, "memory.stat", ""), -EINVAL);
+}
+
+/* The one place that says which file a version reads. */
+static void test_knob_file(void **state)
+{
+	(void)state;
+	assert_string_equal(mcg_knob_file(1, MCG_K_USAGE), "memory.usage_in_bytes");
+	assert_string_equal(mcg_knob_file(2, MCG_K_USAGE), "memory.current");
+	assert_string_equal(mcg_knob_file(1, MCG_K_LIMIT), "memory.limit_in_bytes");
+	assert_string_equal(mcg_knob_file(2, MCG_K_LIMIT), "memory.max");
+	assert_null(mcg_knob_file(1, MCG_K_HIGH));
+	assert_null(mcg_knob_file(3, MCG_K_USAGE));
+	assert_string_equal(mcg_key_name(MCG_K_DIRTY), "dirty");
+	assert_string_equal(mcg_unit_suffix(mcg_key_desc(MCG_K_DIRTY)->unit), "_bytes");
+	assert_int_equal(mcg_key_lookup("pgscan"), MCG_K_PGSCAN);
+	assert_int_equal(mcg_key_lookup("nonesuch"), -ENOENT);
+	/* the old views keep their names */
+	assert_string_equal(mcg_stat_name(MCG_S_FILE_DIRTY), "file_dirty");
+	assert_string_equal(mcg_counter_name(MCG_C_DIRTY), "dirty");
+	assert_string_equal(mcg_counter_name(MCG_C_PSI_SOME_US), "psi_some_us");
+	assert_string_equal(mcg_field_name(MCG_F_SWAP_USAGE), "swap_usage");
+}
+
+/* The scanner: "Key:   N kB" lines, PSI fields in any order, blank lines. */
+static void test_scanner(void **state)
+{
+	struct mcg_psi p;
+	uint64_t v = 0;
+
+	(void)state;
+	assert_int_equal(mcg_keyed_get("MemTotal:       16 kB\nMemFree: 8 kB\n", "MemFree", &v), 0);
+	assert_int_equal(v, 8);
+	assert_int_equal(mcg_keyed_get("\n\nx 1\n", "x", &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(mcg_keyed_get("x\n", "x", &v), -EINVAL);
+	assert_int_equal(mcg_keyed_get("x 99999999999999999999999\n", "x", &v), -EINVAL);
+	assert_int_equal(mcg_psi_parse("full avg10=0.00 avg60=0.00 avg300=0.00 total=5\n"
+				       "some avg10=2.00 avg60=0.00 avg300=0.00 total=9",
+				       &p),
+			 0);
+	assert_true(p.some_valid && p.full_valid);
+	assert_int_equal(p.some.total_us, 9);
+	assert_int_equal(p.full.total_us, 5);
+	assert_true(mcg_psi_parse("some avg10=x\n", &p) < 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -174,6 +310,8 @@ int main(void)
 		cmocka_unit_test(test_v2),  cmocka_unit_test(test_v2_captured),
 		cmocka_unit_test(test_v2_future_keys),
 		cmocka_unit_test(test_psi), cmocka_unit_test(test_keyed),
+		cmocka_unit_test(test_record_captured), cmocka_unit_test(test_record_files),
+		cmocka_unit_test(test_knob_file), cmocka_unit_test(test_scanner),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

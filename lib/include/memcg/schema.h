@@ -113,6 +113,9 @@
 	X(PGSTEAL_DIRECT, "pgsteal_direct", EVENTS, COUNTER, NULL, NULL, "memory.stat",             \
 	  "pgsteal_direct")                                                                         \
 	X(PGREFILL, "pgrefill", EVENTS, COUNTER, NULL, NULL, "memory.stat", "pgrefill")             \
+	/* shadow entries reclaimed (v2, 5.9 on: memcg_vm_event_stat) */                             \
+	X(WORKINGSET_NODERECLAIM, "workingset_nodereclaim", EVENTS, COUNTER, NULL, NULL,           \
+	  "memory.stat", "workingset_nodereclaim")                                                  \
 	/* derived: refault anon + file, else the pre-5.9 workingset_refault */                     \
 	X(REFAULT, "refault", EVENTS, COUNTER, NULL, NULL, NULL, NULL)                              \
 	/* PSI totals: the "total=" of memory.pressure's some/full lines */                         \
