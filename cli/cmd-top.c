@@ -13,8 +13,11 @@ enum { OPT_TASKSTATS = 0x100, OPT_NO_TASKSTATS, OPT_FLAT };
 
 static const struct argp_option top_options[] = {
 	{"batch", 'b', NULL, 0, "Batch mode: print samples as text (or --json lines), no terminal", 0},
-	{"iterations", 'n', "COUNT", 0, "Stop after COUNT samples (default: until interrupted)", 0},
-	{"delay", 'd', "INTERVAL", 0, "Time between samples: 2s, 500ms (default 2s, at least 50ms)", 0},
+	{"count", 'n', "COUNT", 0, "Stop after COUNT samples (default: until interrupted)", 0},
+	{"iterations", 'n', "COUNT", OPTION_ALIAS | OPTION_HIDDEN, NULL, 0},
+	{"interval", 'd', "INTERVAL", 0, "Time between samples: 2s, 500ms (default 2s, at least 50ms)",
+	 0},
+	{"delay", 'd', "INTERVAL", OPTION_ALIAS | OPTION_HIDDEN, NULL, 0},
 	{"sort", 's', "COLUMN", 0, "Sort by COLUMN (a key such as usage, reclaim, pct; see the man page)", 0},
 	{"reverse", 'r', NULL, 0, "Reverse the sort order", 0},
 	{"filter", 'f', "TEXT", 0, "Show cgroups whose path contains TEXT (and their parents)", 0},
@@ -41,14 +44,14 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 		errno = 0;
 		v = strtol(arg, &end, 10);
 		if (errno || *end || end == arg || v < 1 || v > 100000000)
-			argp_error(state, "invalid --iterations '%s': must be a whole number from 1", arg);
+			argp_error(state, "invalid --count '%s': must be a whole number from 1", arg);
 		o->count = v;
 		break;
 	case 'd':
 		if (mcg_duration_parse(arg, &o->interval_ms, why, sizeof(why)) < 0)
-			argp_error(state, "invalid --delay '%s': %s", arg, why);
+			argp_error(state, "invalid --interval '%s': %s", arg, why);
 		if (o->interval_ms < 50 || o->interval_ms > 3600 * 1000)
-			argp_error(state, "invalid --delay '%s': must be from 50ms to 1h", arg);
+			argp_error(state, "invalid --interval '%s': must be from 50ms to 1h", arg);
 		break;
 	case 's':
 		c = top_col_find(arg);
@@ -89,7 +92,7 @@ static const struct argp top_argp = {
 	"Show memory, limits and reclaim per cgroup under CGROUP (default: all), refreshed every "
 	"interval: a live view on a terminal, batch text or JSON lines otherwise (-b, or stdout "
 	"not a terminal). Press h in the live view for the keys.",
-	cli_common_children, NULL, NULL,
+	out_table_children, NULL, NULL,
 };
 
 static void header_text(const struct mcg_snapshot *s, const struct top_opts *o)
@@ -138,44 +141,128 @@ static void header_text(const struct mcg_snapshot *s, const struct top_opts *o)
 #undef GV
 }
 
-static void print_text(const struct mcg_snapshot *s, const struct top_opts *o, bool raw)
+/*
+ * The column table of top -b and top --json rows: headers and help from
+ * model.c's top_cols, JSON keys and types per memcgctl-json(7).
+ */
+static const struct {
+	const char *json;
+	enum out_type type;
+} top_json[TOP_COL__COUNT] = {
+	[TOP_NAME] = {"cgroup", OUT_STR},
+	[TOP_USAGE] = {"usage_bytes", OUT_BYTES},
+	[TOP_LIMIT] = {"limit_bytes", OUT_BYTES},
+	[TOP_HIGH] = {"high_bytes", OUT_BYTES},
+	[TOP_PCT] = {"usage_percent", OUT_PCT},
+	[TOP_ANON] = {"anon_bytes", OUT_BYTES},
+	[TOP_FILE] = {"file_bytes", OUT_BYTES},
+	[TOP_DIRTY] = {"dirty_bytes", OUT_BYTES},
+	[TOP_WB] = {"writeback_bytes", OUT_BYTES},
+	[TOP_RECL] = {"reclaim_bytes_per_s", OUT_NUM},
+	[TOP_DRECL] = {"reclaim_direct_bytes_per_s", OUT_NUM},
+	[TOP_SCAN] = {"scan_bytes_per_s", OUT_NUM},
+	[TOP_EFF] = {"efficiency_percent", OUT_PCT},
+	[TOP_FALL] = {"usage_fall_bytes_per_s", OUT_NUM},
+	[TOP_RFLT] = {"refault_per_s", OUT_NUM},
+	[TOP_EVHIGH] = {"events_high_since_start", OUT_U64},
+	[TOP_EVMAX] = {"events_max_since_start", OUT_U64},
+	[TOP_EVOOM] = {"events_oom_since_start", OUT_U64},
+	[TOP_EVKILL] = {"events_oom_kill_since_start", OUT_U64},
+	[TOP_FAIL] = {"failcnt_per_s", OUT_NUM},
+	[TOP_SOME] = {"psi_some_percent", OUT_NUM},
+	[TOP_FULL] = {"psi_full_percent", OUT_NUM},
+	[TOP_STALL] = {"stall_ns_per_s", OUT_NUM},
+	[TOP_ASYNC] = {"async", OUT_BOOL},
+};
+static struct out_col top_out[TOP_COL__COUNT];
+
+static const struct out_col *top_out_cols(void)
 {
-	const char *hdr[TOP_COL__COUNT];
-	enum col_align al[TOP_COL__COUNT];
-	int cols[TOP_COL__COUNT];
-	unsigned nc = 0, k;
-	struct table *t;
+	unsigned c;
+
+	if (top_out[0].name)
+		return top_out;
+	for (c = 0; c < TOP_COL__COUNT; c++) {
+		top_out[c].name = top_cols[c].header;
+		top_out[c].json = top_json[c].json;
+		top_out[c].help = top_cols[c].help;
+		top_out[c].type = top_json[c].type;
+		top_out[c].flags = top_cols[c].left ? OUT_TRUNC : OUT_RIGHT;
+		if (top_cols[c].versions == TOP_V1)
+			top_out[c].flags |= OUT_V1;
+		else if (top_cols[c].versions == TOP_V2)
+			top_out[c].flags |= OUT_V2;
+	}
+	return top_out;
+}
+
+/* One row per cgroup shown, in the model's order; text cells as the live view has them. */
+static void top_fill(struct out_table *t, const struct mcg_snapshot *s, const struct top_opts *o,
+		     bool raw)
+{
 	int *rows = malloc((s->n_rows ? s->n_rows : 1) * sizeof(*rows));
 	size_t n, i;
+	unsigned k;
 
 	if (!rows)
 		return;
-	for (k = 0; k < TOP_COL__COUNT; k++) {
-		if (!top_col_on(k, s->version))
-			continue;
-		cols[nc] = (int)k;
-		hdr[nc] = top_cols[k].header;
-		al[nc++] = top_cols[k].left ? COL_LEFT : COL_RIGHT;
-	}
-	t = table_new(nc, hdr, al);
 	n = top_model_rows(&o->model, s, rows);
-	for (i = 0; t && i < n; i++) {
-		char cells[TOP_COL__COUNT][64];
-		const char *cp[TOP_COL__COUNT];
+	for (i = 0; i < n; i++) {
+		const struct mcg_sample_row *r = &s->rows[rows[i]];
+		struct out_row *row = out_row_new(t, NULL);
 
-		for (k = 0; k < nc; k++) {
-			top_cell_format(s, &s->rows[rows[i]], cols[k], raw, cells[k], sizeof(cells[k]));
-			/* the whole path, never cut at the cell buffer (the table escapes it) */
-			cp[k] = cols[k] == TOP_NAME ? s->rows[rows[i]].path : cells[k];
+		if (!row)
+			break;
+		/* the whole path, never cut at a cell buffer (the table escapes it) */
+		out_cell_str(row, TOP_NAME, r->path);
+		for (k = TOP_NAME + 1; k < TOP_COL__COUNT; k++) {
+			char cell[64];
+			double v;
+
+			if (!top_col_on(k, s->version) || !out_table_has(t, k))
+				continue;
+			if (k == TOP_ASYNC) {
+				if (r->async >= 0)
+					out_cell_bool(row, k, r->async == 1);
+			} else if (top_json[k].type == OUT_BYTES) {
+				enum mcg_counter mc = k == TOP_USAGE   ? MCG_C_USAGE
+						      : k == TOP_LIMIT ? MCG_C_LIMIT
+						      : k == TOP_HIGH  ? MCG_C_HIGH
+						      : k == TOP_ANON  ? MCG_C_ANON
+						      : k == TOP_FILE  ? MCG_C_FILE
+						      : k == TOP_DIRTY ? MCG_C_DIRTY
+								       : MCG_C_WRITEBACK;
+
+				if ((r->valid >> mc) & 1)
+					out_cell_u64(row, k, r->v[mc]);
+			} else if (top_cell_value(s, r, k, &v)) {
+				if (top_json[k].type == OUT_U64)
+					out_cell_u64(row, k, v < 0 ? 0 : (uint64_t)v);
+				else
+					out_cell_num(row, k, k == TOP_STALL ? v * 1e6 : v);
+			}
+			top_cell_format(s, r, k, raw, cell, sizeof(cell));
+			out_cell_text(row, k, cell);
 		}
-		table_add(t, cp);
 	}
-	header_text(s, o);
-	if (t)
-		table_print(t, stdout);
-	table_free(t);
-	printf("\n");
 	free(rows);
+}
+
+static int print_text(const struct mcg_snapshot *s, const struct top_opts *o, bool raw)
+{
+	struct out_table *t;
+	int status;
+
+	t = out_table_new(top_out_cols(), TOP_COL__COUNT, s->version, &status);
+	if (!t)
+		return status;
+	top_fill(t, s, o, raw);
+	if (!out_opts.noheadings)
+		header_text(s, o);
+	out_table_print(t, stdout);
+	out_table_free(t);
+	printf("\n");
+	return 0;
 }
 
 static void json_counters(const struct mcg_sample_row *r, int version)
@@ -313,9 +400,11 @@ static int batch(struct cli *cli, struct top_opts *o, struct mcg_sampler *s)
 		if (cli->json)
 			print_json(snap, o);
 		else
-			print_text(snap, o, cli->raw);
+			r = print_text(snap, o, cli->raw);
 		fflush(stdout);
 		mcg_snapshot_unref(snap);
+		if (r)
+			return r;
 		if (o->count && ++done >= o->count)
 			break;
 		/* one sample per interval, on an absolute schedule: never spin */
@@ -349,6 +438,10 @@ static int top_run(struct cli *cli, int argc, char **argv)
 	r = cli_parse(&top_argp, argc, argv, &o);
 	if (r)
 		return r;
+	if (out_opts.list_columns) {
+		out_list_columns(top_out_cols(), TOP_COL__COUNT, stdout);
+		return 0;
+	}
 	if (!o.batch && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO) || cli->json))
 		o.batch = true;
 	ctx = cli_ctx(cli);
