@@ -13,6 +13,11 @@
 extern "C" {
 #endif
 
+/*
+ * libmemcg is internal (linked statically into memcgctl, not installed; see
+ * HACKING.md). MCG_EXPORT marks what the library offers its callers, as
+ * against the mcg__ helpers of lib/internal.h.
+ */
 #define MCG_EXPORT __attribute__((visibility("default")))
 
 /*
