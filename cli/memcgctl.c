@@ -191,8 +191,11 @@ struct mcg_ctx *cli_ctx(struct cli *cli)
 		cli->ctx = NULL;
 		return NULL;
 	}
+	/* the environment is read here, never inside the library */
+	if (!cli->rundir)
+		cli->rundir = getenv("MEMCGCTL_RUNDIR");
 	if (cli->rundir && (r = mcg_ctx_set_rundir(cli->ctx, cli->rundir)) < 0) {
-		cli_err("invalid --run-dir '%s': %s", out_esc(cli->rundir),
+		cli_err("invalid --run-dir (or MEMCGCTL_RUNDIR) '%s': %s", out_esc(cli->rundir),
 			r == -EINVAL && !*cli->rundir ? "empty path" : mcg_strerror(r));
 		mcg_ctx_free(cli->ctx);
 		cli->ctx = NULL;

@@ -176,7 +176,7 @@ static struct mcg_ctx *ctx_alloc(mcg_log_fn log, void *userdata)
 	ctx->log = log;
 	ctx->log_data = userdata;
 	ctx->procfs = strdup("/proc");
-	ctx->rundir = strdup(getenv("MEMCGCTL_RUNDIR") ? getenv("MEMCGCTL_RUNDIR") : "/run/memcgctl");
+	ctx->rundir = strdup("/run/memcgctl"); /* the CLI applies --run-dir / MEMCGCTL_RUNDIR */
 	if (!ctx->procfs || !ctx->rundir) {
 		mcg_ctx_free(ctx);
 		return NULL;
