@@ -195,7 +195,7 @@ struct mcg_ctx *cli_ctx(struct cli *cli)
 	if (!cli->rundir)
 		cli->rundir = getenv("MEMCGCTL_RUNDIR");
 	if (cli->rundir && (r = mcg_ctx_set_rundir(cli->ctx, cli->rundir)) < 0) {
-		cli_err("invalid --run-dir (or MEMCGCTL_RUNDIR) '%s': %s", out_esc(cli->rundir),
+		cli_err("invalid run directory '%s' (--run-dir or MEMCGCTL_RUNDIR): %s", out_esc(cli->rundir),
 			r == -EINVAL && !*cli->rundir ? "empty path" : mcg_strerror(r));
 		mcg_ctx_free(cli->ctx);
 		cli->ctx = NULL;
