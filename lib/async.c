@@ -132,66 +132,6 @@ void mcg__async_dir_close(struct mcg__async_dir *d)
 
 /* ---- fields: the same encoding as the journals -------------------------- */
 
-/* %XX for bytes that would end a field or a line, and for '%' itself. */
-static void enc(const char *s, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	for (; *s && o + 4 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c <= ' ' || c >= 0x7f || c == '%')
-			o += (size_t)snprintf(buf + o, len - o, "%%%02X", c);
-		else
-			buf[o++] = (char)c;
-	}
-	buf[o] = '\0';
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Only what enc() writes: %XX with upper-case hex for exactly the bytes it escapes. */
-static bool dec(const char *s, size_t n, char *buf, size_t len)
-{
-	size_t i, o = 0;
-
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (o + 1 >= len)
-			return false;
-		if (c == '%') {
-			int h, l;
-			unsigned char x;
-
-			if (i + 2 >= n)
-				return false;
-			h = hexval(s[i + 1]);
-			l = hexval(s[i + 2]);
-			if (h < 0 || l < 0)
-				return false;
-			x = (unsigned char)(h * 16 + l);
-			if (x == 0 || (x > ' ' && x < 0x7f && x != '%'))
-				return false;
-			buf[o++] = (char)x;
-			i += 2;
-		} else if (c <= ' ' || c >= 0x7f) {
-			return false;
-		} else {
-			buf[o++] = (char)c;
-		}
-	}
-	buf[o] = '\0';
-	return true;
-}
-
 /* An absolute path without empty, "." or ".." components ("/" allowed). */
 static bool abs_path_ok(const char *p)
 {
@@ -330,14 +270,14 @@ static int parse_lines(const char *buf, size_t len, const char *magic, const cha
 
 static const char *root_field(const char *v, size_t n, char *buf, size_t len)
 {
-	if (!dec(v, n, buf, len) || !abs_path_ok(buf))
+	if (!mcg__field_decode(v, n, buf, len) || !abs_path_ok(buf))
 		return "a bad hierarchy root";
 	return NULL;
 }
 
 static const char *path_field(const char *v, size_t n, char *buf, size_t len)
 {
-	if (!dec(v, n, buf, len) || !abs_path_ok(buf))
+	if (!mcg__field_decode(v, n, buf, len) || !abs_path_ok(buf))
 		return "a bad cgroup path";
 	if (!strcmp(buf, "/"))
 		return "names the root cgroup";
@@ -447,8 +387,8 @@ static int format_conf(const struct mcg_async_conf *c, char *buf, size_t len)
 	unsigned m = max_cpu_milli(c->max_cpu);
 	int n;
 
-	enc(c->root, root, sizeof(root));
-	enc(c->path, path, sizeof(path));
+	mcg__field_encode(c->root, root, sizeof(root));
+	mcg__field_encode(c->path, path, sizeof(path));
 	n = snprintf(buf, len,
 		     "%s\nroot %s\npath %s\ndev %llu\nino %llu\nhigh %llu%s\nlow %llu%s\nbatch %u\n"
 		     "max_cpu %u.%03u\nclean %d\n",
@@ -920,8 +860,8 @@ int mcg__async_stats_write_at(const struct mcg__async_dir *d, const struct mcg_a
 	text = malloc(MCG__ASYNC_FILE_MAX + 1);
 	if (!text)
 		return -ENOMEM;
-	enc(s->root, root, sizeof(root));
-	enc(s->path, path, sizeof(path));
+	mcg__field_encode(s->root, root, sizeof(root));
+	mcg__field_encode(s->path, path, sizeof(path));
 	n = snprintf(text, MCG__ASYNC_FILE_MAX + 1,
 		     "%s\nroot %s\npath %s\ndev %llu\nino %llu\nstate %s\npid %d\nlimit %llu\n"
 		     "high %llu\nlow %llu\nusage %llu\nreclaimed %llu\nwakeups %llu\nsteps %llu\n"

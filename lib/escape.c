@@ -100,3 +100,78 @@ char *mcg_escape_dup(const char *s)
 		mcg_escape(s, buf, n + 1);
 	return buf;
 }
+
+/*
+ * Fields of memcgctl's own state files (journals, async-reclaim enable and
+ * stats files): %XX with upper-case hex for the bytes that would end a field
+ * or a line, and for '%' itself; every other byte as it is.
+ */
+bool mcg__field_encode(const char *s, char *buf, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t o = 0;
+
+	if (!len)
+		return false;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c <= ' ' || c >= 0x7f || c == '%') {
+			if (o + 3 >= len)
+				break;
+			buf[o++] = '%';
+			buf[o++] = hex[c >> 4];
+			buf[o++] = hex[c & 15];
+		} else {
+			if (o + 1 >= len)
+				break;
+			buf[o++] = (char)c;
+		}
+	}
+	buf[o] = '\0';
+	return *s == '\0';
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Only what mcg__field_encode() writes: the exact escapes, nothing else escaped or raw. */
+bool mcg__field_decode(const char *s, size_t n, char *buf, size_t len)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (o + 1 >= len)
+			return false;
+		if (c == '%') {
+			int h, l;
+			unsigned char x;
+
+			if (i + 2 >= n)
+				return false;
+			h = hexval(s[i + 1]);
+			l = hexval(s[i + 2]);
+			if (h < 0 || l < 0)
+				return false;
+			x = (unsigned char)(h * 16 + l);
+			if (x == 0 || (x > ' ' && x < 0x7f && x != '%'))
+				return false;
+			buf[o++] = (char)x;
+			i += 2;
+		} else if (c <= ' ' || c >= 0x7f) {
+			return false;
+		} else {
+			buf[o++] = (char)c;
+		}
+	}
+	buf[o] = '\0';
+	return true;
+}

@@ -323,4 +323,8 @@ void mcg__stat_from_record(const struct mcg_record *r, struct mcg_stat *st);
 int mcg__stat_parse_into(const char *text, int version, struct mcg_record *rec,
 			 struct mcg_stat *ret);
 
+/* %XX fields of memcgctl's state files (escape.c); false: did not fit, or not what encode writes. */
+bool mcg__field_encode(const char *s, char *buf, size_t len);
+bool mcg__field_decode(const char *s, size_t n, char *buf, size_t len);
+
 #endif

@@ -119,64 +119,6 @@ static bool knob_allowed(int version, const char *knob)
 	return false;
 }
 
-/* %XX for bytes that would end a field or a line, and for '%' itself. */
-static size_t encode(const char *s, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	for (; *s && o + 4 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c <= ' ' || c >= 0x7f || c == '%')
-			o += (size_t)snprintf(buf + o, len - o, "%%%02X", c);
-		else
-			buf[o++] = (char)c;
-	}
-	buf[o] = '\0';
-	return o;
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-static bool decode(const char *s, size_t n, char *buf, size_t len)
-{
-	size_t i, o = 0;
-
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (o + 1 >= len)
-			return false;
-		if (c == '%') {
-			int h, l;
-
-			if (i + 2 >= n)
-				return false;
-			h = hexval(s[i + 1]);
-			l = hexval(s[i + 2]);
-			if (h < 0 || l < 0 || (h == 0 && l == 0))
-				return false;
-			buf[o++] = (char)(h * 16 + l);
-			i += 2;
-		} else if (c <= ' ' || c == 0x7f) {
-			return false; /* memcgctl encodes these */
-		} else {
-			buf[o++] = (char)c;
-		}
-	}
-	buf[o] = '\0';
-	return true;
-}
-
 /* A cgroup path as memcgctl prints it: "/a/b", no empty, "." or ".." component, not "/". */
 static bool path_ok(const char *p)
 {
@@ -352,11 +294,11 @@ int mcg__journal_parse_why(const char *buf, size_t len, struct mcg__journal *ret
 				BAD("a bad inode number");
 			break;
 		case 64:
-			if (!decode(val, vl, j->root, sizeof(j->root)) || j->root[0] != '/')
+			if (!mcg__field_decode(val, vl, j->root, sizeof(j->root)) || j->root[0] != '/')
 				BAD("a bad hierarchy root");
 			break;
 		case 128:
-			if (!decode(val, vl, j->path, sizeof(j->path)))
+			if (!mcg__field_decode(val, vl, j->path, sizeof(j->path)))
 				BAD("a bad cgroup path");
 			if (!strcmp(j->path, "/"))
 				BAD("names the root cgroup");
@@ -413,9 +355,9 @@ static int format_journal(struct mcg_txn *t, char *buf, size_t len)
 	if (t->boot[0])
 		OUT("boot %s\n", t->boot);
 	OUT("dev %llu\nino %llu\n", (unsigned long long)t->dev, (unsigned long long)t->ino);
-	encode(t->g->ctx->root, esc, sizeof(esc));
+	mcg__field_encode(t->g->ctx->root, esc, sizeof(esc));
 	OUT("root %s\n", esc);
-	encode(t->g->path, esc, sizeof(esc));
+	mcg__field_encode(t->g->path, esc, sizeof(esc));
 	OUT("path %s\n", esc);
 	for (i = 0; i < t->n_saved; i++) {
 		struct saved *s = &t->saved[i];
