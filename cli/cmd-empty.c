@@ -71,8 +71,9 @@ static const struct argp empty_argp = {
 	"time and writes the original limit back (journalled first: 'memcgctl recover' "
 	"restores it after a crash). The limit is written back only if it still holds empty's "
 	"own value: if another writer changed it meanwhile, empty stops and keeps theirs. SIGINT "
-	"stops within one step. Exit status: 0 done, 1 failure, 2 timeout, 3 another writer "
-	"changed the limit, 64 usage error, 130/143 interrupted.",
+	"stops within one step. Exit status (memcgctl(8)): 0 done, 1 failure, 2 timeout, 3 "
+	"another writer changed the limit, 4 a limit not put back (run 'memcgctl recover'), "
+	"64 usage error, 75 another memcgctl holds the lock, 130/143 interrupted.",
 	cli_common_children, NULL, NULL,
 };
 
@@ -317,7 +318,13 @@ static int empty_failed(struct cli *cli, const struct mcg_group *g, int r)
 		cli_err("cannot empty '%s': another memcgctl is changing it", path);
 	else
 		cli_err("cannot empty '%s': %s", path, mcg_strerror(r));
-	return cli_interrupted ? 128 + cli_interrupted : cli_status(r);
+	if (cli_interrupted)
+		return 128 + cli_interrupted;
+	if (r == -MCG_E_LOCKED)
+		return EXIT_BUSY;
+	if (r == -MCG_E_STALE_JOURNAL)
+		return EXIT_NOT_RESTORED;
+	return cli_status(r);
 }
 
 static int empty_run(struct cli *cli, int argc, char **argv)
@@ -411,8 +418,8 @@ static int empty_run(struct cli *cli, int argc, char **argv)
 	if (res.stop == MCG_EMPTY_INTERRUPTED)
 		return 128 + (cli_interrupted ? cli_interrupted : SIGINT);
 	if (res.stop == MCG_EMPTY_TIMEOUT)
-		return 2;
-	return 0;
+		return EXIT_PARTIAL;
+	return EXIT_OK;
 }
 
 const struct mcg_cmd cmd_empty = {

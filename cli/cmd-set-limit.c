@@ -6,10 +6,6 @@
 
 #include <string.h>
 
-/* 3 is EXIT_CONFLICT (memcgctl.h) */
-#define EXIT_NOT_RESTORED 4
-#define EXIT_LOCKED	  75
-
 enum {
 	OPT_HIGH = 0x200,
 	OPT_LOW,
@@ -180,7 +176,7 @@ static char **fix_negative(int argc, char **argv, int *ret_n)
 struct sl_state {
 	struct cli *cli;
 	struct mcg_group *g;
-	const struct sl_args *a;
+	const struct mcg_limit_spec *spec;
 	bool progress_shown;
 };
 
@@ -373,7 +369,7 @@ static void holders(const struct mcg_group *g, char *buf, size_t len)
 }
 
 static void systemd_hint(const struct mcg_group *g, const struct mcg_limit_req *req,
-			 const struct sl_args *a)
+			 const struct mcg_limit_spec *spec)
 {
 	static const char *const v2prop[MCG_LK__COUNT] = {
 		[MCG_LK_MAX] = "MemoryMax",	 [MCG_LK_HIGH] = "MemoryHigh",
@@ -391,7 +387,7 @@ static void systemd_hint(const struct mcg_group *g, const struct mcg_limit_req *
 				   : k == MCG_LK_MAX			  ? "MemoryLimit"
 									  : NULL;
 
-		if (!a->val[k] || !prop || o >= sizeof(props))
+		if (!spec->v[k] || !prop || o >= sizeof(props))
 			continue;
 		if (req->v[k] == MCG_MAX)
 			o += (size_t)snprintf(props + o, sizeof(props) - o, " %s=infinity", prop);
@@ -476,12 +472,14 @@ static void sl_recovered(const struct mcg_recovery *r, void *userdata)
 {
 	struct sl_state *s = userdata;
 
-	if (s->a->dry_run && r->error == 0)
+	bool dry = s->spec->flags & MCG_LIMIT_DRY_RUN;
+
+	if (dry && r->error == 0)
 		cli_warn("'%s' has a journal left by an interrupted '%s' (pid %d); a real run "
 			 "restores its %d saved value(s) first (or run 'memcgctl recover %s')",
 			 out_esc(r->path), r->op, (int)r->pid, r->restored, out_esc(r->path));
 	else
-		cli_report_recovery(r, s->a->dry_run, true);
+		cli_report_recovery(r, dry, true);
 }
 
 /* Warnings that do not stop the change, once it is planned. */
@@ -490,7 +488,7 @@ static void sl_planned(void *userdata, const struct mcg_limit_result *res)
 	struct sl_state *s = userdata;
 	const struct mcg_limit_pre *pre = &res->pre;
 
-	systemd_hint(s->g, &res->req, s->a);
+	systemd_hint(s->g, &res->req, s->spec);
 	if (pre->target != MCG_MAX && pre->parent_limit != MCG_MAX &&
 	    pre->target > pre->parent_limit) {
 		char a[32], b[32];
@@ -502,7 +500,7 @@ static void sl_planned(void *userdata, const struct mcg_limit_result *res)
 }
 
 /* The request was wrong (64) or a value it needs could not be read (1). */
-static int request_error(const struct mcg_group *g, const struct sl_args *a,
+static int request_error(const struct mcg_group *g, const struct mcg_limit_spec *spec,
 			 const struct mcg_limit_error *e)
 {
 	const char *path = out_esc(mcg_group_path(g));
@@ -518,10 +516,10 @@ static int request_error(const struct mcg_group *g, const struct sl_args *a,
 		cli_err("cannot use --allow-oom on '%s': %s", path, e->why);
 		break;
 	case MCG_LB_STEP:
-		cli_err("invalid size for --step: '%s': %s", out_esc(a->step), e->why);
+		cli_err("invalid size for --step: '%s': %s", out_esc(spec->step), e->why);
 		break;
 	case MCG_LB_SIZE:
-		cli_err("invalid size for %s: '%s': %s", opt_names[e->knob], out_esc(a->val[e->knob]),
+		cli_err("invalid size for %s: '%s': %s", opt_names[e->knob], out_esc(spec->v[e->knob]),
 			e->why);
 		break;
 	case MCG_LB_READ_REF:
@@ -548,7 +546,7 @@ static int lock_error(struct cli *cli, const struct mcg_group *g, int r)
 		cli_err("cannot change '%s': another memcgctl is changing it; use --wait to wait "
 			"for it",
 			path);
-		return EXIT_LOCKED;
+		return EXIT_BUSY;
 	case -MCG_E_STALE_JOURNAL:
 		cli_err("cannot change '%s': a journal of an interrupted run could not be "
 			"restored; run 'memcgctl recover %s'",
@@ -556,7 +554,7 @@ static int lock_error(struct cli *cli, const struct mcg_group *g, int r)
 		return EXIT_NOT_RESTORED;
 	case -ETIMEDOUT:
 		cli_err("cannot change '%s': timed out waiting for another memcgctl", path);
-		return EXIT_FAILURE;
+		return EXIT_BUSY;
 	case -EINTR:
 		cli_err("cannot change '%s': interrupted waiting for another memcgctl", path);
 		return 128 + (cli_interrupted ? cli_interrupted : SIGINT);
@@ -666,18 +664,24 @@ static int apply_failed(struct cli *cli, const struct mcg_group *g,
 		return EXIT_CONFLICT;
 	if (r == -EINTR)
 		return 128 + (cli_interrupted ? cli_interrupted : SIGINT);
+	if (r == -ETIMEDOUT)
+		return EXIT_PARTIAL; /* stopped by --timeout, the original values back */
 	return EXIT_FAILURE;
 }
 
-/* What mcg_limit_apply() said, for the user: messages, output and the exit status. */
-static int sl_report(struct cli *cli, const struct mcg_group *g, const struct sl_args *a,
+/*
+ * What mcg_limit_apply() said about SPEC, for the user: messages, output and
+ * the exit status. Needs only the spec and the result: any caller of
+ * mcg_limit_apply() in this binary (top's action) can report the same way.
+ */
+static int sl_report(struct cli *cli, const struct mcg_group *g, const struct mcg_limit_spec *spec,
 		     const struct mcg_limit_result *res, uint64_t timeout_ms)
 {
 	const char *path = out_esc(mcg_group_path(g));
 
 	switch (res->stage) {
 	case MCG_LS_REQUEST:
-		return request_error(g, a, &res->error);
+		return request_error(g, spec, &res->error);
 	case MCG_LS_ACCESS:
 		cli_err("cannot set %s of '%s': %s",
 			mcg_limit_knob_file(mcg_ctx_version(cli->ctx),
@@ -699,8 +703,8 @@ static int sl_report(struct cli *cli, const struct mcg_group *g, const struct sl
 	case MCG_LS_DONE:
 		break;
 	}
-	if (a->dry_run)
-		return print_dry_run(cli, g, res, timeout_ms, a->allow_oom);
+	if (spec->flags & MCG_LIMIT_DRY_RUN)
+		return print_dry_run(cli, g, res, timeout_ms, spec->flags & MCG_LIMIT_ALLOW_OOM);
 	print_result(cli, g, res, timeout_ms, "ok", NULL, false);
 	return 0;
 }
@@ -711,7 +715,7 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 	struct mcg_limit_spec spec = {.step = NULL};
 	struct mcg_limit_result res;
 	struct mcg_cancel cancel;
-	struct sl_state st = {.cli = cli, .a = &a};
+	struct sl_state st = {.cli = cli, .spec = &spec};
 	const struct mcg_limit_ops ops = {sl_progress, sl_planned, sl_recovered, &st};
 	struct mcg_group *g = NULL;
 	uint64_t timeout_ms = 0;
@@ -745,7 +749,7 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 	mcg_cancel_init(&cancel, timeout_ms, &cli_interrupted);
 	mcg_limit_apply(g, &spec, &cancel, &ops, &res);
 	clear_progress(&st);
-	status = sl_report(cli, g, &a, &res, timeout_ms);
+	status = sl_report(cli, g, &spec, &res, timeout_ms);
 	mcg_group_close(g);
 	return status;
 }
