@@ -466,7 +466,7 @@ int mcg_empty_run(struct mcg_group *g, const struct mcg_empty_opts *o,
 {
 	struct mcg_empty_result res = {0};
 	struct mcg_txn *t = NULL;
-	const char *limit_knob = "memory.limit_in_bytes";
+	const char *limit_knob = mcg_knob_file(1, MCG_K_LIMIT); /* read on v1 only */
 	uint64_t t0 = mcg_monotonic_ns(), page = (uint64_t)mcg_page_size();
 	bool v1 = g->ctx->version == 1;
 	int r, r2;

@@ -62,20 +62,19 @@ static void set_why(char *why, size_t len, const char *s)
 /* The file that holds knob K on G's version (v1 swap: the memsw limit). */
 const char *mcg_limit_knob_file(int version, enum mcg_limit_knob k)
 {
-	static const char *const v2[MCG_LK__COUNT] = {
-		[MCG_LK_MAX] = "memory.max",	   [MCG_LK_HIGH] = "memory.high",
-		[MCG_LK_LOW] = "memory.low",	   [MCG_LK_MIN] = "memory.min",
-		[MCG_LK_SWAP] = "memory.swap.max",
-	};
-	static const char *const v1[MCG_LK__COUNT] = {
-		[MCG_LK_MAX] = "memory.limit_in_bytes",
-		[MCG_LK_SOFT] = "memory.soft_limit_in_bytes",
-		[MCG_LK_SWAP] = "memory.memsw.limit_in_bytes",
+	static const unsigned char key[MCG_LK__COUNT] = {
+		[MCG_LK_MAX] = MCG_K_LIMIT, [MCG_LK_HIGH] = MCG_K_HIGH,	     [MCG_LK_LOW] = MCG_K_LOW,
+		[MCG_LK_MIN] = MCG_K_MIN,   [MCG_LK_SOFT] = MCG_K_SOFT_LIMIT, [MCG_LK_SWAP] = MCG_K_SWAP_LIMIT,
 	};
 
 	if ((unsigned)k >= MCG_LK__COUNT)
 		return NULL;
-	return version == 2 ? v2[k] : v1[k];
+	if (version != 2)
+		version = 1;
+	/* v1 limits swap through memory+swap */
+	if (version == 1 && k == MCG_LK_SWAP)
+		return mcg_knob_file(1, MCG_K_MEMSW_LIMIT);
+	return mcg_knob_file(version, (enum mcg_key)key[k]);
 }
 
 int mcg_limit_supported(const struct mcg_group *g, enum mcg_limit_knob k, char *why, size_t whylen)
@@ -129,7 +128,7 @@ int mcg_limit_current(const struct mcg_group *g, enum mcg_limit_knob k, uint64_t
 		return -EOPNOTSUPP;
 	if (g->ctx->version == 2 || k != MCG_LK_SWAP)
 		return mcg_knob_read_u64(g, file, ret);
-	r = mcg_knob_read_u64(g, "memory.limit_in_bytes", &lim);
+	r = mcg_knob_read_u64(g, mcg_limit_knob_file(1, MCG_LK_MAX), &lim);
 	if (r < 0)
 		return r;
 	r = mcg_knob_read_u64(g, file, &memsw);
@@ -146,7 +145,7 @@ int mcg_limit_current(const struct mcg_group *g, enum mcg_limit_knob k, uint64_t
  */
 static int parent_limit(const struct mcg_group *g, uint64_t *ret)
 {
-	const char *knob = g->ctx->version == 2 ? "memory.max" : "memory.limit_in_bytes";
+	const char *knob = mcg_limit_knob_file(g->ctx->version, MCG_LK_MAX);
 	char path[4096], *slash;
 	uint64_t eff = MCG_MAX;
 
@@ -466,11 +465,12 @@ static int add_simple(const struct mcg_group *g, const struct mcg_limit_req *req
 static int plan_v2(const struct mcg_group *g, const struct mcg_limit_req *req,
 		   const struct mcg_limit_pre *pre, struct mcg_limit_plan *pl)
 {
+	const char *high_knob = mcg_limit_knob_file(2, MCG_LK_HIGH);
 	uint64_t high;
 	bool temp = false;
 	int r;
 
-	r = mcg_knob_read_u64(g, "memory.high", &high);
+	r = mcg_knob_read_u64(g, high_knob, &high);
 	if (r < 0)
 		return r;
 	if ((r = add_simple(g, req, pl, MCG_LK_SWAP)) < 0)
@@ -478,7 +478,7 @@ static int plan_v2(const struct mcg_group *g, const struct mcg_limit_req *req,
 	if (pre->target != pre->limit && pre->target != MCG_MAX && pre->target < pre->usage) {
 		/* Throttle growth while we reclaim, so memory.max finds usage already below it. */
 		if (high > pre->target) {
-			if (!add(pl, MCG_LW_TEMP, "memory.high", high, pre->target))
+			if (!add(pl, MCG_LW_TEMP, high_knob, high, pre->target))
 				return -E2BIG;
 			temp = true;
 		}
@@ -486,14 +486,14 @@ static int plan_v2(const struct mcg_group *g, const struct mcg_limit_req *req,
 			return -E2BIG;
 	}
 	if (pre->target != pre->limit &&
-	    !add(pl, MCG_LW_SET, "memory.max", pre->limit, pre->target))
+	    !add(pl, MCG_LW_SET, mcg_limit_knob_file(2, MCG_LK_MAX), pre->limit, pre->target))
 		return -E2BIG;
 	if (req->v[MCG_LK_HIGH] != MCG_KEEP) {
 		if ((temp || req->v[MCG_LK_HIGH] != high) &&
-		    !add(pl, MCG_LW_SET, "memory.high", temp ? pre->target : high,
+		    !add(pl, MCG_LW_SET, high_knob, temp ? pre->target : high,
 			 req->v[MCG_LK_HIGH]))
 			return -E2BIG;
-	} else if (temp && !add(pl, MCG_LW_SET, "memory.high", pre->target, high)) {
+	} else if (temp && !add(pl, MCG_LW_SET, high_knob, pre->target, high)) {
 		return -E2BIG;
 	}
 	if ((r = add_simple(g, req, pl, MCG_LK_LOW)) < 0)
@@ -504,30 +504,31 @@ static int plan_v2(const struct mcg_group *g, const struct mcg_limit_req *req,
 static int plan_v1(const struct mcg_group *g, const struct mcg_limit_req *req,
 		   const struct mcg_limit_pre *pre, struct mcg_limit_plan *pl)
 {
-	bool has_memsw = mcg_knob_exists(g, "memory.memsw.limit_in_bytes");
+	const char *memsw_knob = mcg_limit_knob_file(1, MCG_LK_SWAP);
+	bool has_memsw = mcg_knob_exists(g, memsw_knob);
 	uint64_t memsw_cur = MCG_MAX, memsw_new;
 	struct mcg_limit_write *w;
 	int r;
 
 	if ((r = add_simple(g, req, pl, MCG_LK_SOFT)) < 0)
 		return r;
-	if (has_memsw && (r = mcg_knob_read_u64(g, "memory.memsw.limit_in_bytes", &memsw_cur)) < 0)
+	if (has_memsw && (r = mcg_knob_read_u64(g, memsw_knob, &memsw_cur)) < 0)
 		return r;
 	memsw_new = v1_memsw_target(req, pre->limit, memsw_cur, pre->target, has_memsw);
 	/* limit <= memsw after every write: raise memsw first, lower the limit first. */
 	if (memsw_new != MCG_KEEP && memsw_new >= pre->limit &&
-	    !add(pl, MCG_LW_SET, "memory.memsw.limit_in_bytes", memsw_cur, memsw_new))
+	    !add(pl, MCG_LW_SET, memsw_knob, memsw_cur, memsw_new))
 		return -E2BIG;
 	if (pre->target != pre->limit) {
 		bool shrink = pre->target != MCG_MAX && pre->target < pre->usage;
 
-		w = add(pl, shrink ? MCG_LW_SHRINK : MCG_LW_SET, "memory.limit_in_bytes",
+		w = add(pl, shrink ? MCG_LW_SHRINK : MCG_LW_SET, mcg_limit_knob_file(1, MCG_LK_MAX),
 			pre->limit, pre->target);
 		if (!w)
 			return -E2BIG;
 	}
 	if (memsw_new != MCG_KEEP && memsw_new < pre->limit &&
-	    !add(pl, MCG_LW_SET, "memory.memsw.limit_in_bytes", memsw_cur, memsw_new))
+	    !add(pl, MCG_LW_SET, memsw_knob, memsw_cur, memsw_new))
 		return -E2BIG;
 	return 0;
 }

@@ -9,8 +9,7 @@
 
 int mcg_group_usage(const struct mcg_group *g, uint64_t *ret)
 {
-	return mcg_knob_read_u64(g, g->ctx->version == 2 ? "memory.current" : "memory.usage_in_bytes",
-				 ret);
+	return mcg_knob_read_u64(g, mcg_knob_file(g->ctx->version, MCG_K_USAGE), ret);
 }
 
 /*
@@ -23,6 +22,7 @@ struct mcg_reclaimer {
 	struct mcg_txn *t;
 	struct mcg_group *g;
 	bool v1;
+	const char *limit; /* the limit file (v1: journalled and stepped) */
 	int ctl_fd;   /* v2 memory.reclaim, v1 memory.limit_in_bytes (read and written) */
 	int usage_fd; /* memory.current / memory.usage_in_bytes */
 	char orig[64]; /* v1: the journalled limit, as the kernel printed it */
@@ -63,27 +63,28 @@ int mcg_reclaimer_new(struct mcg_txn *t, struct mcg_reclaimer **ret)
 	r->t = t;
 	r->g = g;
 	r->v1 = g->ctx->version == 1;
+	r->limit = mcg_knob_file(g->ctx->version, MCG_K_LIMIT);
 	r->ctl_fd = r->usage_fd = -1;
 	if (r->v1) {
 		/* journalled before the first step, restored on every way out */
-		e = mcg_txn_save(t, "memory.limit_in_bytes");
+		e = mcg_txn_save(t, r->limit);
 		if (e < 0)
 			goto fail;
-		e = mcg__txn_saved(t, "memory.limit_in_bytes", &orig);
+		e = mcg__txn_saved(t, r->limit, &orig);
 		if (e < 0)
 			goto fail;
 		snprintf(r->orig, sizeof(r->orig), "%s\n", orig);
-		e = mcg__txn_saved_u64(t, "memory.limit_in_bytes", &r->orig_v);
+		e = mcg__txn_saved_u64(t, r->limit, &r->orig_v);
 		if (e < 0)
 			goto fail;
 		r->exp1 = r->exp2 = r->orig_v;
 	}
-	e = mcg_knob_open(g, r->v1 ? "memory.limit_in_bytes" : "memory.reclaim",
+	e = mcg_knob_open(g, r->v1 ? r->limit : "memory.reclaim",
 			  r->v1 ? O_RDWR : O_WRONLY);
 	if (e < 0)
 		goto fail;
 	r->ctl_fd = e;
-	e = mcg_knob_open(g, r->v1 ? "memory.usage_in_bytes" : "memory.current", O_RDONLY);
+	e = mcg_knob_open(g, mcg_knob_file(g->ctx->version, MCG_K_USAGE), O_RDONLY);
 	if (e < 0)
 		goto fail;
 	r->usage_fd = e;
@@ -123,7 +124,7 @@ static int check_limit(struct mcg_reclaimer *r)
 	r->lowered = false;
 	r->c_found = cur;
 	r->c_expected = r->exp2;
-	mcg__txn_forget(r->t, "memory.limit_in_bytes", cur, r->exp2);
+	mcg__txn_forget(r->t, r->limit, cur, r->exp2);
 	return -MCG_E_CONFLICT;
 }
 
@@ -202,7 +203,7 @@ int mcg_reclaimer_step(struct mcg_reclaimer *r, uint64_t bytes, bool keep_lowere
 		 */
 		if (r->forgot)
 			return -MCG_E_CONFLICT;
-		e = mcg__txn_temp(r->t, "memory.limit_in_bytes", r->exp1, target);
+		e = mcg__txn_temp(r->t, r->limit, r->exp1, target);
 		if (e < 0)
 			return e;
 		e = check_limit(r);
