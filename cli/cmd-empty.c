@@ -147,15 +147,15 @@ static size_t residue_reasons(const struct mcg_residue *r, struct reason *out, s
 	    r->shmem);
 	ADD(MCG_RESIDUE_KERNEL, "kernel", "kernel memory (not reclaimed by memcg reclaim)",
 	    r->kernel);
-	ADD(MCG_RESIDUE_DIRTY, "file_dirty", "dirty page cache not yet written back",
+	ADD(MCG_RESIDUE_DIRTY, "dirty", "dirty page cache not yet written back",
 	    r->file_dirty);
-	ADD(MCG_RESIDUE_WRITEBACK, "file_writeback", "page cache under writeback",
+	ADD(MCG_RESIDUE_WRITEBACK, "writeback", "page cache under writeback",
 	    r->file_writeback);
 	clean = r->file;
 	clean -= clean >= r->file_dirty ? r->file_dirty : clean;
 	clean -= clean >= r->file_writeback ? r->file_writeback : clean;
 	clean -= clean >= r->shmem ? r->shmem : clean;
-	ADD(MCG_RESIDUE_FILE, "file_clean", "clean page cache still charged", clean);
+	ADD(MCG_RESIDUE_FILE, "clean_file", "clean page cache still charged", clean);
 	if (r->valid & MCG_RESIDUE_CHILDREN && r->nr_children && n < max)
 		out[n++] = (struct reason){"children", "held by child cgroups", r->children};
 #undef ADD
@@ -183,8 +183,26 @@ static const char *stop_text(enum mcg_empty_stop s)
 	return "?";
 }
 
+/* The run's outcome in the words of memcgctl-json(7) STATES. */
+static const char *result_name(const struct mcg_empty_result *res, int v, bool kernel)
+{
+	switch (res->stop) {
+	case MCG_EMPTY_TIMEOUT:
+		return "timeout";
+	case MCG_EMPTY_INTERRUPTED:
+		return "interrupted";
+	case MCG_EMPTY_CONFLICT:
+		return "conflict";
+	default:
+		break;
+	}
+	if (v == 1 && !kernel && res->limit_after != res->limit_before)
+		return "failed";
+	return "ok";
+}
+
 static void print_json(struct cli *cli, const struct mcg_group *g, const struct mcg_empty_result *res,
-		       bool kernel)
+		       bool kernel, uint64_t timeout_ms)
 {
 	struct reason rs[12];
 	size_t n = residue_reasons(&res->residue, rs, 12), i;
@@ -192,50 +210,48 @@ static void print_json(struct cli *cli, const struct mcg_group *g, const struct 
 	int v = mcg_ctx_version(cli->ctx);
 
 	jw_open_object(stdout, NULL);
-	jw_string(stdout, "path", mcg_group_path(g));
+	jw_timestamp(stdout);
+	jw_string(stdout, "cgroup", mcg_group_path(g));
 	jw_i64(stdout, "version", v);
 	jw_string(stdout, "method",
 		  kernel ? "memory.force_empty" : v == 2 ? "memory.reclaim" : "limit-steps");
-	jw_size(stdout, "batch", kernel ? 0 : res->batch, !kernel);
-	if (kernel)
-		jw_null(stdout, "batch_pages");
-	else
-		jw_u64(stdout, "batch_pages", res->batch / (uint64_t)mcg_page_size());
-	jw_u64(stdout, "target", res->target);
-	jw_u64(stdout, "usage_before", res->usage_before);
-	jw_u64(stdout, "usage_after", res->usage_after);
-	jw_u64(stdout, "reclaimed", res->reclaimed);
+	jw_bytes(stdout, "batch_bytes", res->batch, !kernel);
+	jw_bytes(stdout, "target_bytes", res->target, true);
+	jw_bytes(stdout, "usage_before_bytes", res->usage_before, true);
+	jw_bytes(stdout, "usage_after_bytes", res->usage_after, true);
+	jw_bytes(stdout, "reclaimed_bytes", res->reclaimed, true);
 	jw_u64(stdout, "steps", res->steps);
 	jw_u64(stdout, "writes", res->writes);
-	jw_double(stdout, "elapsed_ms", (double)res->elapsed_ns / 1e6);
+	jw_u64(stdout, "elapsed_ns", res->elapsed_ns);
+	if (timeout_ms)
+		jw_u64(stdout, "timeout_ns", timeout_ms * 1000000ULL);
+	else
+		jw_null(stdout, "timeout_ns"); /* no timeout: unlimited */
+	jw_string(stdout, "result", result_name(res, v, kernel));
 	jw_string(stdout, "stop", mcg_empty_stop_name(res->stop));
 	if (res->last_err)
 		jw_string(stdout, "last_kernel_error", strerror(res->last_err));
 	else
 		jw_null(stdout, "last_kernel_error");
-	jw_size(stdout, "limit_before", res->limit_before, v == 1);
-	jw_size(stdout, "limit_after", res->limit_after, v == 1);
+	jw_bytes(stdout, "limit_before_bytes", res->limit_before, v == 1);
+	jw_bytes(stdout, "limit_after_bytes", res->limit_after, v == 1);
 	if (res->stop == MCG_EMPTY_CONFLICT) {
-		jw_open_object(stdout, "conflict");
 		jw_string(stdout, "knob", "memory.limit_in_bytes");
-		jw_size(stdout, "found", res->conflict_found, true);
-		jw_size(stdout, "expected", res->conflict_expected, true);
-		jw_close_object(stdout);
-	} else {
-		jw_null(stdout, "conflict");
+		jw_bytes(stdout, "found_bytes", res->conflict_found, true);
+		jw_bytes(stdout, "expected_bytes", res->conflict_expected, true);
 	}
 	jw_open_object(stdout, "residue");
-	jw_size(stdout, "usage", r->usage, true);
-	jw_size(stdout, "file", r->file, r->valid & MCG_RESIDUE_FILE);
-	jw_size(stdout, "file_dirty", r->file_dirty, r->valid & MCG_RESIDUE_DIRTY);
-	jw_size(stdout, "file_writeback", r->file_writeback, r->valid & MCG_RESIDUE_WRITEBACK);
-	jw_size(stdout, "shmem", r->shmem, r->valid & MCG_RESIDUE_SHMEM);
-	jw_size(stdout, "anon", r->anon, r->valid & MCG_RESIDUE_ANON);
-	jw_size(stdout, "unevictable", r->unevictable, r->valid & MCG_RESIDUE_UNEVICTABLE);
-	jw_size(stdout, "kernel", r->kernel, r->valid & MCG_RESIDUE_KERNEL);
-	jw_size(stdout, "children", r->children, r->valid & MCG_RESIDUE_CHILDREN);
+	jw_bytes(stdout, "usage_bytes", r->usage, true);
+	jw_bytes(stdout, "file_bytes", r->file, r->valid & MCG_RESIDUE_FILE);
+	jw_bytes(stdout, "dirty_bytes", r->file_dirty, r->valid & MCG_RESIDUE_DIRTY);
+	jw_bytes(stdout, "writeback_bytes", r->file_writeback, r->valid & MCG_RESIDUE_WRITEBACK);
+	jw_bytes(stdout, "shmem_bytes", r->shmem, r->valid & MCG_RESIDUE_SHMEM);
+	jw_bytes(stdout, "anon_bytes", r->anon, r->valid & MCG_RESIDUE_ANON);
+	jw_bytes(stdout, "unevictable_bytes", r->unevictable, r->valid & MCG_RESIDUE_UNEVICTABLE);
+	jw_bytes(stdout, "kernel_bytes", r->kernel, r->valid & MCG_RESIDUE_KERNEL);
+	jw_bytes(stdout, "children_bytes", r->children, r->valid & MCG_RESIDUE_CHILDREN);
 	jw_u64(stdout, "nr_children", r->nr_children);
-	jw_size(stdout, "swap_free", r->swap_free, r->valid & MCG_RESIDUE_SWAP);
+	jw_bytes(stdout, "swap_free_bytes", r->swap_free, r->valid & MCG_RESIDUE_SWAP);
 	jw_open_array(stdout, "reasons");
 	for (i = 0; i < n; i++)
 		jw_string(stdout, NULL, rs[i].key);
@@ -398,7 +414,7 @@ static int empty_run(struct cli *cli, int argc, char **argv)
 		return r;
 	}
 	if (cli->json)
-		print_json(cli, g, &res, a.kernel);
+		print_json(cli, g, &res, a.kernel, timeout_ms);
 	else
 		print_text(g, &res, a.kernel);
 	if (res.stop == MCG_EMPTY_CONFLICT) {

@@ -52,12 +52,12 @@ assert_le "usage left <= anon + 4 MiB" "$after" $(($(stat_key "$top" "$anon_key"
 assert_le "page cache left <= 1 MiB" "$(stat_key "$top" "$file_key")" 1048576
 [ $mlocked = 0 ] || assert_le "memory.stat unevictable >= 16 MiB" $((16 * 1048576)) "$unev"
 # and memcgctl says the same, from the same files
-assert_near "residue.unevictable" "$unev" "$(json .residue.unevictable <"$MCG_TMP/r.json")" 1 262144
-assert_near "residue.anon" "$(stat_key "$top" "$anon_key")" "$(json .residue.anon <"$MCG_TMP/r.json")" 1 262144
+assert_near "residue.unevictable" "$unev" "$(json .residue.unevictable_bytes <"$MCG_TMP/r.json")" 1 262144
+assert_near "residue.anon" "$(stat_key "$top" "$anon_key")" "$(json .residue.anon_bytes <"$MCG_TMP/r.json")" 1 262144
 assert_eq "residue.nr_children" 2 "$(json .residue.nr_children <"$MCG_TMP/r.json")"
 children=$(($(knob "$locked" "$K_USAGE") + $(knob "$work" "$K_USAGE")))
-assert_near "residue.children" "$children" "$(json .residue.children <"$MCG_TMP/r.json")" 2 262144
-assert_near "usage_after" "$after" "$(json .usage_after <"$MCG_TMP/r.json")" 1 262144
+assert_near "residue.children" "$children" "$(json .residue.children_bytes <"$MCG_TMP/r.json")" 2 262144
+assert_near "usage_after" "$after" "$(json .usage_after_bytes <"$MCG_TMP/r.json")" 1 262144
 reasons="anon children"
 [ $mlocked = 0 ] || reasons="unevictable $reasons"
 for why in $reasons; do

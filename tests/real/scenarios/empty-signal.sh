@@ -46,6 +46,7 @@ set -e
 assert_eq "exit status after SIGINT" 130 "$st"
 assert_eq "limit read back after SIGINT" "$limit" "$(knob "$CG" "$K_LIMIT")"
 assert_eq "JSON stop" interrupted "$(json .stop <"$MCG_TMP/sig.json")"
+assert_eq "JSON result" interrupted "$(json .result <"$MCG_TMP/sig.json")"
 assert_eq "no journal left" "" "$(ls "$MEMCGCTL_RUNDIR/journal" 2>/dev/null)"
 # it stopped mid-way: most of the cache is still there
 assert_le "usage left after SIGINT >= 32 MiB" $((32 * 1048576)) "$(knob "$CG" "$K_USAGE")"
