@@ -1,0 +1,28 @@
+/* memcg/openmetrics.h: text exposition helpers for Prometheus/OpenMetrics (export). */
+#ifndef MEMCG_OPENMETRICS_H
+#define MEMCG_OPENMETRICS_H
+
+#ifndef MEMCG_H
+#error "include <memcg.h> before <memcg/openmetrics.h>"
+#endif
+
+/*
+ * Escape S as a label value of the text exposition format: a backslash
+ * becomes "\\", a double quote "\"", a newline "\n"; every other byte is
+ * copied. The result is NUL-terminated and truncated to fit LEN (never in the
+ * middle of an escape). Returns the length the whole escaped string needs,
+ * not counting the NUL, as snprintf does.
+ */
+MCG_EXPORT size_t mcg_om_escape(const char *s, char *buf, size_t len);
+
+/*
+ * The label value of a cgroup path: the path as memcgctl prints it anywhere
+ * (mcg_escape: controls as \n \t \xHH, invalid UTF-8 bytes as \xHH, a
+ * backslash as \\), which is valid UTF-8 without a newline, then escaped for
+ * the exposition format (mcg_om_escape). A label value read back by a
+ * Prometheus server is therefore exactly memcgctl's escaped name, and two
+ * different cgroups never share one. malloc'd; NULL on allocation failure.
+ */
+MCG_EXPORT char *mcg_om_label_dup(const char *path);
+
+#endif

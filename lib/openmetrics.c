@@ -1,0 +1,60 @@
+/* openmetrics.c: label value escaping for the Prometheus/OpenMetrics text exposition format. */
+#include "internal.h"
+
+#include <memcg/openmetrics.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t mcg_om_escape(const char *s, char *buf, size_t len)
+{
+	size_t need = 0, out = 0;
+	bool full = !len;
+
+	for (; *s; s++) {
+		const char *e;
+		char one[2] = {*s, '\0'};
+		size_t n;
+
+		switch (*s) {
+		case '\\':
+			e = "\\\\";
+			break;
+		case '"':
+			e = "\\\"";
+			break;
+		case '\n':
+			e = "\\n";
+			break;
+		default:
+			e = one;
+			break;
+		}
+		n = strlen(e);
+		need += n;
+		if (!full && out + n < len) {
+			memcpy(buf + out, e, n);
+			out += n;
+		} else {
+			full = true; /* stop writing (never half an escape), keep counting */
+		}
+	}
+	if (len)
+		buf[out] = '\0';
+	return need;
+}
+
+char *mcg_om_label_dup(const char *path)
+{
+	char *esc, *ret;
+	size_t n;
+
+	esc = mcg_escape_dup(path);
+	if (!esc)
+		return NULL;
+	n = mcg_om_escape(esc, NULL, 0);
+	ret = malloc(n + 1);
+	if (ret)
+		mcg_om_escape(esc, ret, n + 1);
+	free(esc);
+	return ret;
+}
