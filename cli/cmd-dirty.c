@@ -13,14 +13,17 @@ struct dirty_args {
 	bool watch;
 	const char *interval; /* NULL: 1 s */
 	uint64_t count;       /* samples in --watch; 0: until interrupted */
+	bool interval_opt;    /* the interval came from -d/--interval */
 };
 
-enum { OPT_COUNT = 'n', OPT_WATCH = 'w' };
+enum { OPT_COUNT = 'n', OPT_WATCH = 'w', OPT_INTERVAL = 'd' };
 
 static const struct argp_option dirty_options[] = {
 	{"watch", OPT_WATCH, "INTERVAL", OPTION_ARG_OPTIONAL,
 	 "Refresh every INTERVAL (default 1s): one line per sample per cgroup, with rates", 0},
-	{"count", OPT_COUNT, "N", 0, "With --watch, stop after N samples", 0},
+	{"interval", OPT_INTERVAL, "INTERVAL", 0,
+	 "With --watch, the time between samples (as top -d)", 0},
+	{"count", OPT_COUNT, "N", 0, "With --watch, stop after N samples (as top -n)", 0},
 	{0},
 };
 
@@ -38,8 +41,17 @@ static error_t dirty_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case OPT_WATCH:
 		a->watch = true;
-		if (arg)
+		if (arg) {
+			if (a->interval)
+				argp_error(state, "give the interval once (--watch=INTERVAL or -d)");
 			a->interval = arg;
+		}
+		break;
+	case OPT_INTERVAL:
+		if (a->interval)
+			argp_error(state, "give the interval once (--watch=INTERVAL or -d)");
+		a->interval = arg;
+		a->interval_opt = true;
 		break;
 	case OPT_COUNT:
 		errno = 0;
@@ -65,7 +77,7 @@ static const struct argp dirty_argp = {
 	"first) its share of its limit and of its file pages, on cgroup v2 its memcg writeback "
 	"domain, where it stands and a one-line verdict. --watch INTERVAL and --watch=INTERVAL "
 	"both work.",
-	cli_common_children, NULL, NULL,
+	out_table_children, NULL, NULL,
 };
 
 /* ---- one-shot --------------------------------------------------------- */
@@ -89,15 +101,6 @@ static int row_cmp(const void *pa, const void *pb)
 static double share(uint64_t part, uint64_t whole)
 {
 	return whole && whole != MCG_MAX ? (double)part * 100 / (double)whole : -1;
-}
-
-static const char *pct(double v, char *buf, size_t len)
-{
-	if (v < 0)
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.1f%%", v);
-	return buf;
 }
 
 static const char *pages(const struct mcg_dirty_global *g, uint64_t p, char *buf, size_t len)
@@ -160,50 +163,122 @@ static void text_global(const struct mcg_dirty_global *g, int version)
 			      : "unknown (/proc/cgroups unreadable)");
 }
 
-static void text_rows(const struct row *rows, size_t n, const struct mcg_dirty_global *g,
-		      int version)
+/* The words of memcgctl-json(7) STATES for the state column and JSON (text lines keep the library's). */
+static const char *state_word(enum mcg_dirty_state st)
 {
-	static const char *const hv1[] = {"CGROUP", "DIRTY", "WRITEBACK", "%LIMIT", "LIMIT",
-					  "%FILE", "FILE", "STATE"};
-	static const char *const hv2[] = {"CGROUP", "DIRTY", "WRITEBACK", "%LIMIT", "LIMIT", "%FILE",
-					  "FILE", "BG", "FREERUN", "THRESH", "STATE"};
-	static const enum col_align al[] = {COL_LEFT,  COL_RIGHT, COL_RIGHT, COL_RIGHT,
-					    COL_RIGHT, COL_RIGHT, COL_RIGHT, COL_RIGHT,
-					    COL_RIGHT, COL_RIGHT, COL_LEFT};
-	static const enum col_align al1[] = {COL_LEFT,	COL_RIGHT, COL_RIGHT, COL_RIGHT,
-					     COL_RIGHT, COL_RIGHT, COL_RIGHT, COL_LEFT};
-	unsigned ncols = version == 2 ? 11 : 8;
-	struct table *t = table_new(ncols, version == 2 ? hv2 : hv1, version == 2 ? al : al1);
-	char cell[11][64], why[512];
+	switch (st) {
+	case MCG_DIRTY_BELOW_BG:
+		return "below-background";
+	case MCG_DIRTY_BACKGROUND:
+		return "background";
+	case MCG_DIRTY_THROTTLED:
+		return "throttled";
+	case MCG_DIRTY_AT_LIMIT:
+		return "over";
+	}
+	return "unknown";
+}
+
+static const char *level_word(enum mcg_dirty_level l)
+{
+	switch (l) {
+	case MCG_DIRTY_OK:
+		return "ok";
+	case MCG_DIRTY_NOTE:
+		return "info";
+	case MCG_DIRTY_WARN:
+		return "warning";
+	}
+	return "unknown";
+}
+
+enum {
+	D_CGROUP,
+	D_DIRTY,
+	D_WB,
+	D_LIMPCT,
+	D_LIMIT,
+	D_FILEPCT,
+	D_FILE,
+	D_BG,
+	D_FREERUN,
+	D_THRESH,
+	D_STATE,
+	D_LEVEL,
+	D__COUNT
+};
+static const struct out_col dirty_cols[D__COUNT] = {
+	[D_CGROUP] = {"CGROUP", "cgroup", "cgroup path", OUT_STR, OUT_TRUNC, 0},
+	[D_DIRTY] = {"DIRTY", "dirty_bytes", "dirty page cache", OUT_BYTES, OUT_RIGHT, 0},
+	[D_WB] = {"WRITEBACK", "writeback_bytes", "page cache under writeback", OUT_BYTES, OUT_RIGHT,
+		  0},
+	[D_LIMPCT] = {"%LIMIT", "limit_percent", "dirty + writeback in percent of the limit",
+		      OUT_PCT, OUT_RIGHT, 0},
+	[D_LIMIT] = {"LIMIT", "limit_bytes", "hard limit (max: none; JSON null)", OUT_BYTES,
+		     OUT_RIGHT, 0},
+	[D_FILEPCT] = {"%FILE", "file_percent", "dirty + writeback in percent of the page cache",
+		       OUT_PCT, OUT_RIGHT, 0},
+	[D_FILE] = {"FILE", "file_bytes", "page cache", OUT_BYTES, OUT_RIGHT, 0},
+	[D_BG] = {"BG", "domain_background_threshold_bytes",
+		  "v2: the memcg domain's background threshold", OUT_BYTES, OUT_RIGHT | OUT_V2, 0},
+	[D_FREERUN] = {"FREERUN", "domain_freerun_bytes",
+		       "v2: below it the memcg domain does not throttle", OUT_BYTES,
+		       OUT_RIGHT | OUT_V2, 0},
+	[D_THRESH] = {"THRESH", "domain_threshold_bytes", "v2: the memcg domain's threshold",
+		      OUT_BYTES, OUT_RIGHT | OUT_V2, 0},
+	[D_STATE] = {"STATE", "state", "where it stands (memcgctl-json(7) dirty state)", OUT_STR, 0,
+		     0},
+	[D_LEVEL] = {"LEVEL", "level", "the verdict's level: ok, info, warning", OUT_STR, OUT_EXTRA,
+		     0},
+};
+
+static struct out_row *dirty_fill_row(struct out_table *t, const struct row *w,
+				      const struct mcg_dirty_global *g, int version)
+{
+	const struct mcg_dirty_cg *c = &w->c;
+	struct out_row *r = out_row_new(t, NULL);
+	double v;
+	char why[512];
+
+	if (r) {
+		out_cell_str(r, D_CGROUP, w->path);
+		out_cell_u64(r, D_DIRTY, c->dirty);
+		out_cell_u64(r, D_WB, c->writeback);
+		if ((v = share(c->dirty + c->writeback, c->limit)) >= 0)
+			out_cell_num(r, D_LIMPCT, v);
+		out_cell_u64(r, D_LIMIT, c->limit);
+		if ((v = share(c->dirty + c->writeback, c->file)) >= 0)
+			out_cell_num(r, D_FILEPCT, v);
+		out_cell_u64(r, D_FILE, c->file);
+		if (version == 2 && c->has_domain) {
+			out_cell_u64(r, D_BG, c->dom.bg_thresh * g->page_size);
+			out_cell_u64(r, D_FREERUN, c->dom.freerun * g->page_size);
+			out_cell_u64(r, D_THRESH, c->dom.thresh * g->page_size);
+		}
+		out_cell_str(r, D_STATE, state_word(c->state));
+		out_cell_str(r, D_LEVEL,
+			     level_word(mcg_dirty_verdict(c, version, g, -1, why, sizeof(why))));
+	}
+	return r;
+}
+
+static void dirty_fill(struct out_table *t, const struct row *rows, size_t n,
+		       const struct mcg_dirty_global *g, int version)
+{
 	size_t i;
 
-	if (!t)
-		return;
-	for (i = 0; i < n; i++) {
-		const struct mcg_dirty_cg *c = &rows[i].c;
-		const char *cells[11];
-		unsigned k = 0, j;
+	for (i = 0; i < n; i++)
+		dirty_fill_row(t, &rows[i], g, version);
+}
 
-		cell[k++][0] = '\0'; /* the path goes in whole, escaped by the table */
-		cli_size(c->dirty, cell[k++], 64);
-		cli_size(c->writeback, cell[k++], 64);
-		pct(share(c->dirty + c->writeback, c->limit), cell[k++], 64);
-		cli_size(c->limit, cell[k++], 64);
-		pct(share(c->dirty + c->writeback, c->file), cell[k++], 64);
-		cli_size(c->file, cell[k++], 64);
-		if (version == 2) {
-			pages(g, c->dom.bg_thresh, cell[k++], 64);
-			pages(g, c->dom.freerun, cell[k++], 64);
-			pages(g, c->dom.thresh, cell[k++], 64);
-		}
-		snprintf(cell[k++], 64, "%s", mcg_dirty_state_name(c->state));
-		for (j = 0; j < k; j++)
-			cells[j] = cell[j];
-		cells[0] = rows[i].path;
-		table_add(t, cells);
-	}
-	table_print(t, stdout);
-	table_free(t);
+static void text_rows(struct out_table *t, const struct row *rows, size_t n,
+		      const struct mcg_dirty_global *g, int version)
+{
+	char why[512];
+	size_t i;
+
+	dirty_fill(t, rows, n, g, version);
+	out_table_print(t, stdout);
 	for (i = 0; i < n; i++) {
 		enum mcg_dirty_level l = mcg_dirty_verdict(&rows[i].c, version, g, -1, why, sizeof(why));
 
@@ -214,19 +289,11 @@ static void text_rows(const struct row *rows, size_t n, const struct mcg_dirty_g
 static void json_limits(const char *key, const struct mcg_dirty_limits *l, uint64_t ps)
 {
 	jw_open_object(stdout, key);
-	jw_u64(stdout, "avail", l->avail * ps);
-	jw_u64(stdout, "threshold", l->thresh * ps);
-	jw_u64(stdout, "background_threshold", l->bg_thresh * ps);
-	jw_u64(stdout, "freerun", l->freerun * ps);
+	jw_u64(stdout, "avail_bytes", l->avail * ps);
+	jw_u64(stdout, "threshold_bytes", l->thresh * ps);
+	jw_u64(stdout, "background_threshold_bytes", l->bg_thresh * ps);
+	jw_u64(stdout, "freerun_bytes", l->freerun * ps);
 	jw_close_object(stdout);
-}
-
-static void json_share(const char *key, double v)
-{
-	if (v < 0)
-		jw_null(stdout, key);
-	else
-		jw_double(stdout, key, v);
 }
 
 static void json_global(const struct mcg_dirty_global *g)
@@ -242,64 +309,63 @@ static void json_global(const struct mcg_dirty_global *g)
 	jw_u64(stdout, "dirty_expire_centisecs", g->set.expire_cs);
 	jw_u64(stdout, "dirty_writeback_centisecs", g->set.writeback_cs);
 	jw_close_object(stdout);
-	jw_u64(stdout, "nr_dirty", g->nr_dirty * ps);
-	jw_u64(stdout, "nr_writeback", g->nr_writeback * ps);
-	jw_u64(stdout, "free", g->free * ps);
-	jw_u64(stdout, "vmstat_free", g->vmstat_free * ps);
-	jw_size(stdout, "reserve", g->reserve * ps, g->reserve_valid);
-	jw_u64(stdout, "file", g->file * ps);
+	jw_u64(stdout, "dirty_bytes", g->nr_dirty * ps);
+	jw_u64(stdout, "writeback_bytes", g->nr_writeback * ps);
+	jw_u64(stdout, "free_bytes", g->free * ps);
+	jw_u64(stdout, "vmstat_free_bytes", g->vmstat_free * ps);
+	jw_bytes(stdout, "reserve_bytes", g->reserve * ps, g->reserve_valid);
+	jw_u64(stdout, "file_bytes", g->file * ps);
 	json_limits("computed", &g->lim, ps);
 	if (g->kernel_valid) {
 		jw_open_object(stdout, "kernel");
-		jw_u64(stdout, "threshold", g->kernel_thresh * ps);
-		jw_u64(stdout, "background_threshold", g->kernel_bg_thresh * ps);
-		jw_u64(stdout, "freerun", (g->kernel_thresh + g->kernel_bg_thresh) / 2 * ps);
+		jw_u64(stdout, "threshold_bytes", g->kernel_thresh * ps);
+		jw_u64(stdout, "background_threshold_bytes", g->kernel_bg_thresh * ps);
+		jw_u64(stdout, "freerun_bytes", (g->kernel_thresh + g->kernel_bg_thresh) / 2 * ps);
 		jw_close_object(stdout);
 		jw_i64(stdout, "threshold_error_pages",
 		       (int64_t)g->lim.thresh - (int64_t)g->kernel_thresh);
 		jw_i64(stdout, "background_threshold_error_pages",
 		       (int64_t)g->lim.bg_thresh - (int64_t)g->kernel_bg_thresh);
-	} else {
-		jw_null(stdout, "kernel");
 	}
-	jw_string(stdout, "state", mcg_dirty_state_name(mcg_dirty_global_state(g)));
-	if (g->cgwb < 0)
-		jw_null(stdout, "cgroup_writeback");
-	else
+	jw_string(stdout, "state", state_word(mcg_dirty_global_state(g)));
+	if (g->cgwb >= 0)
 		jw_bool(stdout, "cgroup_writeback", g->cgwb > 0);
 	jw_close_object(stdout);
 }
 
-static void json_cg_fields(const struct mcg_dirty_cg *c, const struct mcg_dirty_global *g,
-			   int version, double stale_s)
+/* What JSON has beyond the table's columns: the memcg domain, the global state, the verdict. */
+static void json_cg_more(const struct mcg_dirty_cg *c, const struct mcg_dirty_global *g,
+			 int version, double stale_s, bool level)
 {
 	char why[512];
 	enum mcg_dirty_level l;
 
-	jw_u64(stdout, "file_dirty", c->dirty);
-	jw_u64(stdout, "file_writeback", c->writeback);
-	jw_u64(stdout, "file", c->file);
-	jw_size(stdout, "limit", c->limit, true);
-	json_share("limit_share", share(c->dirty + c->writeback, c->limit));
-	json_share("file_share", share(c->dirty + c->writeback, c->file));
 	if (c->has_domain) {
 		jw_open_object(stdout, "memcg_domain");
-		jw_size(stdout, "headroom",
-			c->headroom == UINT64_MAX ? MCG_MAX : c->headroom * g->page_size, true);
-		jw_u64(stdout, "avail", c->dom.avail * g->page_size);
-		jw_u64(stdout, "threshold", c->dom.thresh * g->page_size);
-		jw_u64(stdout, "background_threshold", c->dom.bg_thresh * g->page_size);
-		jw_u64(stdout, "freerun", c->dom.freerun * g->page_size);
-		jw_string(stdout, "state", mcg_dirty_state_name(c->memcg_state));
+		jw_bytes(stdout, "headroom_bytes",
+			 c->headroom == UINT64_MAX ? MCG_MAX : c->headroom * g->page_size, true);
+		/* its thresholds are the columns domain_*_bytes */
+		jw_u64(stdout, "avail_bytes", c->dom.avail * g->page_size);
+		jw_string(stdout, "state", state_word(c->memcg_state));
 		jw_close_object(stdout);
-	} else {
-		jw_null(stdout, "memcg_domain");
 	}
-	jw_string(stdout, "global_state", mcg_dirty_state_name(c->global_state));
-	jw_string(stdout, "state", mcg_dirty_state_name(c->state));
+	jw_string(stdout, "global_state", state_word(c->global_state));
 	l = mcg_dirty_verdict(c, version, g, stale_s, why, sizeof(why));
-	jw_string(stdout, "level", mcg_dirty_level_name(l));
+	if (level)
+		jw_string(stdout, "level", level_word(l));
 	jw_string(stdout, "verdict", why);
+}
+
+/* One cgroup's JSON members: the table's columns (as -o selects), then the rest. */
+static void json_cg(struct out_table *t, const struct row *w, const struct mcg_dirty_global *g,
+		    int version, double stale_s)
+{
+	struct out_row *r = dirty_fill_row(t, w, g, version);
+
+	if (r)
+		out_row_json(t, r, stdout);
+	/* the level of this sample (with --watch's staleness), once */
+	json_cg_more(&w->c, g, version, stale_s, !out_table_has(t, D_LEVEL));
 }
 
 static int collect(struct mcg_dirty_sampler *s, const size_t *idx, size_t n,
@@ -473,19 +539,23 @@ static void watch_text_line(const char *ts, const char *who, uint64_t dirty, uin
 	       verdict ? ": " : "", verdict ? out_esc(verdict) : "");
 }
 
+/* Rates need two samples: absent on the first (left out, memcgctl-json(7)). */
 static void json_rates(const struct rates *r)
 {
 	if (r->valid) {
-		jw_double(stdout, "dirtied_per_s", r->dirtied);
-		jw_double(stdout, "written_per_s", r->written);
-	} else {
-		jw_null(stdout, "dirtied_per_s");
-		jw_null(stdout, "written_per_s");
+		jw_double(stdout, "dirtied_bytes_per_s", r->dirtied);
+		jw_double(stdout, "written_bytes_per_s", r->written);
 	}
 	if (r->wb_for >= 0)
-		jw_double(stdout, "writeback_for_s", r->wb_for);
-	else
-		jw_null(stdout, "writeback_for_s");
+		jw_u64(stdout, "writeback_for_ns", (uint64_t)(r->wb_for * 1e9));
+}
+
+static void json_sample_head(double elapsed_s, const char *scope)
+{
+	jw_open_object(stdout, NULL);
+	jw_timestamp(stdout);
+	jw_u64(stdout, "elapsed_ns", (uint64_t)(elapsed_s * 1e9));
+	jw_string(stdout, "scope", scope);
 }
 
 static int sleep_until(double deadline)
@@ -522,9 +592,11 @@ static int watch(struct cli *cli, struct mcg_dirty_sampler *s, const struct dirt
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	while (!cli_interrupted) {
 		struct mcg_dirty_global g;
+		struct out_table *t_out;
 		struct rates gr;
 		char ts[16], why[512];
 		double t;
+		int st;
 
 		r = mcg_dirty_global_read(ctx, &g);
 		if (r < 0) {
@@ -561,19 +633,22 @@ static int watch(struct cli *cli, struct mcg_dirty_sampler *s, const struct dirt
 		prev_dirtied = g.nr_dirtied;
 		prev_written = g.nr_written;
 		prev_t = t;
+		/* a table per sample: the rows of this one only (-o checked before) */
+		t_out = out_table_new(dirty_cols, D__COUNT, version, &st);
+		if (!t_out) {
+			r = -ENOMEM;
+			break;
+		}
 		if (cli->json) {
-			jw_open_object(stdout, NULL);
-			jw_string(stdout, "time", ts);
-			jw_double(stdout, "elapsed", t - start);
-			jw_null(stdout, "path");
-			jw_u64(stdout, "nr_dirty", g.nr_dirty * g.page_size);
-			jw_u64(stdout, "nr_writeback", g.nr_writeback * g.page_size);
+			json_sample_head(t - start, "global");
+			jw_u64(stdout, "dirty_bytes", g.nr_dirty * g.page_size);
+			jw_u64(stdout, "writeback_bytes", g.nr_writeback * g.page_size);
 			json_rates(&gr);
-			jw_u64(stdout, "threshold",
+			jw_u64(stdout, "threshold_bytes",
 			       (g.kernel_valid ? g.kernel_thresh : g.lim.thresh) * g.page_size);
-			jw_u64(stdout, "background_threshold",
+			jw_u64(stdout, "background_threshold_bytes",
 			       (g.kernel_valid ? g.kernel_bg_thresh : g.lim.bg_thresh) * g.page_size);
-			jw_string(stdout, "state", mcg_dirty_state_name(mcg_dirty_global_state(&g)));
+			jw_string(stdout, "state", state_word(mcg_dirty_global_state(&g)));
 			jw_close_object(stdout);
 			jw_end(stdout);
 		} else {
@@ -586,11 +661,8 @@ static int watch(struct cli *cli, struct mcg_dirty_sampler *s, const struct dirt
 			struct rates cr = track_update(&tr[rows[i].idx], c->dirty, c->writeback, t);
 
 			if (cli->json) {
-				jw_open_object(stdout, NULL);
-				jw_string(stdout, "time", ts);
-				jw_double(stdout, "elapsed", t - start);
-				jw_string(stdout, "path", rows[i].path);
-				json_cg_fields(c, &g, version, cr.stale);
+				json_sample_head(t - start, "cgroup");
+				json_cg(t_out, &rows[i], &g, version, cr.stale);
 				json_rates(&cr);
 				jw_close_object(stdout);
 				jw_end(stdout);
@@ -600,6 +672,7 @@ static int watch(struct cli *cli, struct mcg_dirty_sampler *s, const struct dirt
 						mcg_dirty_state_name(c->state), why);
 			}
 		}
+		out_table_free(t_out);
 		fflush(stdout);
 		if (a->count && ++samples >= a->count)
 			break;
@@ -658,6 +731,7 @@ static int dirty_run(struct cli *cli, int argc, char **argv)
 	struct mcg_dirty_global g;
 	struct mcg_ctx *ctx;
 	struct row *rows = NULL;
+	struct out_table *table = NULL;
 	struct found f = {0};
 	uint64_t interval_ms = 1000;
 	size_t *eidx = NULL, nrows = 0, i;
@@ -678,13 +752,20 @@ static int dirty_run(struct cli *cli, int argc, char **argv)
 		status = r;
 		goto out;
 	}
+	if (a.interval_opt && !a.watch) {
+		cli_err("--interval needs --watch");
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (a.watch && a.interval) {
-		if (cli_parse_duration("--watch", a.interval, &interval_ms) < 0) {
+		if (cli_parse_duration(a.interval_opt ? "--interval" : "--watch", a.interval,
+				       &interval_ms) < 0) {
 			status = EXIT_USAGE;
 			goto out;
 		}
 		if (!interval_ms) {
-			cli_err("invalid duration for --watch: '%s': must be at least 1ms", a.interval);
+			cli_err("invalid duration for %s: '%s': must be at least 1ms",
+				a.interval_opt ? "--interval" : "--watch", out_esc(a.interval));
 			status = EXIT_USAGE;
 			goto out;
 		}
@@ -694,12 +775,19 @@ static int dirty_run(struct cli *cli, int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
+	if (out_opts.list_columns) {
+		out_list_columns(dirty_cols, D__COUNT, stdout);
+		goto out;
+	}
 	ctx = cli_ctx(cli);
 	if (!ctx) {
 		status = EXIT_FAILURE;
 		goto out;
 	}
 	version = mcg_ctx_version(ctx);
+	table = out_table_new(dirty_cols, D__COUNT, version, &status);
+	if (!table)
+		goto out;
 	r = mcg_dirty_sampler_new(ctx, &s);
 	if (r < 0) {
 		cli_err("cannot start: %s", mcg_strerror(r));
@@ -742,24 +830,26 @@ static int dirty_run(struct cli *cli, int argc, char **argv)
 	}
 	if (cli->json) {
 		jw_open_object(stdout, NULL);
+		jw_timestamp(stdout);
 		jw_u64(stdout, "version", (uint64_t)version);
 		jw_u64(stdout, "page_size", g.page_size);
 		json_global(&g);
 		jw_open_array(stdout, "cgroups");
 		for (i = 0; i < nrows; i++) {
 			jw_open_object(stdout, NULL);
-			jw_string(stdout, "path", rows[i].path);
-			json_cg_fields(&rows[i].c, &g, version, -1);
+			json_cg(table, &rows[i], &g, version, -1);
 			jw_close_object(stdout);
 		}
 		jw_close_array(stdout);
 		jw_close_object(stdout);
 		jw_end(stdout);
 	} else {
-		text_global(&g, version);
-		printf("\n");
+		if (!out_opts.noheadings) {
+			text_global(&g, version);
+			printf("\n");
+		}
 		if (nrows)
-			text_rows(rows, nrows, &g, version);
+			text_rows(table, rows, nrows, &g, version);
 		else
 			printf("no cgroup holds dirty or writeback pages\n");
 	}
@@ -773,6 +863,7 @@ out:
 	free(eidx);
 	free(a.cgroups);
 	mcg_dirty_sampler_free(s);
+	out_table_free(table);
 	return status;
 }
 

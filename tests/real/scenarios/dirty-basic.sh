@@ -76,36 +76,36 @@ around "$MEMCGCTL" dirty --json "$CGREL"
 kt_after=$(vm_thresh)
 cp "$MCG_TMP/around.out" "$MCG_TMP/d.json"
 assert_near "kernel $K_DIRTY after writing $N MiB" $NB "$k1" 5
-got=$(json '.cgroups[0].file_dirty' <"$MCG_TMP/d.json")
-assert_eq "path" "$CGREL" "$(json '.cgroups[0].path' <"$MCG_TMP/d.json")"
+got=$(json '.cgroups[0].dirty_bytes' <"$MCG_TMP/d.json")
+assert_eq "path" "$CGREL" "$(json '.cgroups[0].cgroup' <"$MCG_TMP/d.json")"
 assert_near "file_dirty against $N MiB" $NB "$got" 5
 lo=$k1 hi=$k2
 [ "$lo" -gt "$hi" ] && { lo=$k2; hi=$k1; }
 assert_le "kernel's before/after bound file_dirty from below" "$lo" "$got"
 assert_le "kernel's before/after bound file_dirty from above" "$got" "$hi"
-assert_eq "limit" $LIMIT "$(json '.cgroups[0].limit' <"$MCG_TMP/d.json")"
+assert_eq "limit" $LIMIT "$(json '.cgroups[0].limit_bytes' <"$MCG_TMP/d.json")"
 
 # Global: the kernel's thresholds are /proc/vmstat's; ours are derived within 1%.
-kt=$(json .global.kernel.threshold <"$MCG_TMP/d.json")
+kt=$(json .global.kernel.threshold_bytes <"$MCG_TMP/d.json")
 awk -v a="$kt_before" -v b="$kt_after" -v x="$kt" 'BEGIN { lo = a < b ? a : b; hi = a < b ? b : a
 	exit !(x >= lo * 0.95 && x <= hi * 1.05) }' ||
 	fail "kernel threshold $kt outside /proc/vmstat's $kt_before .. $kt_after read around it"
 ok "kernel threshold $kt within /proc/vmstat's $kt_before .. $kt_after"
-assert_near "computed threshold against the kernel's" "$(json .global.kernel.threshold <"$MCG_TMP/d.json")" \
-	"$(json .global.computed.threshold <"$MCG_TMP/d.json")" 1
+assert_near "computed threshold against the kernel's" "$(json .global.kernel.threshold_bytes <"$MCG_TMP/d.json")" \
+	"$(json .global.computed.threshold_bytes <"$MCG_TMP/d.json")" 1
 assert_near "computed background against the kernel's" \
-	"$(json .global.kernel.background_threshold <"$MCG_TMP/d.json")" \
-	"$(json .global.computed.background_threshold <"$MCG_TMP/d.json")" 1
+	"$(json .global.kernel.background_threshold_bytes <"$MCG_TMP/d.json")" \
+	"$(json .global.computed.background_threshold_bytes <"$MCG_TMP/d.json")" 1
 assert_eq "dirty_ratio" "$(cat /proc/sys/vm/dirty_ratio)" "$(json .global.settings.dirty_ratio <"$MCG_TMP/d.json")"
 
 if [ "$MCG_CGVER" = 2 ]; then
-	t=$(json '.cgroups[0].memcg_domain.threshold' <"$MCG_TMP/d.json")
+	t=$(json '.cgroups[0].domain_threshold_bytes' <"$MCG_TMP/d.json")
 	[ "$t" != null ] && [ "$t" -gt 0 ] || fail "v2 memcg domain threshold: $t"
 	ok "v2 memcg domain threshold $t"
-	b=$(json '.cgroups[0].memcg_domain.background_threshold' <"$MCG_TMP/d.json")
+	b=$(json '.cgroups[0].domain_background_threshold_bytes' <"$MCG_TMP/d.json")
 	[ "$b" -gt "$NB" ] || fail "v2 memcg domain background threshold $b is not above our $NB dirty bytes"
 	ok "v2 memcg domain background threshold $b above $NB"
-	assert_eq "v2 memcg domain state" "below background" \
+	assert_eq "v2 memcg domain state" "below-background" \
 		"$(json '.cgroups[0].memcg_domain.state' <"$MCG_TMP/d.json")"
 else
 	assert_eq "v1 has no memcg domain" null "$(json '.cgroups[0].memcg_domain' <"$MCG_TMP/d.json")"
@@ -114,20 +114,20 @@ fi
 # Without arguments, the scan finds our cgroup with the same count.
 around "$MEMCGCTL" dirty --json
 cp "$MCG_TMP/around.out" "$MCG_TMP/all.json"
-found=$(jq -r --arg p "$CGREL" '.cgroups[] | select(.path == $p) | .file_dirty' <"$MCG_TMP/all.json")
+found=$(jq -r --arg p "$CGREL" '.cgroups[] | select(.cgroup == $p) | .dirty_bytes' <"$MCG_TMP/all.json")
 assert_near "scan finds $CGREL" $NB "$found" 5
 
 # --watch: one JSON line per sample for the system and one per cgroup.
 around "$MEMCGCTL" dirty --watch 100ms --count 3 --json "$CGREL"
 cp "$MCG_TMP/around.out" "$MCG_TMP/w.jsonl"
 assert_eq "watch lines" 6 "$(wc -l <"$MCG_TMP/w.jsonl" | tr -d ' ')"
-assert_eq "cgroup lines" 3 "$(jq -r 'select(.path != null) | .path' <"$MCG_TMP/w.jsonl" | wc -l | tr -d ' ')"
-assert_eq "first sample has no rate" null "$(jq -r 'select(.path != null) | .dirtied_per_s' <"$MCG_TMP/w.jsonl" | head -1)"
-r=$(jq -r 'select(.path != null) | .dirtied_per_s' <"$MCG_TMP/w.jsonl" | tail -1)
+assert_eq "cgroup lines" 3 "$(jq -r 'select(.scope == "cgroup") | .path' <"$MCG_TMP/w.jsonl" | wc -l | tr -d ' ')"
+assert_eq "first sample has no rate" null "$(jq -r 'select(.scope == "cgroup") | .dirtied_bytes_per_s' <"$MCG_TMP/w.jsonl" | head -1)"
+r=$(jq -r 'select(.scope == "cgroup") | .dirtied_bytes_per_s' <"$MCG_TMP/w.jsonl" | tail -1)
 [ "$r" != null ] || fail "no rate in the last sample"
 ok "rates from the second sample on ($r B/s)"
 kw=$k2
-wd=$(jq -r 'select(.path != null) | .file_dirty' <"$MCG_TMP/w.jsonl" | tail -1)
+wd=$(jq -r 'select(.scope == "cgroup") | .dirty_bytes' <"$MCG_TMP/w.jsonl" | tail -1)
 assert_near "watch file_dirty against the kernel's" "$kw" "$wd" 5
 
 # --watch stops cleanly on SIGINT.
@@ -150,7 +150,7 @@ around true
 sync "$MCG_DATA/dirty" 2>/dev/null || sync
 k=$(stat_key "$CG" $K_DIRTY)
 assert_le "kernel $K_DIRTY after sync" "$k" $((NB / 10))
-after=$("$MEMCGCTL" dirty --json "$CGREL" | json '.cgroups[0].file_dirty')
+after=$("$MEMCGCTL" dirty --json "$CGREL" | json '.cgroups[0].dirty_bytes')
 assert_le "file_dirty after sync" "$after" $((NB / 10))
 
 # A tight limit: dirty + writeback a large share of it. The limit is lowered after the write
@@ -172,8 +172,8 @@ while :; do
 	say "redo: the kernel's $K_DIRTY moved from $k1 to $k2 under the tight limit"
 done
 assert_eq "limit lowered" $TIGHT "$(knob "$CG" "$K_LIMIT")"
-assert_near "tight: file_dirty against the kernel's" "$k2" "$(json '.cgroups[0].file_dirty' <"$MCG_TMP/tight.json")" 5
-assert_eq "tight: verdict level" warn "$(json '.cgroups[0].level' <"$MCG_TMP/tight.json")"
+assert_near "tight: file_dirty against the kernel's" "$k2" "$(json '.cgroups[0].dirty_bytes' <"$MCG_TMP/tight.json")" 5
+assert_eq "tight: verdict level" warning "$(json '.cgroups[0].level' <"$MCG_TMP/tight.json")"
 verdict=$(json '.cgroups[0].verdict' <"$MCG_TMP/tight.json")
 if [ "$MCG_CGVER" = 1 ]; then
 	echo "$verdict" | grep -q "reclaim will wait on writeback" || fail "v1 verdict: $verdict"
@@ -184,9 +184,9 @@ else
 	ratio=$(cat /proc/sys/vm/dirty_ratio)
 	if [ "$(cat /proc/sys/vm/dirty_bytes)" = 0 ]; then
 		assert_near "tight: memcg domain threshold, dirty_ratio of the limit" \
-			$((TIGHT / 100 * ratio)) "$(json '.cgroups[0].memcg_domain.threshold' <"$MCG_TMP/tight.json")" 5
+			$((TIGHT / 100 * ratio)) "$(json '.cgroups[0].domain_threshold_bytes' <"$MCG_TMP/tight.json")" 5
 	fi
-	assert_eq "tight: memcg domain state" "at the limit" \
+	assert_eq "tight: memcg domain state" "over" \
 		"$(json '.cgroups[0].memcg_domain.state' <"$MCG_TMP/tight.json")"
 	echo "$verdict" | grep -q "reached the memcg domain limit" || fail "v2 verdict: $verdict"
 	ok "v2 verdict: $verdict"

@@ -1,0 +1,1 @@
+dirty --list-columns
