@@ -259,20 +259,20 @@ static void describe_write(const struct mcg_limit_write *w, const struct mcg_lim
 static void json_pre(const struct mcg_limit_pre *p)
 {
 	jw_open_object(stdout, "preflight");
-	jw_size(stdout, "usage", p->usage, true);
-	jw_size(stdout, "limit", p->limit, true);
-	jw_size(stdout, "target", p->target, true);
-	jw_size(stdout, "anon", p->anon, true);
-	jw_size(stdout, "file", p->file, true);
-	jw_size(stdout, "shmem", p->shmem, true);
-	jw_size(stdout, "kernel", p->kernel, true);
-	jw_size(stdout, "unevictable", p->unevictable, true);
-	jw_size(stdout, "dirty", p->dirty, true);
-	jw_size(stdout, "writeback", p->writeback, true);
-	jw_size(stdout, "swap_headroom", p->swap_headroom, true);
-	jw_size(stdout, "floor", p->floor, true);
-	jw_size(stdout, "reclaim", p->reclaim, true);
-	jw_size(stdout, "parent_limit", p->parent_limit, true);
+	jw_bytes(stdout, "usage_bytes", p->usage, true);
+	jw_bytes(stdout, "limit_bytes", p->limit, true);
+	jw_bytes(stdout, "target_bytes", p->target, true);
+	jw_bytes(stdout, "anon_bytes", p->anon, true);
+	jw_bytes(stdout, "file_bytes", p->file, true);
+	jw_bytes(stdout, "shmem_bytes", p->shmem, true);
+	jw_bytes(stdout, "kernel_bytes", p->kernel, true);
+	jw_bytes(stdout, "unevictable_bytes", p->unevictable, true);
+	jw_bytes(stdout, "dirty_bytes", p->dirty, true);
+	jw_bytes(stdout, "writeback_bytes", p->writeback, true);
+	jw_bytes(stdout, "swap_headroom_bytes", p->swap_headroom, true);
+	jw_bytes(stdout, "floor_bytes", p->floor, true);
+	jw_bytes(stdout, "reclaim_bytes", p->reclaim, true);
+	jw_bytes(stdout, "parent_limit_bytes", p->parent_limit, true);
 	jw_string(stdout, "verdict", mcg_limit_verdict_name(p->verdict));
 	jw_close_object(stdout);
 }
@@ -288,9 +288,10 @@ static void json_plan(const struct mcg_limit_plan *pl, bool done)
 		jw_open_object(stdout, NULL);
 		jw_string(stdout, "op", op_name(w->op));
 		jw_string(stdout, "knob", w->knob);
-		jw_size(stdout, "before", w->before, true);
-		jw_size(stdout, "value", w->value, true);
-		jw_size(stdout, "after", w->after, done && w->done);
+		jw_bytes(stdout, "before_bytes", w->before, true);
+		jw_bytes(stdout, "value_bytes", w->value, true);
+		/* as read back; left out when not written */
+		jw_bytes(stdout, "after_bytes", w->after, done && w->done);
 		jw_close_object(stdout);
 	}
 	jw_close_array(stdout);
@@ -400,6 +401,9 @@ static void systemd_hint(const struct mcg_group *g, const struct mcg_limit_req *
 		 out_esc(mcg_group_path(g)), out_esc(unit), out_esc(unit), props);
 }
 
+/* When mcg_limit_apply() started, for elapsed_ns. */
+static uint64_t sl_start_ns;
+
 static void print_result(struct cli *cli, const struct mcg_group *g,
 			 const struct mcg_limit_result *res, uint64_t timeout_ms, const char *status,
 			 const char *error, bool dry_run)
@@ -413,24 +417,34 @@ static void print_result(struct cli *cli, const struct mcg_group *g,
 	size_t i;
 
 	if (cli->json) {
+		const struct mcg_limit_failure *f = &res->fail;
+
 		jw_open_object(stdout, NULL);
+		jw_timestamp(stdout);
 		jw_string(stdout, "cgroup", mcg_group_path(g));
 		jw_i64(stdout, "version", pre->version);
 		jw_bool(stdout, "dry_run", dry_run);
-		jw_string(stdout, "status", status);
+		jw_string(stdout, "result", status);
 		if (error)
 			jw_string(stdout, "error", error);
 		else
 			jw_null(stdout, "error");
 		jw_bool(stdout, "restored", restored);
-		jw_size(stdout, "step", req->step, req->step != 0);
+		jw_bytes(stdout, "step_bytes", req->step, req->step != 0);
 		if (timeout_ms)
-			jw_u64(stdout, "timeout_ms", timeout_ms);
+			jw_u64(stdout, "timeout_ns", timeout_ms * 1000000ULL);
 		else
-			jw_null(stdout, "timeout_ms");
+			jw_null(stdout, "timeout_ns"); /* no timeout: unlimited */
+		if (!dry_run) /* the time the change took: a dry run makes none */
+			jw_u64(stdout, "elapsed_ns", mcg_monotonic_ns() - sl_start_ns);
+		if (res->stage == MCG_LS_APPLY && f->conflict) {
+			jw_string(stdout, "knob", f->knob);
+			jw_bytes(stdout, "found_bytes", f->found, true);
+			jw_bytes(stdout, "expected_bytes", f->expected, true);
+		}
 		json_pre(pre);
 		json_plan(pl, !dry_run && !strcmp(status, "ok"));
-		jw_size(stdout, "usage_after", usage, have_usage && !dry_run);
+		jw_bytes(stdout, "usage_bytes", usage, have_usage && !dry_run);
 		jw_close_object(stdout);
 		jw_end(stdout);
 		return;
@@ -657,6 +671,8 @@ static int apply_failed(struct cli *cli, const struct mcg_group *g,
 			"run 'memcgctl recover %s'",
 			msg, mcg_strerror(fail->rollback_err), out_esc(res->journal), path);
 	}
+	if (!fail->rolled_back)
+		st_name = "not_restored";
 	print_result(cli, g, res, timeout_ms, st_name, what, false);
 	if (!fail->rolled_back)
 		return EXIT_NOT_RESTORED;
@@ -747,6 +763,7 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 		cli_trap_signals(); /* no SA_RESTART: a blocked limit write returns EINTR */
 	/* the deadline counts from here: the wait for the lock is part of it */
 	mcg_cancel_init(&cancel, timeout_ms, &cli_interrupted);
+	sl_start_ns = mcg_monotonic_ns();
 	mcg_limit_apply(g, &spec, &cancel, &ops, &res);
 	clear_progress(&st);
 	status = sl_report(cli, g, &spec, &res, timeout_ms);

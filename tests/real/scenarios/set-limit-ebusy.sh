@@ -18,7 +18,7 @@ echo "$LAST_ERR" | grep -q "restored the original values" || fail "no restore in
 assert_eq "limit unchanged" 268435456 "$(knob "$CG" memory.limit_in_bytes)"
 
 assert_status "4096 bytes within 1s" 2 "$MEMCGCTL" set-limit "$CGREL" 4096 --timeout 1s --json
-assert_eq "json status" timeout "$(echo "$LAST_OUT" | json .status)"
+assert_eq "json status" timeout "$(echo "$LAST_OUT" | json .result)"
 assert_eq "json restored" true "$(echo "$LAST_OUT" | json .restored)"
 assert_eq "limit unchanged" 268435456 "$(knob "$CG" memory.limit_in_bytes)"
 [ -z "$(ls "$MEMCGCTL_RUNDIR/journal" 2>/dev/null)" ] || fail "journal left behind"

@@ -26,9 +26,9 @@ assert_eq "page-rounded limit" 99999744 "$(knob "$CG" "$K_LIMIT")"
 echo "$LAST_OUT" | grep -q -- "-> 99999744" || fail "output: $LAST_OUT"
 # JSON reports the value read back
 assert_status "json" 0 "$MEMCGCTL" set-limit "$CGREL" 64M --json
-assert_eq "json status" ok "$(echo "$LAST_OUT" | json .status)"
+assert_eq "json status" ok "$(echo "$LAST_OUT" | json .result)"
 assert_eq "json after = kernel" "$(knob "$CG" "$K_LIMIT")" \
-	"$(echo "$LAST_OUT" | json "[.plan[] | select(.knob == \"$K_LIMIT\")][0].after")"
+	"$(echo "$LAST_OUT" | json "[.plan[] | select(.knob == \"$K_LIMIT\")][0].after_bytes")"
 assert_status "back to max" 0 "$MEMCGCTL" set-limit "$CGREL" max
 assert_eq "limit after max" "$UNLIM" "$(knob "$CG" "$K_LIMIT")"
 
