@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +29,39 @@ static const struct argp_option top_options[] = {
 	{0},
 };
 
+/*
+ * The column table of top -b and top --json rows: headers and help from
+ * model.c's top_cols, JSON keys and types per memcgctl-json(7).
+ */
+static const struct {
+	const char *json;
+	enum out_type type;
+} top_json[TOP_COL__COUNT] = {
+	[TOP_NAME] = {"cgroup", OUT_STR},
+	[TOP_USAGE] = {"usage_bytes", OUT_BYTES},
+	[TOP_LIMIT] = {"limit_bytes", OUT_BYTES},
+	[TOP_HIGH] = {"high_bytes", OUT_BYTES},
+	[TOP_PCT] = {"usage_percent", OUT_PCT},
+	[TOP_ANON] = {"anon_bytes", OUT_BYTES},
+	[TOP_FILE] = {"file_bytes", OUT_BYTES},
+	[TOP_DIRTY] = {"dirty_bytes", OUT_BYTES},
+	[TOP_WB] = {"writeback_bytes", OUT_BYTES},
+	[TOP_RECL] = {"reclaim_bytes_per_s", OUT_NUM},
+	[TOP_DRECL] = {"reclaim_direct_bytes_per_s", OUT_NUM},
+	[TOP_SCAN] = {"scan_bytes_per_s", OUT_NUM},
+	[TOP_EFF] = {"efficiency_percent", OUT_PCT},
+	[TOP_FALL] = {"usage_fall_bytes_per_s", OUT_NUM},
+	[TOP_RFLT] = {"refault_per_s", OUT_NUM},
+	[TOP_EVHIGH] = {"events_high_since_start", OUT_U64},
+	[TOP_EVMAX] = {"events_max_since_start", OUT_U64},
+	[TOP_EVOOM] = {"events_oom_since_start", OUT_U64},
+	[TOP_EVKILL] = {"events_oom_kill_since_start", OUT_U64},
+	[TOP_FAIL] = {"failcnt_per_s", OUT_NUM},
+	[TOP_SOME] = {"psi_some_percent", OUT_NUM},
+	[TOP_FULL] = {"psi_full_percent", OUT_NUM},
+	[TOP_STALL] = {"stall_ns_per_s", OUT_NUM},
+	[TOP_ASYNC] = {"async", OUT_BOOL},
+};
 static error_t top_parse(int key, char *arg, struct argp_state *state)
 {
 	struct top_opts *o = state->input;
@@ -54,7 +88,10 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid --interval '%s': must be from 50ms to 1h", arg);
 		break;
 	case 's':
-		c = top_col_find(arg);
+		for (c = 0; c < TOP_COL__COUNT && strcasecmp(arg, top_json[c].json); c++)
+			;
+		if (c == TOP_COL__COUNT)
+			c = top_col_find(arg);
 		if (c < 0)
 			argp_error(state, "invalid --sort '%s': no such column", arg);
 		o->model.sort = c;
@@ -141,39 +178,6 @@ static void header_text(const struct mcg_snapshot *s, const struct top_opts *o)
 #undef GV
 }
 
-/*
- * The column table of top -b and top --json rows: headers and help from
- * model.c's top_cols, JSON keys and types per memcgctl-json(7).
- */
-static const struct {
-	const char *json;
-	enum out_type type;
-} top_json[TOP_COL__COUNT] = {
-	[TOP_NAME] = {"cgroup", OUT_STR},
-	[TOP_USAGE] = {"usage_bytes", OUT_BYTES},
-	[TOP_LIMIT] = {"limit_bytes", OUT_BYTES},
-	[TOP_HIGH] = {"high_bytes", OUT_BYTES},
-	[TOP_PCT] = {"usage_percent", OUT_PCT},
-	[TOP_ANON] = {"anon_bytes", OUT_BYTES},
-	[TOP_FILE] = {"file_bytes", OUT_BYTES},
-	[TOP_DIRTY] = {"dirty_bytes", OUT_BYTES},
-	[TOP_WB] = {"writeback_bytes", OUT_BYTES},
-	[TOP_RECL] = {"reclaim_bytes_per_s", OUT_NUM},
-	[TOP_DRECL] = {"reclaim_direct_bytes_per_s", OUT_NUM},
-	[TOP_SCAN] = {"scan_bytes_per_s", OUT_NUM},
-	[TOP_EFF] = {"efficiency_percent", OUT_PCT},
-	[TOP_FALL] = {"usage_fall_bytes_per_s", OUT_NUM},
-	[TOP_RFLT] = {"refault_per_s", OUT_NUM},
-	[TOP_EVHIGH] = {"events_high_since_start", OUT_U64},
-	[TOP_EVMAX] = {"events_max_since_start", OUT_U64},
-	[TOP_EVOOM] = {"events_oom_since_start", OUT_U64},
-	[TOP_EVKILL] = {"events_oom_kill_since_start", OUT_U64},
-	[TOP_FAIL] = {"failcnt_per_s", OUT_NUM},
-	[TOP_SOME] = {"psi_some_percent", OUT_NUM},
-	[TOP_FULL] = {"psi_full_percent", OUT_NUM},
-	[TOP_STALL] = {"stall_ns_per_s", OUT_NUM},
-	[TOP_ASYNC] = {"async", OUT_BOOL},
-};
 static struct out_col top_out[TOP_COL__COUNT];
 
 static const struct out_col *top_out_cols(void)
@@ -197,7 +201,7 @@ static const struct out_col *top_out_cols(void)
 }
 
 /* One row per cgroup shown, in the model's order; text cells as the live view has them. */
-static void top_fill(struct out_table *t, const struct mcg_snapshot *s, const struct top_opts *o,
+static int *top_fill(struct out_table *t, const struct mcg_snapshot *s, const struct top_opts *o,
 		     bool raw)
 {
 	int *rows = malloc((s->n_rows ? s->n_rows : 1) * sizeof(*rows));
@@ -205,7 +209,7 @@ static void top_fill(struct out_table *t, const struct mcg_snapshot *s, const st
 	unsigned k;
 
 	if (!rows)
-		return;
+		return NULL;
 	n = top_model_rows(&o->model, s, rows);
 	for (i = 0; i < n; i++) {
 		const struct mcg_sample_row *r = &s->rows[rows[i]];
@@ -245,7 +249,7 @@ static void top_fill(struct out_table *t, const struct mcg_snapshot *s, const st
 			out_cell_text(row, k, cell);
 		}
 	}
-	free(rows);
+	return rows; /* the snapshot row of each table row, in order */
 }
 
 static int print_text(const struct mcg_snapshot *s, const struct top_opts *o, bool raw)
@@ -256,7 +260,7 @@ static int print_text(const struct mcg_snapshot *s, const struct top_opts *o, bo
 	t = out_table_new(top_out_cols(), TOP_COL__COUNT, s->version, &status);
 	if (!t)
 		return status;
-	top_fill(t, s, o, raw);
+	free(top_fill(t, s, o, raw));
 	if (!out_opts.noheadings)
 		header_text(s, o);
 	out_table_print(t, stdout);
@@ -265,119 +269,105 @@ static int print_text(const struct mcg_snapshot *s, const struct top_opts *o, bo
 	return 0;
 }
 
-static void json_counters(const struct mcg_sample_row *r, int version)
+/* A counter's JSON name: the kernel's (event counters), PSI totals in ns (memcgctl-json(7)). */
+static const char *counter_key(unsigned c)
+{
+	if (c == MCG_C_PSI_SOME_US)
+		return "psi_some_total_ns";
+	if (c == MCG_C_PSI_FULL_US)
+		return "psi_full_total_ns";
+	return mcg_counter_name(c);
+}
+
+static double counter_scale(unsigned c)
+{
+	return c == MCG_C_PSI_SOME_US || c == MCG_C_PSI_FULL_US ? 1000.0 : 1.0;
+}
+
+/* The event counters (the amounts are the columns): totals, per second, since top started. */
+static void json_counters(const struct mcg_sample_row *r)
 {
 	unsigned c;
 
-	for (c = 0; c < MCG_C__COUNT; c++) {
-		/* keys the version does not have are left out, present-but-unread are null */
-		if (version == 1 && (c == MCG_C_HIGH || (c >= MCG_C_PGSCAN && c <= MCG_C_PGSTEAL_DIRECT) ||
-				     (c >= MCG_C_EV_HIGH && c <= MCG_C_EV_OOM_KILL)))
-			continue;
-		if (version == 2 && (c == MCG_C_PGPGOUT || c == MCG_C_FAILCNT))
-			continue;
-		if (!mcg_counter_is_event(c))
-			jw_size(stdout, mcg_counter_name(c), r->v[c], (r->valid >> c) & 1);
-		else if ((r->valid >> c) & 1)
-			jw_u64(stdout, mcg_counter_name(c), r->v[c]);
-		else
-			jw_null(stdout, mcg_counter_name(c));
-	}
+	jw_open_object(stdout, "counters");
+	for (c = 0; c < MCG_C__COUNT; c++)
+		if (mcg_counter_is_event(c) && ((r->valid >> c) & 1))
+			jw_u64(stdout, counter_key(c), r->v[c] * (uint64_t)counter_scale(c));
+	jw_close_object(stdout);
+	jw_open_object(stdout, "per_second");
+	for (c = 0; c < MCG_C__COUNT; c++)
+		if (mcg_counter_is_event(c) && ((r->rate_valid >> c) & 1))
+			jw_double(stdout, counter_key(c), r->rate[c] * counter_scale(c));
+	jw_close_object(stdout);
+	jw_open_object(stdout, "since_start");
+	for (c = 0; c < MCG_C__COUNT; c++)
+		if (mcg_counter_is_event(c) && ((r->valid >> c) & 1))
+			jw_u64(stdout, counter_key(c), r->since[c] * (uint64_t)counter_scale(c));
+	jw_close_object(stdout);
 }
 
-static void print_json(const struct mcg_snapshot *s, const struct top_opts *o)
+static int print_json(const struct mcg_snapshot *s, const struct top_opts *o)
 {
 	const struct mcg_sample_global *g = &s->global;
 	static const char *const gnames[MCG_G__COUNT] = {
-		"mem_total", "mem_available", "mem_free", "dirty", "writeback", "dirty_threshold",
-		"dirty_background_threshold", "pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd",
-		"pgsteal_direct"};
-	int *rows = malloc((s->n_rows ? s->n_rows : 1) * sizeof(*rows));
-	size_t n, i;
+		"mem_total_bytes", "mem_available_bytes", "mem_free_bytes", "dirty_bytes",
+		"writeback_bytes", "dirty_threshold_bytes", "dirty_background_threshold_bytes",
+		"pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd", "pgsteal_direct"};
+	struct out_table *t;
+	size_t i;
 	unsigned c;
+	int status, *idx;
 
-	if (!rows)
-		return;
-	n = top_model_rows(&o->model, s, rows);
+	t = out_table_new(top_out_cols(), TOP_COL__COUNT, s->version, &status);
+	if (!t)
+		return status;
+	idx = top_fill(t, s, o, false);
 	jw_open_object(stdout, NULL);
+	jw_timestamp(stdout);
 	jw_u64(stdout, "sample", s->seq);
 	jw_u64(stdout, "version", (uint64_t)s->version);
-	jw_double(stdout, "interval", s->interval);
+	jw_u64(stdout, "interval_ns", (uint64_t)(s->interval * 1e9 + 0.5));
 	jw_open_object(stdout, "global");
-	for (c = 0; c < MCG_G__COUNT; c++) {
+	for (c = 0; c < MCG_G_PGSCAN_KSWAPD; c++)
 		if ((g->valid >> c) & 1)
 			jw_u64(stdout, gnames[c], g->v[c]);
-		else
-			jw_null(stdout, gnames[c]);
-	}
-	jw_open_object(stdout, "rates");
-	for (c = MCG_G_PGSCAN_KSWAPD; c <= MCG_G_PGSTEAL_DIRECT; c++) {
+	jw_open_object(stdout, "counters");
+	for (c = MCG_G_PGSCAN_KSWAPD; c <= MCG_G_PGSTEAL_DIRECT; c++)
+		if ((g->valid >> c) & 1)
+			jw_u64(stdout, gnames[c], g->v[c]);
+	jw_close_object(stdout);
+	jw_open_object(stdout, "per_second");
+	for (c = MCG_G_PGSCAN_KSWAPD; c <= MCG_G_PGSTEAL_DIRECT; c++)
 		if ((g->rate_valid >> c) & 1)
 			jw_double(stdout, gnames[c], g->rate[c]);
-		else
-			jw_null(stdout, gnames[c]);
-	}
 	jw_close_object(stdout);
 	if (g->psi_some_valid)
-		jw_double(stdout, "psi_some_avg10", g->psi_some_avg10);
-	else
-		jw_null(stdout, "psi_some_avg10");
+		jw_double(stdout, "psi_some_percent", g->psi_some_avg10);
 	if (g->psi_full_valid)
-		jw_double(stdout, "psi_full_avg10", g->psi_full_avg10);
-	else
-		jw_null(stdout, "psi_full_avg10");
-	if (g->delayacct < 0)
-		jw_null(stdout, "delayacct");
-	else
+		jw_double(stdout, "psi_full_percent", g->psi_full_avg10);
+	if (g->delayacct >= 0)
 		jw_bool(stdout, "delayacct", g->delayacct == 1);
 	jw_bool(stdout, "stall_measured", s->taskstats);
 	jw_close_object(stdout);
 	jw_open_array(stdout, "cgroups");
-	for (i = 0; i < n; i++) {
-		const struct mcg_sample_row *r = &s->rows[rows[i]];
-		unsigned k;
+	for (i = 0; i < out_table_nrows(t); i++) {
+		const struct out_row *row = out_table_row(t, i);
+		const struct mcg_sample_row *r = &s->rows[idx[i]];
 
 		jw_open_object(stdout, NULL);
-		jw_string(stdout, "path", r->path);
+		if (!out_table_has(t, TOP_NAME))
+			jw_string(stdout, "cgroup", r->path);
+		out_row_json(t, row, stdout);
 		jw_u64(stdout, "depth", (uint64_t)r->depth);
-		json_counters(r, s->version);
-		/* the columns as shown (rates in bytes/s, events since start) */
-		jw_open_object(stdout, "columns");
-		for (k = TOP_USAGE; k < TOP_COL__COUNT; k++) {
-			double v;
-
-			if (!top_col_on(k, s->version) || k == TOP_USAGE || k == TOP_LIMIT ||
-			    k == TOP_HIGH || k == TOP_ANON || k == TOP_FILE || k == TOP_DIRTY ||
-			    k == TOP_WB)
-				continue;
-			if (k == TOP_ASYNC) {
-				if (r->async < 0)
-					jw_null(stdout, "async");
-				else
-					jw_bool(stdout, "async", r->async == 1);
-			} else if (top_cell_value(s, r, k, &v)) {
-				jw_double(stdout, top_cols[k].key, v);
-			} else {
-				jw_null(stdout, top_cols[k].key);
-			}
-		}
-		jw_close_object(stdout);
-		jw_open_object(stdout, "per_second");
-		for (c = 0; c < MCG_C__COUNT; c++)
-			if (mcg_counter_is_event(c) && ((r->rate_valid >> c) & 1))
-				jw_double(stdout, mcg_counter_name(c), r->rate[c]);
-		jw_close_object(stdout);
-		jw_open_object(stdout, "since_start");
-		for (c = 0; c < MCG_C__COUNT; c++)
-			if (mcg_counter_is_event(c) && ((r->valid >> c) & 1))
-				jw_u64(stdout, mcg_counter_name(c), r->since[c]);
-		jw_close_object(stdout);
+		json_counters(r);
 		jw_close_object(stdout);
 	}
 	jw_close_array(stdout);
 	jw_close_object(stdout);
 	jw_end(stdout);
-	free(rows);
+	out_table_free(t);
+	free(idx);
+	return 0;
 }
 
 static int batch(struct cli *cli, struct top_opts *o, struct mcg_sampler *s)
@@ -398,7 +388,7 @@ static int batch(struct cli *cli, struct top_opts *o, struct mcg_sampler *s)
 			return EXIT_FAILURE;
 		}
 		if (cli->json)
-			print_json(snap, o);
+			r = print_json(snap, o);
 		else
 			r = print_text(snap, o, cli->raw);
 		fflush(stdout);

@@ -538,6 +538,11 @@ size_t out_table_nrows(const struct out_table *t)
 	return t->nrows;
 }
 
+const struct out_row *out_table_row(const struct out_table *t, size_t i)
+{
+	return i < t->nrows ? t->rows[i] : NULL;
+}
+
 struct out_row *out_row_new(struct out_table *t, struct out_row *parent)
 {
 	struct out_row *r;

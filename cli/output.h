@@ -113,6 +113,8 @@ void out_table_json(struct out_table *t, FILE *f, const char *key);
 /* One row's cells as members of the JSON object open now. */
 void out_row_json(const struct out_table *t, const struct out_row *r, FILE *f);
 size_t out_table_nrows(const struct out_table *t);
+/* Row I, in the order added (NULL past the end). */
+const struct out_row *out_table_row(const struct out_table *t, size_t i);
 
 /* ---- aligned text tables: every cell is escaped with mcg_escape() ---- */
 enum col_align { COL_LEFT, COL_RIGHT };

@@ -6,7 +6,7 @@ set -eu
 require_cgroups
 scratch_new topasync
 echo $((64 * 1024 * 1024)) >"$CG/$K_LIMIT"
-async() { "$MEMCGCTL" top -b -n 1 --json "$CGREL" | jq -r '.cgroups[0].columns.async'; }
+async() { "$MEMCGCTL" top -b -n 1 --json "$CGREL" | jq -r '.cgroups[0].async'; }
 assert_eq "async before any state" null "$(async)"
 "$MEMCGCTL" async-reclaim enable --no-start "$CGREL" >/dev/null
 assert_eq "async after enable" true "$(async)"

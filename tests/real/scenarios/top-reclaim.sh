@@ -39,39 +39,39 @@ after_kill=$(stat_key "$CG" $key)
 
 assert_eq "samples" 8 "$(wc -l <"$MCG_TMP/top.json" | tr -d ' ')"
 assert_eq "rows per sample" 8 "$(jq -r '.cgroups | length' "$MCG_TMP/top.json" | grep -c '^1$')"
-assert_eq "path" "$CGREL" "$(jq -r '.cgroups[0].path' "$MCG_TMP/top.json" | sort -u)"
+assert_eq "path" "$CGREL" "$(jq -r '.cgroups[0].cgroup' "$MCG_TMP/top.json" | sort -u)"
 assert_eq "limit as the kernel has it" "$(knob "$CG" "$K_LIMIT")" \
-	"$(jq -r '.cgroups[0].limit' "$MCG_TMP/top.json" | sort -u)"
+	"$(jq -r '.cgroups[0].limit_bytes' "$MCG_TMP/top.json" | sort -u)"
 # usage never above the limit (the kernel enforces it; top reads it)
-maxu=$(jq -s 'map(.cgroups[0].usage) | max' "$MCG_TMP/top.json")
+maxu=$(jq -s 'map(.cgroups[0].usage_bytes) | max' "$MCG_TMP/top.json")
 assert_le "usage <= limit" "$maxu" "$limit"
 # the first sample has no rates, later ones do
-assert_eq "first sample reclaim" null "$(jq -r 'select(.sample == 1) | .cgroups[0].columns.reclaim' "$MCG_TMP/top.json")"
-peak=$(jq -s 'map(select(.sample > 1) | .cgroups[0].columns.reclaim) | max' "$MCG_TMP/top.json")
+assert_eq "first sample reclaim" null "$(jq -r 'select(.sample == 1) | .cgroups[0].reclaim_bytes_per_s' "$MCG_TMP/top.json")"
+peak=$(jq -s 'map(select(.sample > 1) | .cgroups[0].reclaim_bytes_per_s) | max' "$MCG_TMP/top.json")
 assert_le "peak reclaim rate > 0 bytes/s" 1 "$peak"
 say "peak reclaim rate: $peak bytes/s"
 # what top counted since its first sample is what the kernel's counter moved by in that time
 since=$(jq -r "select(.sample == 8) | .cgroups[0].since_start.$counter" "$MCG_TMP/top.json")
-first=$(jq -r "select(.sample == 1) | .cgroups[0].$counter" "$MCG_TMP/top.json")
-last=$(jq -r "select(.sample == 8) | .cgroups[0].$counter" "$MCG_TMP/top.json")
+first=$(jq -r "select(.sample == 1) | .cgroups[0].counters.$counter" "$MCG_TMP/top.json")
+last=$(jq -r "select(.sample == 8) | .cgroups[0].counters.$counter" "$MCG_TMP/top.json")
 assert_eq "since_start = last - first" $((last - first)) "$since"
 assert_le "kernel counter before <= top's first" "$before" "$first"
 assert_le "top's last <= kernel counter after" "$last" "$after"
 assert_le "reclaimed pages seen (>= 1024)" 1024 "$since"
 # rates times intervals add up to the since-start count
-sum=$(jq -r "select(.sample > 1) | \"\\(.interval) \\(.cgroups[0].per_second.$counter)\"" "$MCG_TMP/top.json" |
+sum=$(jq -r "select(.sample > 1) | \"\\(.interval_ns / 1e9) \\(.cgroups[0].per_second.$counter)\"" "$MCG_TMP/top.json" |
 	awk '{ s += $1 * $2 } END { printf "%.0f", s }')
 assert_near "sum of rate x interval" "$since" "$sum" 3 8
 if [ "$MCG_CGVER" = 2 ]; then
 	# the kernel splits steal into kswapd and direct; scans are at least the steals
 	sc=$(jq -r 'select(.sample == 8) | .cgroups[0].since_start.pgscan' "$MCG_TMP/top.json")
 	assert_le "pgscan >= pgsteal" "$since" "$sc"
-	assert_eq "failcnt (absent on v2)" null "$(jq -r '.cgroups[0].failcnt' "$MCG_TMP/top.json" | sort -u)"
+	assert_eq "failcnt (absent on v2)" null "$(jq -r '.cgroups[0].counters.failcnt' "$MCG_TMP/top.json" | sort -u)"
 else
-	assert_eq "pgscan (absent on v1)" null "$(jq -r '.cgroups[0].pgscan' "$MCG_TMP/top.json" | sort -u)"
+	assert_eq "pgscan (absent on v1)" null "$(jq -r '.cgroups[0].counters.pgscan' "$MCG_TMP/top.json" | sort -u)"
 	# failcnt moves with every charge at the limit: top's last read is at most the kernel's now
 	assert_le "failcnt <= the kernel's after" \
-		"$(jq -r 'select(.sample == 8) | .cgroups[0].failcnt' "$MCG_TMP/top.json")" \
+		"$(jq -r 'select(.sample == 8) | .cgroups[0].counters.failcnt' "$MCG_TMP/top.json")" \
 		"$(knob "$CG" memory.failcnt)"
 fi
 say "kernel $key: before $before, top first $first, last $last, after $after (after kill $after_kill)"

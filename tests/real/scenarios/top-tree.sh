@@ -24,24 +24,24 @@ wait "$toppid" || fail "top exited with $?"
 
 f="$MCG_TMP/top.json"
 assert_eq "samples" 12 "$(wc -l <"$f" | tr -d ' ')"
-paths() { jq -r "select(.sample == $1) | [.cgroups[].path] | join(\" \")" "$f"; }
+paths() { jq -r "select(.sample == $1) | [.cgroups[].cgroup] | join(\" \")" "$f"; }
 assert_eq "first sample" "$parentrel" "$(paths 1)"
 assert_eq "last sample" "$parentrel $parentrel/b" "$(paths 12)"
-seen_a=$(jq -r "select([.cgroups[].path] | index(\"$parentrel/a\")) | .sample" "$f" | head -1)
+seen_a=$(jq -r "select([.cgroups[].cgroup] | index(\"$parentrel/a\")) | .sample" "$f" | head -1)
 [ -n "$seen_a" ] || fail "child a never appeared"
 ok "child a appeared at sample $seen_a"
-gone_a=$(jq -r "select(.sample > $seen_a and ([.cgroups[].path] | index(\"$parentrel/a\") | not)) | .sample" "$f" | head -1)
+gone_a=$(jq -r "select(.sample > $seen_a and ([.cgroups[].cgroup] | index(\"$parentrel/a\") | not)) | .sample" "$f" | head -1)
 [ -n "$gone_a" ] || fail "child a never vanished"
 ok "child a vanished at sample $gone_a"
 # a new cgroup has values but no rates in its first sample
-first_b=$(jq -c "select([.cgroups[].path] | index(\"$parentrel/b\")) | .cgroups[1]" "$f" | head -1)
-assert_eq "new child's first reclaim rate" null "$(echo "$first_b" | jq -r .columns.reclaim)"
+first_b=$(jq -c "select([.cgroups[].cgroup] | index(\"$parentrel/b\")) | .cgroups[1]" "$f" | head -1)
+assert_eq "new child's first reclaim rate" null "$(echo "$first_b" | jq -r .reclaim_bytes_per_s)"
 klim=$(knob "$b" "$K_LIMIT")
-[ "$klim" = "$V1_MAX" ] && klim=max
-assert_eq "new child's limit (unlimited reads as max)" "$klim" "$(echo "$first_b" | jq -r .limit)"
+[ "$klim" = "$V1_MAX" ] || [ "$klim" = max ] && klim=null
+assert_eq "new child's limit (unlimited reads as null)" "$klim" "$(echo "$first_b" | jq -r .limit_bytes)"
 # the limit written while top ran: the last sample has the kernel's new value
 assert_eq "kernel limit" $((48 * 1024 * 1024)) "$(knob "$parent" "$K_LIMIT")"
 assert_eq "top's last limit" $((48 * 1024 * 1024)) \
-	"$(jq -r 'select(.sample == 12) | .cgroups[0].limit' "$f")"
+	"$(jq -r 'select(.sample == 12) | .cgroups[0].limit_bytes' "$f")"
 assert_eq "top's first limit" $((64 * 1024 * 1024)) \
-	"$(jq -r 'select(.sample == 1) | .cgroups[0].limit' "$f")"
+	"$(jq -r 'select(.sample == 1) | .cgroups[0].limit_bytes' "$f")"
