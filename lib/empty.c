@@ -130,33 +130,27 @@ const char *mcg_empty_stop_name(enum mcg_empty_stop s)
 	return "unknown";
 }
 
-static int read_stat(const struct mcg_group *g, struct mcg_stat *st)
+/* memory.stat into a record (one file: what a step needs, not the whole group). */
+static int read_stat(const struct mcg_group *g, struct mcg_record *rec)
 {
 	char *text;
 	int r = mcg__read_file_at(g->dirfd, "memory.stat", &text, NULL);
 
 	if (r < 0)
 		return r;
-	r = mcg_stat_parse(text, g->ctx->version, st);
+	*rec = (struct mcg_record){0};
+	r = mcg_record_parse(rec, g->ctx->version, "memory.stat", text);
 	free(text);
 	return r;
 }
 
+/* SwapFree from the context's meminfo; *OK false when it has none. */
 static uint64_t swap_free(const struct mcg_ctx *ctx, bool *ok)
 {
-	char buf[8192];
-	uint64_t kb;
-	ssize_t n = mcg_proc_read(ctx, "meminfo", buf, sizeof(buf));
-	const char *p;
+	struct mcg__meminfo m;
 
-	*ok = false;
-	if (n < 0)
-		return 0;
-	p = strstr(buf, "SwapFree:");
-	if (!p || sscanf(p + 9, "%llu", (unsigned long long *)&kb) != 1)
-		return 0;
-	*ok = true;
-	return kb * 1024;
+	*ok = mcg__meminfo_read(ctx, &m) == 0 && (m.valid >> MCG__MI_SWAP_FREE) & 1;
+	return *ok ? m.v[MCG__MI_SWAP_FREE] : 0;
 }
 
 struct child_sum {
@@ -185,44 +179,44 @@ static int sum_child(const char *path, int depth, void *userdata)
 
 int mcg_residue_read(const struct mcg_group *g, struct mcg_residue *ret)
 {
+	static const struct {
+		enum mcg_key k;
+		size_t off;
+		unsigned bit;
+	} map[] = {
+		{MCG_K_FILE, offsetof(struct mcg_residue, file), MCG_RESIDUE_FILE},
+		{MCG_K_DIRTY, offsetof(struct mcg_residue, file_dirty), MCG_RESIDUE_DIRTY},
+		{MCG_K_WRITEBACK, offsetof(struct mcg_residue, file_writeback), MCG_RESIDUE_WRITEBACK},
+		{MCG_K_SHMEM, offsetof(struct mcg_residue, shmem), MCG_RESIDUE_SHMEM},
+		{MCG_K_ANON, offsetof(struct mcg_residue, anon), MCG_RESIDUE_ANON},
+		{MCG_K_UNEVICTABLE, offsetof(struct mcg_residue, unevictable),
+		 MCG_RESIDUE_UNEVICTABLE},
+		/* v2 memory.stat's kernel; v1 the kmem counter (the schema's v1 file) */
+		{MCG_K_KERNEL, offsetof(struct mcg_residue, kernel), MCG_RESIDUE_KERNEL},
+	};
 	struct mcg_residue res = {0};
 	struct child_sum cs = {.ctx = g->ctx, .top = g->path};
-	struct mcg_stat st = {0};
+	struct mcg_record rec;
+	size_t i;
 	bool ok;
 	int r;
 
-	r = mcg_group_usage(g, &res.usage);
+	r = mcg_group_read_record(g, &rec, NULL);
 	if (r < 0)
 		return r;
-	if (read_stat(g, &st) == 0) {
-		static const struct {
-			enum mcg_stat_id id;
-			size_t off;
-			unsigned bit;
-		} map[] = {
-			{MCG_S_FILE, offsetof(struct mcg_residue, file), MCG_RESIDUE_FILE},
-			{MCG_S_FILE_DIRTY, offsetof(struct mcg_residue, file_dirty), MCG_RESIDUE_DIRTY},
-			{MCG_S_FILE_WRITEBACK, offsetof(struct mcg_residue, file_writeback),
-			 MCG_RESIDUE_WRITEBACK},
-			{MCG_S_SHMEM, offsetof(struct mcg_residue, shmem), MCG_RESIDUE_SHMEM},
-			{MCG_S_ANON, offsetof(struct mcg_residue, anon), MCG_RESIDUE_ANON},
-			{MCG_S_UNEVICTABLE, offsetof(struct mcg_residue, unevictable),
-			 MCG_RESIDUE_UNEVICTABLE},
-			{MCG_S_KERNEL, offsetof(struct mcg_residue, kernel), MCG_RESIDUE_KERNEL},
-		};
-		size_t i;
-
-		for (i = 0; i < MCG_ARRAY_SIZE(map); i++)
-			if (mcg_stat_has(&st, map[i].id)) {
-				*(uint64_t *)((char *)&res + map[i].off) = st.v[map[i].id];
-				res.valid |= map[i].bit;
-			}
-		mcg_stat_release(&st);
+	/* the usage file's own error (the group went away, ...) when it has none */
+	if (!mcg_record_has(&rec, MCG_K_USAGE)) {
+		r = mcg_group_usage(g, &res.usage);
+		if (r < 0)
+			return r;
+	} else {
+		res.usage = rec.v[MCG_K_USAGE];
 	}
-	/* v1 has no "kernel" key: the kmem counter holds it */
-	if (!(res.valid & MCG_RESIDUE_KERNEL) &&
-	    mcg_knob_read_u64(g, "memory.kmem.usage_in_bytes", &res.kernel) == 0)
-		res.valid |= MCG_RESIDUE_KERNEL;
+	for (i = 0; i < MCG_ARRAY_SIZE(map); i++)
+		if (mcg_record_has(&rec, map[i].k)) {
+			*(uint64_t *)((char *)&res + map[i].off) = rec.v[map[i].k];
+			res.valid |= map[i].bit;
+		}
 	if (mcg_walk(g->ctx, g->path, 1, sum_child, &cs) == 0) {
 		res.children = cs.usage;
 		res.nr_children = cs.n;
@@ -241,39 +235,22 @@ int mcg_residue_read(const struct mcg_group *g, struct mcg_residue *ret)
  */
 static uint64_t reclaimable(const struct mcg_group *g)
 {
-	struct mcg_stat st = {0};
-	uint64_t b = 0;
+	struct mcg_record rec;
 	bool ok;
 
-	if (read_stat(g, &st) < 0)
+	if (read_stat(g, &rec) < 0)
 		return 0;
-	if (mcg_stat_has(&st, MCG_S_INACTIVE_FILE) && mcg_stat_has(&st, MCG_S_ACTIVE_FILE))
-		b = st.v[MCG_S_INACTIVE_FILE] + st.v[MCG_S_ACTIVE_FILE];
-	else if (mcg_stat_has(&st, MCG_S_FILE))
-		b = st.v[MCG_S_FILE] - (mcg_stat_has(&st, MCG_S_SHMEM) &&
-						st.v[MCG_S_SHMEM] < st.v[MCG_S_FILE]
-					? st.v[MCG_S_SHMEM]
-					: 0);
-	if (swap_free(g->ctx, &ok) > 0 && mcg_stat_has(&st, MCG_S_INACTIVE_ANON) &&
-	    mcg_stat_has(&st, MCG_S_ACTIVE_ANON))
-		b += st.v[MCG_S_INACTIVE_ANON] + st.v[MCG_S_ACTIVE_ANON];
-	mcg_stat_release(&st);
-	return b;
+	return mcg_reclaimable_from_record(&rec, swap_free(g->ctx, &ok) > 0);
 }
 
 static bool dirty_pending(const struct mcg_group *g)
 {
-	struct mcg_stat st = {0};
-	bool pending = false;
+	struct mcg_record rec;
 
-	if (read_stat(g, &st) < 0)
+	if (read_stat(g, &rec) < 0)
 		return false;
-	if (mcg_stat_has(&st, MCG_S_FILE_DIRTY) && st.v[MCG_S_FILE_DIRTY] >= 64 * 1024)
-		pending = true;
-	if (mcg_stat_has(&st, MCG_S_FILE_WRITEBACK) && st.v[MCG_S_FILE_WRITEBACK] > 0)
-		pending = true;
-	mcg_stat_release(&st);
-	return pending;
+	return mcg_record_get(&rec, MCG_K_DIRTY, 0) >= 64 * 1024 ||
+	       mcg_record_get(&rec, MCG_K_WRITEBACK, 0) > 0;
 }
 
 static void report(const struct mcg_empty_opts *o, const struct mcg_empty_result *res,

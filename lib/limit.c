@@ -297,26 +297,19 @@ int mcg_limit_resolve(const struct mcg_group *g, const struct mcg_limit_spec *sp
 	return r;
 }
 
-static uint64_t stat_or0(const struct mcg_info *i, enum mcg_stat_id id)
-{
-	return mcg_stat_has(&i->stat, id) ? i->stat.v[id] : 0;
-}
-
 static uint64_t sat_sub(uint64_t a, uint64_t b)
 {
 	return a > b ? a - b : 0;
 }
 
+/* SwapFree from the context's meminfo, 0 when it has none. */
 static uint64_t swap_free(const struct mcg_ctx *ctx)
 {
-	char buf[8192];
-	ssize_t n = mcg_proc_read(ctx, "meminfo", buf, sizeof(buf));
-	unsigned long long kb;
-	const char *p;
+	struct mcg__meminfo m;
 
-	if (n < 0 || !(p = strstr(buf, "SwapFree:")) || sscanf(p, "SwapFree: %llu kB", &kb) != 1)
+	if (mcg__meminfo_read(ctx, &m) < 0 || !((m.valid >> MCG__MI_SWAP_FREE) & 1))
 		return 0;
-	return (uint64_t)kb * 1024;
+	return m.v[MCG__MI_SWAP_FREE];
 }
 
 /* The v1 memsw limit a request leads to: MCG_KEEP when it stays. */
@@ -347,33 +340,31 @@ int mcg_limit_preflight(const struct mcg_group *g, const struct mcg_limit_req *r
 			struct mcg_limit_pre *ret)
 {
 	struct mcg_limit_pre p = {0};
-	struct mcg_info i;
-	uint64_t headroom, swapbacked;
+	struct mcg_record i;
+	uint64_t headroom;
 	int r;
 
 	if (mcg_group_is_root(g))
 		return -EPERM;
-	r = mcg_group_info(g, &i);
+	r = mcg_group_read_record(g, &i, NULL);
 	if (r < 0)
 		return r;
-	if (!mcg_info_has(&i, MCG_F_USAGE) || !mcg_info_has(&i, MCG_F_LIMIT)) {
-		mcg_info_release(&i);
+	if (!mcg_record_has(&i, MCG_K_USAGE) || !mcg_record_has(&i, MCG_K_LIMIT))
 		return -ENOENT;
-	}
 	p.version = g->ctx->version;
-	p.usage = i.f[MCG_F_USAGE];
-	p.limit = i.f[MCG_F_LIMIT];
+	p.usage = i.v[MCG_K_USAGE];
+	p.limit = i.v[MCG_K_LIMIT];
 	p.target = req->v[MCG_LK_MAX] == MCG_KEEP ? p.limit : req->v[MCG_LK_MAX];
-	p.anon = stat_or0(&i, MCG_S_ANON);
-	p.file = stat_or0(&i, MCG_S_FILE);
-	p.shmem = stat_or0(&i, MCG_S_SHMEM);
-	p.unevictable = stat_or0(&i, MCG_S_UNEVICTABLE);
-	p.dirty = stat_or0(&i, MCG_S_FILE_DIRTY);
-	p.writeback = stat_or0(&i, MCG_S_FILE_WRITEBACK);
+	p.anon = mcg_record_get(&i, MCG_K_ANON, 0);
+	p.file = mcg_record_get(&i, MCG_K_FILE, 0);
+	p.shmem = mcg_record_get(&i, MCG_K_SHMEM, 0);
+	p.unevictable = mcg_record_get(&i, MCG_K_UNEVICTABLE, 0);
+	p.dirty = mcg_record_get(&i, MCG_K_DIRTY, 0);
+	p.writeback = mcg_record_get(&i, MCG_K_WRITEBACK, 0);
 	if (p.version == 2)
 		/* reclaimable slab goes with the shrinkers; the rest stays */
-		p.kernel =
-			sat_sub(stat_or0(&i, MCG_S_KERNEL), stat_or0(&i, MCG_S_SLAB_RECLAIMABLE));
+		p.kernel = sat_sub(mcg_record_get(&i, MCG_K_KERNEL, 0),
+				   mcg_record_get(&i, MCG_K_SLAB_RECLAIMABLE, 0));
 	else
 		/* v1 does not split kernel memory into reclaimable and not: the kernel
 		 * answers EBUSY when a shrink meets what is not, and we roll back. */
@@ -382,21 +373,20 @@ int mcg_limit_preflight(const struct mcg_group *g, const struct mcg_limit_req *r
 	/* Swap the cgroup could still push anon and shmem to. */
 	headroom = swap_free(g->ctx);
 	if (p.version == 2) {
-		uint64_t smax = req->v[MCG_LK_SWAP] != MCG_KEEP	     ? req->v[MCG_LK_SWAP]
-				: mcg_info_has(&i, MCG_F_SWAP_LIMIT) ? i.f[MCG_F_SWAP_LIMIT]
-								     : 0;
-		uint64_t sused = mcg_info_has(&i, MCG_F_SWAP_USAGE) ? i.f[MCG_F_SWAP_USAGE] : 0;
+		uint64_t smax = req->v[MCG_LK_SWAP] != MCG_KEEP ? req->v[MCG_LK_SWAP]
+								: mcg_record_get(&i, MCG_K_SWAP_LIMIT, 0);
+		uint64_t sused = mcg_record_get(&i, MCG_K_SWAP_USAGE, 0);
 
 		if (smax != MCG_MAX && sat_sub(smax, sused) < headroom)
 			headroom = sat_sub(smax, sused);
-	} else if (mcg_info_has(&i, MCG_F_MEMSW_LIMIT)) {
-		uint64_t m = v1_memsw_target(req, p.limit, i.f[MCG_F_MEMSW_LIMIT], p.target, true);
+	} else if (mcg_record_has(&i, MCG_K_MEMSW_LIMIT)) {
+		uint64_t cur = i.v[MCG_K_MEMSW_LIMIT];
+		uint64_t m = v1_memsw_target(req, p.limit, cur, p.target, true);
 
 		if (m == MCG_KEEP)
-			m = i.f[MCG_F_MEMSW_LIMIT];
+			m = cur;
 		if (m != MCG_MAX && p.target != MCG_MAX) {
-			uint64_t sused =
-				mcg_info_has(&i, MCG_F_SWAP_USAGE) ? i.f[MCG_F_SWAP_USAGE] : 0;
+			uint64_t sused = mcg_record_get(&i, MCG_K_SWAP_USAGE, 0);
 			uint64_t room = sat_sub(sat_sub(m, p.target), sused);
 
 			if (room < headroom)
@@ -404,10 +394,7 @@ int mcg_limit_preflight(const struct mcg_group *g, const struct mcg_limit_req *r
 		}
 	}
 	p.swap_headroom = headroom;
-	/* Mlocked pages are counted in anon/file and in unevictable: take the larger. */
-	swapbacked = sat_sub(p.anon + p.shmem, headroom);
-	p.floor = p.kernel + (swapbacked > p.unevictable ? swapbacked : p.unevictable);
-	mcg_info_release(&i);
+	p.floor = mcg_floor_from_record(&i, p.version, headroom);
 
 	r = parent_limit(g, &p.parent_limit);
 	if (r < 0)

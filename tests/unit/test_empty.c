@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -224,6 +225,75 @@ static void test_run_cancelled_before_any_step(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * empty's residue through the one record, on the captured v1 memory.stat: the
+ * hierarchical total_ keys, the kmem counter as kernel memory (v1 memory.stat
+ * has no kernel key), SwapFree from the one meminfo reader. The same values
+ * the old memory.stat view gave (it read the same table).
+ */
+static void test_residue_v1_captured(void **state)
+{
+	char dir[64] = "/tmp/test_empty.XXXXXX", d[256], cmd[1024];
+	struct mcg_residue res;
+	struct mcg_ctx *ctx;
+	struct mcg_group *g;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(d, sizeof(d), "%s/proc", dir);
+	mkdir(d, 0755);
+	put(d, "meminfo", "MemTotal: 16777216 kB\nSwapTotal: 4096 kB\nSwapFree:   2048 kB\n");
+	snprintf(d, sizeof(d), "%s/root", dir);
+	mkdir(d, 0755);
+	put(d, "memory.limit_in_bytes", "9223372036854771712\n");
+	put(d, "memory.usage_in_bytes", "0\n");
+	strcat(d, "/app");
+	mkdir(d, 0755);
+	put(d, "memory.usage_in_bytes", "52428800\n");
+	put(d, "memory.limit_in_bytes", "536870912\n");
+	put(d, "memory.kmem.usage_in_bytes", "3145728\n");
+	put(d, "cgroup.procs", "");
+	snprintf(cmd, sizeof(cmd), "cp '%s/v1.memory.stat' '%s/memory.stat'", MCG_TEST_DATA, d);
+	assert_int_equal(system(cmd), 0);
+	snprintf(d, sizeof(d), "%s/root", dir);
+	assert_int_equal(mcg_ctx_new_root(d, 1, NULL, NULL, &ctx), 0);
+	snprintf(d, sizeof(d), "%s/proc", dir);
+	assert_int_equal(mcg_ctx_set_procfs(ctx, d), 0);
+	assert_int_equal(mcg_group_open(ctx, "/app", &g), 0);
+
+	assert_int_equal(mcg_residue_read(g, &res), 0);
+	assert_int_equal(res.usage, 52428800);
+	assert_true(res.valid & MCG_RESIDUE_FILE);
+	assert_int_equal(res.file, 41951232); /* total_cache */
+	assert_int_equal(res.file_dirty, 25174016); /* total_dirty */
+	assert_true(res.valid & MCG_RESIDUE_WRITEBACK);
+	assert_int_equal(res.file_writeback, 0); /* zero, and present */
+	assert_int_equal(res.anon, 8593408); /* total_rss */
+	assert_int_equal(res.shmem, 0);
+	assert_int_equal(res.unevictable, 0);
+	assert_true(res.valid & MCG_RESIDUE_KERNEL);
+	assert_int_equal(res.kernel, 3145728); /* memory.kmem.usage_in_bytes */
+	assert_true(res.valid & MCG_RESIDUE_SWAP);
+	assert_int_equal(res.swap_free, 2048 * 1024);
+	assert_true(res.valid & MCG_RESIDUE_CHILDREN);
+	assert_int_equal(res.nr_children, 0);
+
+	/* no kmem counter, no SwapFree line: absent, not 0 */
+	snprintf(d, sizeof(d), "%s/root/app/memory.kmem.usage_in_bytes", dir);
+	assert_int_equal(unlink(d), 0);
+	snprintf(d, sizeof(d), "%s/proc", dir);
+	put(d, "meminfo", "MemTotal: 16777216 kB\n");
+	assert_int_equal(mcg_residue_read(g, &res), 0);
+	assert_false(res.valid & MCG_RESIDUE_KERNEL);
+	assert_false(res.valid & MCG_RESIDUE_SWAP);
+	assert_int_equal(res.file, 41951232);
+
+	mcg_group_close(g);
+	mcg_ctx_free(ctx);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_plan_patience),	     cmocka_unit_test(test_plan_batch_rounding),
 		cmocka_unit_test(test_stop_names),
 		cmocka_unit_test(test_run_cancelled_before_any_step),
+		cmocka_unit_test(test_residue_v1_captured),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
