@@ -395,10 +395,15 @@ struct cache {
 	uint64_t file, dirty, writeback, refault;
 };
 
-/* One read of memory.stat: false if it cannot be read or parsed. */
+/*
+ * One read of memory.stat into the record: false if it cannot be read or
+ * parsed. Refaults: the file ones only (workingset_refault_file; on v1 the
+ * hierarchical total_ key, the local one where the kernel has no total_),
+ * not MCG_K_REFAULT, which adds anon; pages, turned into bytes here.
+ */
 static bool cache_read(struct cg *c, struct cache *ret)
 {
-	struct mcg_stat st;
+	struct mcg_record r = {0};
 	char *text = NULL;
 	size_t len;
 	bool ok = false;
@@ -406,18 +411,17 @@ static bool cache_read(struct cg *c, struct cache *ret)
 	memset(ret, 0, sizeof(*ret));
 	if (mcg__read_file_at(mcg_group_dirfd(c->g), "memory.stat", &text, &len) < 0)
 		return false;
-	if (mcg_stat_parse(text, mcg_ctx_version(mcg_group_ctx(c->g)), &st) == 0) {
-		ret->has_dirty = mcg_stat_has(&st, MCG_S_FILE) && mcg_stat_has(&st, MCG_S_FILE_DIRTY);
+	if (mcg_record_parse(&r, mcg_ctx_version(mcg_group_ctx(c->g)), "memory.stat", text) == 0) {
+		ret->has_dirty = mcg_record_has(&r, MCG_K_FILE) && mcg_record_has(&r, MCG_K_DIRTY);
 		if (ret->has_dirty) {
-			ret->file = st.v[MCG_S_FILE];
-			ret->dirty = st.v[MCG_S_FILE_DIRTY];
-			if (mcg_stat_has(&st, MCG_S_FILE_WRITEBACK))
-				ret->writeback = st.v[MCG_S_FILE_WRITEBACK];
+			ret->file = r.v[MCG_K_FILE];
+			ret->dirty = r.v[MCG_K_DIRTY];
+			ret->writeback = mcg_record_get(&r, MCG_K_WRITEBACK, 0);
 		}
-		ret->has_refault = mcg_stat_has(&st, MCG_S_WORKINGSET_REFAULT_FILE);
+		ret->has_refault = mcg_record_has(&r, MCG_K_WORKINGSET_REFAULT_FILE);
 		if (ret->has_refault)
-			ret->refault = st.v[MCG_S_WORKINGSET_REFAULT_FILE] * (uint64_t)mcg_page_size();
-		mcg_stat_release(&st);
+			ret->refault =
+				r.v[MCG_K_WORKINGSET_REFAULT_FILE] * (uint64_t)mcg_page_size();
 		ok = true;
 	}
 	free(text);
