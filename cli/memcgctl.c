@@ -29,6 +29,7 @@ CMD(cmd_async_reclaim);
 CMD(cmd_reclaimd);
 CMD(cmd_dirty);
 CMD(cmd_top);
+CMD(cmd_export);
 CMD(cmd_recover);
 CMD(cmd_help);
 CMD(cmd_complete);
@@ -36,7 +37,7 @@ CMD(cmd_complete);
 
 static const struct mcg_cmd *const table[] = {
 	&cmd_list, &cmd_show,  &cmd_set_limit, &cmd_empty, &cmd_async_reclaim, &cmd_reclaimd,
-	&cmd_dirty, &cmd_top, &cmd_recover,  &cmd_help,  &cmd_complete,
+	&cmd_dirty, &cmd_top, &cmd_export, &cmd_recover,  &cmd_help,  &cmd_complete,
 };
 static const struct mcg_cmd *present[sizeof(table) / sizeof(table[0]) + 1];
 

@@ -1,0 +1,1 @@
+--root @FIX@/v2/cgroup export --listen 127.0.0.1
