@@ -50,7 +50,7 @@ static const struct argp list_argp = {
 	out_table_children, NULL, NULL,
 };
 
-/* The columns of list: -o names, JSON keys (memcgctl-json(7)) and help. */
+/* The columns of list: -o names, JSON keys (memcgctl-json(7); a counter's from the schema, list_key) and help. */
 enum {
 	L_CGROUP,
 	L_USAGE,
@@ -70,32 +70,62 @@ enum {
 	L_DEPTH,
 	L__COUNT
 };
-static const struct out_col list_cols[L__COUNT] = {
+static struct out_col list_cols[L__COUNT] = {
 	[L_CGROUP] = {"CGROUP", "cgroup", "cgroup path (text: the tree of names)", OUT_STR,
 		      OUT_TREE | OUT_TRUNC, 0},
-	[L_USAGE] = {"USAGE", "usage_bytes", "memory charged", OUT_BYTES, OUT_RIGHT, 0},
-	[L_LIMIT] = {"LIMIT", "limit_bytes", "hard limit (max: none; JSON null)", OUT_BYTES,
+	[L_USAGE] = {"USAGE", NULL, "memory charged", OUT_BYTES, OUT_RIGHT, 0},
+	[L_LIMIT] = {"LIMIT", NULL, "hard limit (max: none; JSON null)", OUT_BYTES,
 		     OUT_RIGHT, 0},
 	[L_PCT] = {"%LIMIT", "usage_percent", "usage in percent of the limit", OUT_PCT, OUT_RIGHT,
 		   0},
-	[L_ANON] = {"ANON", "anon_bytes", "anonymous memory", OUT_BYTES, OUT_RIGHT, 0},
-	[L_FILE] = {"FILE", "file_bytes", "page cache", OUT_BYTES, OUT_RIGHT, 0},
-	[L_DIRTY] = {"DIRTY", "dirty_bytes", "dirty page cache", OUT_BYTES, OUT_RIGHT, 0},
-	[L_WB] = {"WRITEBACK", "writeback_bytes", "page cache under writeback", OUT_BYTES,
+	[L_ANON] = {"ANON", NULL, "anonymous memory", OUT_BYTES, OUT_RIGHT, 0},
+	[L_FILE] = {"FILE", NULL, "page cache", OUT_BYTES, OUT_RIGHT, 0},
+	[L_DIRTY] = {"DIRTY", NULL, "dirty page cache", OUT_BYTES, OUT_RIGHT, 0},
+	[L_WB] = {"WRITEBACK", NULL, "page cache under writeback", OUT_BYTES,
 		  OUT_RIGHT, 0},
-	[L_HIGH] = {"HIGH", "high_bytes", "v2 memory.high", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
-	[L_LOW] = {"LOW", "low_bytes", "v2 memory.low", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
-	[L_MIN] = {"MIN", "min_bytes", "v2 memory.min", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
-	[L_PEAK] = {"PEAK", "peak_bytes", "highest usage recorded", OUT_BYTES,
+	[L_HIGH] = {"HIGH", NULL, "v2 memory.high", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
+	[L_LOW] = {"LOW", NULL, "v2 memory.low", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
+	[L_MIN] = {"MIN", NULL, "v2 memory.min", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
+	[L_PEAK] = {"PEAK", NULL, "highest usage recorded", OUT_BYTES,
 		    OUT_RIGHT | OUT_EXTRA, 0},
-	[L_SWAP] = {"SWAP", "swap_bytes", "swap used", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
-	[L_SHMEM] = {"SHMEM", "shmem_bytes", "shared memory and tmpfs", OUT_BYTES,
+	[L_SWAP] = {"SWAP", NULL, "swap used", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
+	[L_SHMEM] = {"SHMEM", NULL, "shared memory and tmpfs", OUT_BYTES,
 		     OUT_RIGHT | OUT_EXTRA, 0},
-	[L_PROCS] = {"PROCS", "nr_procs", "processes in the cgroup", OUT_U64,
+	[L_PROCS] = {"PROCS", NULL, "processes in the cgroup", OUT_U64,
 		     OUT_RIGHT | OUT_EXTRA, 0},
 	[L_DEPTH] = {"DEPTH", "depth", "levels below the CGROUP argument", OUT_U64,
 		     OUT_RIGHT | OUT_EXTRA, 0},
 };
+
+/*
+ * The counter of the one table behind each column (-1: none). Its JSON key is
+ * the counter's base name and unit suffix (memcgctl-json(7)), set by
+ * list_cols_init().
+ */
+static const int list_key[L__COUNT] = {
+	[L_CGROUP] = -1,	    [L_USAGE] = MCG_K_USAGE,	 [L_LIMIT] = MCG_K_LIMIT,
+	[L_PCT] = -1,		    [L_ANON] = MCG_K_ANON,	 [L_FILE] = MCG_K_FILE,
+	[L_DIRTY] = MCG_K_DIRTY,    [L_WB] = MCG_K_WRITEBACK,	 [L_HIGH] = MCG_K_HIGH,
+	[L_LOW] = MCG_K_LOW,	    [L_MIN] = MCG_K_MIN,	 [L_PEAK] = MCG_K_PEAK,
+	[L_SWAP] = MCG_K_SWAP_USAGE, [L_SHMEM] = MCG_K_SHMEM,	 [L_PROCS] = MCG_K_NR_PROCS,
+	[L_DEPTH] = -1,
+};
+
+static void list_cols_init(void)
+{
+	static char keys[L__COUNT][48];
+	size_t c;
+
+	for (c = 0; c < L__COUNT; c++) {
+		enum mcg_key k = (enum mcg_key)list_key[c];
+
+		if (list_key[c] < 0 || list_cols[c].json)
+			continue;
+		snprintf(keys[c], sizeof(keys[c]), "%s%s", mcg_key_name(k),
+			 mcg_unit_suffix(mcg_key_desc(k)->unit));
+		list_cols[c].json = keys[c];
+	}
+}
 
 #define LIST_MAX_DEPTH 1024
 
@@ -105,42 +135,23 @@ struct walk_state {
 	struct out_row *stack[LIST_MAX_DEPTH + 1]; /* the last row at each depth */
 };
 
-static void field(struct out_row *r, size_t c, const struct mcg_info *i, enum mcg_field f)
-{
-	if (mcg_info_has(i, f))
-		out_cell_u64(r, c, i->f[f]);
-}
-
-static void stat(struct out_row *r, size_t c, const struct mcg_info *i, enum mcg_stat_id s)
-{
-	if (mcg_stat_has(&i->stat, s))
-		out_cell_u64(r, c, i->stat.v[s]);
-}
-
 static void fill(struct out_row *r, const struct mcg_info *i, int depth)
 {
+	const struct mcg_record *rec = &i->rec;
 	const char *base = strrchr(i->path, '/');
+	size_t c;
 
 	out_cell_str(r, L_CGROUP, i->path);
 	/* the tree shows each name under its parent; the top row its whole path */
 	if (depth > 0 && base && base[1])
 		out_cell_text(r, L_CGROUP, base + 1);
-	field(r, L_USAGE, i, MCG_F_USAGE);
-	field(r, L_LIMIT, i, MCG_F_LIMIT);
-	if (mcg_info_has(i, MCG_F_USAGE) && mcg_info_has(i, MCG_F_LIMIT) &&
-	    i->f[MCG_F_LIMIT] != MCG_MAX && i->f[MCG_F_LIMIT] != 0)
-		out_cell_num(r, L_PCT, 100.0 * (double)i->f[MCG_F_USAGE] / (double)i->f[MCG_F_LIMIT]);
-	stat(r, L_ANON, i, MCG_S_ANON);
-	stat(r, L_FILE, i, MCG_S_FILE);
-	stat(r, L_DIRTY, i, MCG_S_FILE_DIRTY);
-	stat(r, L_WB, i, MCG_S_FILE_WRITEBACK);
-	stat(r, L_SHMEM, i, MCG_S_SHMEM);
-	field(r, L_HIGH, i, MCG_F_HIGH);
-	field(r, L_LOW, i, MCG_F_LOW);
-	field(r, L_MIN, i, MCG_F_MIN);
-	field(r, L_PEAK, i, MCG_F_PEAK);
-	field(r, L_SWAP, i, MCG_F_SWAP_USAGE);
-	field(r, L_PROCS, i, MCG_F_NR_PROCS);
+	for (c = 0; c < L__COUNT; c++)
+		if (list_key[c] >= 0 && mcg_record_has(rec, (enum mcg_key)list_key[c]))
+			out_cell_u64(r, c, rec->v[list_key[c]]);
+	if (mcg_record_has(rec, MCG_K_USAGE) && mcg_record_has(rec, MCG_K_LIMIT) &&
+	    rec->v[MCG_K_LIMIT] != MCG_MAX && rec->v[MCG_K_LIMIT] != 0)
+		out_cell_num(r, L_PCT,
+			     100.0 * (double)rec->v[MCG_K_USAGE] / (double)rec->v[MCG_K_LIMIT]);
 	out_cell_u64(r, L_DEPTH, (uint64_t)depth);
 }
 
@@ -188,6 +199,7 @@ static int list_run(struct cli *cli, int argc, char **argv)
 	r = cli_parse(&list_argp, argc, argv, &a);
 	if (r)
 		return r;
+	list_cols_init();
 	if (out_opts.list_columns) {
 		out_list_columns(list_cols, L__COUNT, stdout);
 		return EXIT_OK;

@@ -36,82 +36,194 @@ static const struct argp show_argp = {
 	cli_common_children, NULL, NULL,
 };
 
-static const enum mcg_field limit_fields[] = {
-	MCG_F_LIMIT,	   MCG_F_HIGH,	      MCG_F_LOW,	 MCG_F_MIN,	  MCG_F_SOFT,
-	MCG_F_SWAP_LIMIT, MCG_F_MEMSW_LIMIT, MCG_F_EFFECTIVE_LIMIT, MCG_F_SWAPPINESS,
-	MCG_F_OOM_KILL_DISABLE,
+/* The rows of show: counters of the one table (enum mcg_key), in show's order. */
+static const enum mcg_key limit_rows[] = {
+	MCG_K_LIMIT,
+	MCG_K_HIGH,
+	MCG_K_LOW,
+	MCG_K_MIN,
+	MCG_K_SOFT_LIMIT,
+	MCG_K_SWAP_LIMIT,
+	MCG_K_MEMSW_LIMIT,
+	MCG_K_EFFECTIVE_LIMIT,
+	MCG_K_SWAPPINESS,
+	MCG_K_OOM_KILL_DISABLE,
 };
-static const enum mcg_field usage_fields[] = {
-	MCG_F_USAGE, MCG_F_PEAK, MCG_F_SWAP_USAGE, MCG_F_MEMSW_USAGE, MCG_F_KMEM_USAGE,
+static const enum mcg_key usage_rows[] = {
+	MCG_K_USAGE,
+	MCG_K_PEAK,
+	MCG_K_SWAP_USAGE,
+	MCG_K_MEMSW_USAGE,
+	MCG_K_KMEM_USAGE,
 };
-static const enum mcg_field event_fields[] = {
-	MCG_F_FAILCNT,	  MCG_F_EV_LOW,	     MCG_F_EV_HIGH,	      MCG_F_EV_MAX,
-	MCG_F_EV_OOM,	  MCG_F_EV_OOM_KILL, MCG_F_EV_OOM_GROUP_KILL, MCG_F_UNDER_OOM,
-	MCG_F_NR_PROCS,	  MCG_F_NR_CHILDREN,
+static const enum mcg_key event_rows[] = {
+	MCG_K_FAILCNT,
+	MCG_K_EV_LOW,
+	MCG_K_EV_HIGH,
+	MCG_K_EV_MAX,
+	MCG_K_EV_OOM,
+	MCG_K_EV_OOM_KILL,
+	MCG_K_EV_OOM_GROUP_KILL,
+	MCG_K_UNDER_OOM,
+	MCG_K_NR_PROCS,
+	MCG_K_NR_CHILDREN,
+};
+/* The top-level JSON keys, in the order show has printed them (the goldens). */
+static const enum mcg_key json_rows[] = {
+	MCG_K_USAGE,
+	MCG_K_PEAK,
+	MCG_K_LIMIT,
+	MCG_K_HIGH,
+	MCG_K_LOW,
+	MCG_K_MIN,
+	MCG_K_SOFT_LIMIT,
+	MCG_K_SWAP_USAGE,
+	MCG_K_SWAP_LIMIT,
+	MCG_K_MEMSW_USAGE,
+	MCG_K_MEMSW_LIMIT,
+	MCG_K_KMEM_USAGE,
+	MCG_K_FAILCNT,
+	MCG_K_EV_LOW,
+	MCG_K_EV_HIGH,
+	MCG_K_EV_MAX,
+	MCG_K_EV_OOM,
+	MCG_K_EV_OOM_KILL,
+	MCG_K_EV_OOM_GROUP_KILL,
+	MCG_K_UNDER_OOM,
+	MCG_K_OOM_KILL_DISABLE,
+	MCG_K_SWAPPINESS,
+	MCG_K_EFFECTIVE_LIMIT,
+	MCG_K_NR_PROCS,
+	MCG_K_NR_CHILDREN,
+};
+/*
+ * "memory:" and JSON "stat": memory.stat's counters (v2 swap: memory.swap.current).
+ * Not every memory.stat row of the table: workingset_refault (before 5.9)
+ * and workingset_nodereclaim are printed with the other keys as the kernel
+ * named them.
+ */
+static const enum mcg_key stat_rows[] = {
+	MCG_K_ANON,
+	MCG_K_FILE,
+	MCG_K_KERNEL,
+	MCG_K_SHMEM,
+	MCG_K_FILE_MAPPED,
+	MCG_K_DIRTY,
+	MCG_K_WRITEBACK,
+	MCG_K_ANON_THP,
+	MCG_K_INACTIVE_ANON,
+	MCG_K_ACTIVE_ANON,
+	MCG_K_INACTIVE_FILE,
+	MCG_K_ACTIVE_FILE,
+	MCG_K_UNEVICTABLE,
+	MCG_K_SLAB,
+	MCG_K_SLAB_RECLAIMABLE,
+	MCG_K_SWAP,
+	MCG_K_WORKINGSET_REFAULT_ANON,
+	MCG_K_WORKINGSET_REFAULT_FILE,
+	MCG_K_WORKINGSET_ACTIVATE_FILE,
+	MCG_K_PGFAULT,
+	MCG_K_PGMAJFAULT,
+	MCG_K_PGPGIN,
+	MCG_K_PGPGOUT,
+	MCG_K_PGSCAN,
+	MCG_K_PGSTEAL,
+	MCG_K_PGSCAN_KSWAPD,
+	MCG_K_PGSCAN_DIRECT,
+	MCG_K_PGSTEAL_KSWAPD,
+	MCG_K_PGSTEAL_DIRECT,
+	MCG_K_PGREFILL,
 };
 
-static void text_field(const struct mcg_info *i, enum mcg_field f)
+#define ROWS(a) (a), sizeof(a) / sizeof((a)[0])
+
+/* The name in the text output: the base name, but where show named it otherwise before the table. */
+static const char *text_name(enum mcg_key k)
 {
-	char b[48];
-
-	if (!mcg_info_has(i, f))
-		return;
-	if (mcg_field_is_bytes(f))
-		printf("  %-24s %s\n", mcg_field_name(f), cli_size(i->f[f], b, sizeof(b)));
-	else
-		printf("  %-24s %llu\n", mcg_field_name(f), (unsigned long long)i->f[f]);
+	switch (k) {
+	case MCG_K_SWAP_USAGE:
+		return "swap_usage";
+	case MCG_K_MEMSW_USAGE:
+		return "memsw_usage";
+	case MCG_K_KMEM_USAGE:
+		return "kmem_usage";
+	case MCG_K_DIRTY:
+		return "file_dirty";
+	case MCG_K_WRITEBACK:
+		return "file_writeback";
+	case MCG_K_SWAP:
+		return "swap";
+	default:
+		return mcg_key_name(k);
+	}
 }
 
-static void text_fields(const char *title, const struct mcg_info *i, const enum mcg_field *f,
-			size_t n)
+/*
+ * The JSON key (memcgctl-json(7)): the base name and the unit's suffix; "stat"'s
+ * swap (base name stat_swap) stays swap_bytes.
+ */
+static const char *json_name(enum mcg_key k, char *buf, size_t len)
 {
+	if (k == MCG_K_SWAP)
+		return "swap_bytes";
+	snprintf(buf, len, "%s%s", mcg_key_name(k), mcg_unit_suffix(mcg_key_desc(k)->unit));
+	return buf;
+}
+
+static bool is_bytes(enum mcg_key k)
+{
+	return mcg_key_desc(k)->unit == MCG_UNIT_BYTES;
+}
+
+static void text_rows(const char *title, const struct mcg_record *rec, const enum mcg_key *r,
+		      size_t n)
+{
+	char b[48];
 	size_t k;
 
-	printf("%s:\n", title);
-	for (k = 0; k < n; k++)
-		text_field(i, f[k]);
+	if (title)
+		printf("%s:\n", title);
+	for (k = 0; k < n; k++) {
+		if (!mcg_record_has(rec, r[k]))
+			continue;
+		if (is_bytes(r[k]))
+			printf("  %-24s %s\n", text_name(r[k]), cli_size(rec->v[r[k]], b, sizeof(b)));
+		else
+			printf("  %-24s %llu\n", text_name(r[k]), (unsigned long long)rec->v[r[k]]);
+	}
 }
 
 static bool is_normalised_key(const char *key, int version)
 {
-	unsigned s;
+	size_t s;
 
-	for (s = 0; s < MCG_S__COUNT; s++)
-		if (version == 2 && !strcmp(key, mcg_stat_name(s)))
+	for (s = 0; s < sizeof(stat_rows) / sizeof(stat_rows[0]); s++)
+		if (version == 2 && !strcmp(key, text_name(stat_rows[s])))
 			return true;
 	return false;
 }
 
 static void show_text(const struct mcg_info *i, const struct mcg_ctx *ctx)
 {
-	char b[48];
+	const struct mcg_record *rec = &i->rec;
 	size_t k;
-	unsigned s;
 
 	printf("cgroup %s (cgroup v%d, %s)\n", out_esc(i->path), i->version,
 	       out_esc(mcg_ctx_root(ctx)));
-	text_fields("limits", i, limit_fields, sizeof(limit_fields) / sizeof(limit_fields[0]));
-	text_fields("usage", i, usage_fields, sizeof(usage_fields) / sizeof(usage_fields[0]));
-	printf("memory:\n");
-	for (s = 0; s < MCG_S__COUNT; s++) {
-		if (!mcg_stat_has(&i->stat, s))
-			continue;
-		if (mcg_stat_is_bytes(s))
-			printf("  %-24s %s\n", mcg_stat_name(s), cli_size(i->stat.v[s], b, sizeof(b)));
-		else
-			printf("  %-24s %llu\n", mcg_stat_name(s), (unsigned long long)i->stat.v[s]);
-	}
-	text_fields("events", i, event_fields, sizeof(event_fields) / sizeof(event_fields[0]));
-	if (i->psi.some_valid || i->psi.full_valid) {
+	text_rows("limits", rec, ROWS(limit_rows));
+	text_rows("usage", rec, ROWS(usage_rows));
+	text_rows("memory", rec, ROWS(stat_rows));
+	text_rows("events", rec, ROWS(event_rows));
+	if (rec->psi.some_valid || rec->psi.full_valid) {
 		printf("pressure:\n");
-		if (i->psi.some_valid)
-			printf("  some avg10=%.2f avg60=%.2f avg300=%.2f total=%llu\n", i->psi.some.avg10,
-			       i->psi.some.avg60, i->psi.some.avg300,
-			       (unsigned long long)i->psi.some.total_us);
-		if (i->psi.full_valid)
-			printf("  full avg10=%.2f avg60=%.2f avg300=%.2f total=%llu\n", i->psi.full.avg10,
-			       i->psi.full.avg60, i->psi.full.avg300,
-			       (unsigned long long)i->psi.full.total_us);
+		if (rec->psi.some_valid)
+			printf("  some avg10=%.2f avg60=%.2f avg300=%.2f total=%llu\n",
+			       rec->psi.some.avg10, rec->psi.some.avg60, rec->psi.some.avg300,
+			       (unsigned long long)rec->psi.some.total_us);
+		if (rec->psi.full_valid)
+			printf("  full avg10=%.2f avg60=%.2f avg300=%.2f total=%llu\n",
+			       rec->psi.full.avg10, rec->psi.full.avg60, rec->psi.full.avg300,
+			       (unsigned long long)rec->psi.full.total_us);
 	}
 	/* Every other memory.stat key, as the kernel printed it: nothing is dropped. */
 	printf(i->version == 2 ? "memory.stat (other keys):\n"
@@ -122,25 +234,6 @@ static void show_text(const struct mcg_info *i, const struct mcg_ctx *ctx)
 		printf("  %-24s %llu\n", out_esc(i->stat.raw[k].key),
 		       (unsigned long long)i->stat.raw[k].value);
 	}
-}
-
-/*
- * The JSON key of a byte amount (memcgctl-json(7)): the name with "_bytes",
- * "swap_usage" as "swap_bytes"; memory.stat's file_dirty and file_writeback
- * as dirty_bytes and writeback_bytes (the names list and top use).
- */
-static const char *bytes_key(const char *name, char *buf, size_t len)
-{
-	size_t n = strlen(name);
-
-	if (!strcmp(name, "file_dirty"))
-		name = "dirty", n = 5;
-	else if (!strcmp(name, "file_writeback"))
-		name = "writeback", n = 9;
-	else if (n > 6 && !strcmp(name + n - 6, "_usage"))
-		n -= 6;
-	snprintf(buf, len, "%.*s_bytes", (int)n, name);
-	return buf;
 }
 
 static void json_psi_line(const char *key, const struct mcg_psi_line *l, bool valid)
@@ -157,31 +250,31 @@ static void json_psi_line(const char *key, const struct mcg_psi_line *l, bool va
 
 static void show_json(const struct mcg_info *i, uint64_t ts)
 {
+	const struct mcg_record *rec = &i->rec;
 	char key[64];
 	size_t k;
-	unsigned f, s;
 
 	jw_open_object(stdout, NULL);
 	jw_u64(stdout, "timestamp_ns", ts);
 	jw_string(stdout, "cgroup", i->path);
 	jw_u64(stdout, "version", (uint64_t)i->version);
 	/* absent stays absent; unlimited is null */
-	for (f = 0; f < MCG_F__COUNT; f++) {
-		if (!mcg_info_has(i, f))
+	for (k = 0; k < sizeof(json_rows) / sizeof(json_rows[0]); k++) {
+		enum mcg_key r = json_rows[k];
+
+		if (!mcg_record_has(rec, r))
 			continue;
-		if (mcg_field_is_bytes(f))
-			jw_bytes(stdout, bytes_key(mcg_field_name(f), key, sizeof(key)), i->f[f], true);
+		if (is_bytes(r))
+			jw_bytes(stdout, json_name(r, key, sizeof(key)), rec->v[r], true);
 		else
-			jw_u64(stdout, mcg_field_name(f), i->f[f]);
+			jw_u64(stdout, json_name(r, key, sizeof(key)), rec->v[r]);
 	}
 	jw_open_object(stdout, "stat");
-	for (s = 0; s < MCG_S__COUNT; s++) {
-		if (!mcg_stat_has(&i->stat, s))
-			continue;
-		if (mcg_stat_is_bytes(s))
-			jw_u64(stdout, bytes_key(mcg_stat_name(s), key, sizeof(key)), i->stat.v[s]);
-		else
-			jw_u64(stdout, mcg_stat_name(s), i->stat.v[s]);
+	for (k = 0; k < sizeof(stat_rows) / sizeof(stat_rows[0]); k++) {
+		enum mcg_key r = stat_rows[k];
+
+		if (mcg_record_has(rec, r))
+			jw_u64(stdout, json_name(r, key, sizeof(key)), rec->v[r]);
 	}
 	jw_close_object(stdout);
 	/* every key as the kernel printed it (the kernel's names and units) */
@@ -189,10 +282,10 @@ static void show_json(const struct mcg_info *i, uint64_t ts)
 	for (k = 0; k < i->stat.n_raw; k++)
 		jw_u64(stdout, i->stat.raw[k].key, i->stat.raw[k].value);
 	jw_close_object(stdout);
-	if (i->psi.some_valid || i->psi.full_valid) {
+	if (rec->psi.some_valid || rec->psi.full_valid) {
 		jw_open_object(stdout, "pressure");
-		json_psi_line("some", &i->psi.some, i->psi.some_valid);
-		json_psi_line("full", &i->psi.full, i->psi.full_valid);
+		json_psi_line("some", &rec->psi.some, rec->psi.some_valid);
+		json_psi_line("full", &rec->psi.full, rec->psi.full_valid);
 		jw_close_object(stdout);
 	}
 	jw_close_object(stdout);
