@@ -238,17 +238,17 @@ static void test_info_fixtures(void **state)
 	assert_int_equal(mcg_ctx_version(ctx), 1);
 	assert_int_equal(mcg_group_open(ctx, "/fixture/app", &g), 0);
 	assert_int_equal(mcg_group_info(g, &i), 0);
-	assert_true(mcg_info_has(&i, MCG_F_LIMIT));
-	assert_int_equal(i.f[MCG_F_LIMIT], 512ULL << 20);
-	assert_true(mcg_info_has(&i, MCG_F_SOFT));
-	assert_true(i.f[MCG_F_SOFT] == MCG_MAX); /* the v1 sentinel reads as max */
-	assert_true(mcg_info_has(&i, MCG_F_FAILCNT));
-	assert_false(mcg_info_has(&i, MCG_F_HIGH));
-	assert_false(mcg_info_has(&i, MCG_F_EV_MAX));
-	assert_false(mcg_stat_has(&i.stat, MCG_S_PGSCAN));
-	assert_true(mcg_stat_has(&i.stat, MCG_S_KERNEL)); /* from memory.kmem.usage_in_bytes */
-	assert_int_equal(i.f[MCG_F_EFFECTIVE_LIMIT], 512ULL << 20);
-	assert_int_equal(i.f[MCG_F_NR_PROCS], 2);
+	assert_true(mcg_record_has(&i.rec, MCG_K_LIMIT));
+	assert_int_equal(i.rec.v[MCG_K_LIMIT], 512ULL << 20);
+	assert_true(mcg_record_has(&i.rec, MCG_K_SOFT_LIMIT));
+	assert_true(i.rec.v[MCG_K_SOFT_LIMIT] == MCG_MAX); /* the v1 sentinel reads as max */
+	assert_true(mcg_record_has(&i.rec, MCG_K_FAILCNT));
+	assert_false(mcg_record_has(&i.rec, MCG_K_HIGH));
+	assert_false(mcg_record_has(&i.rec, MCG_K_EV_MAX));
+	assert_false(mcg_record_has(&i.rec, MCG_K_PGSCAN));
+	assert_true(mcg_record_has(&i.rec, MCG_K_KERNEL)); /* from memory.kmem.usage_in_bytes */
+	assert_int_equal(i.rec.v[MCG_K_EFFECTIVE_LIMIT], 512ULL << 20);
+	assert_int_equal(i.rec.v[MCG_K_NR_PROCS], 2);
 	mcg_info_release(&i);
 	mcg_group_close(g);
 	mcg_ctx_free(ctx);
@@ -258,21 +258,21 @@ static void test_info_fixtures(void **state)
 	assert_int_equal(mcg_ctx_version(ctx), 2);
 	assert_int_equal(mcg_group_open(ctx, "/fixture/idle", &g), 0);
 	assert_int_equal(mcg_group_info(g, &i), 0);
-	assert_true(mcg_info_has(&i, MCG_F_USAGE));
-	assert_int_equal(i.f[MCG_F_USAGE], 0); /* zero, and present */
-	assert_true(mcg_info_has(&i, MCG_F_HIGH));
-	assert_false(mcg_info_has(&i, MCG_F_SOFT));
-	assert_false(mcg_info_has(&i, MCG_F_FAILCNT));
-	assert_false(mcg_stat_has(&i.stat, MCG_S_PGPGIN));
+	assert_true(mcg_record_has(&i.rec, MCG_K_USAGE));
+	assert_int_equal(i.rec.v[MCG_K_USAGE], 0); /* zero, and present */
+	assert_true(mcg_record_has(&i.rec, MCG_K_HIGH));
+	assert_false(mcg_record_has(&i.rec, MCG_K_SOFT_LIMIT));
+	assert_false(mcg_record_has(&i.rec, MCG_K_FAILCNT));
+	assert_false(mcg_record_has(&i.rec, MCG_K_PGPGIN));
 	/* the effective limit is the parent's 1 GiB */
-	assert_int_equal(i.f[MCG_F_EFFECTIVE_LIMIT], 1ULL << 30);
+	assert_int_equal(i.rec.v[MCG_K_EFFECTIVE_LIMIT], 1ULL << 30);
 	mcg_info_release(&i);
 	mcg_group_close(g);
 	/* the v2 root has no memory.current: usage absent, limit max */
 	assert_int_equal(mcg_group_open(ctx, "/", &g), 0);
 	assert_int_equal(mcg_group_info(g, &i), 0);
-	assert_false(mcg_info_has(&i, MCG_F_USAGE));
-	assert_true(i.f[MCG_F_LIMIT] == MCG_MAX);
+	assert_false(mcg_record_has(&i.rec, MCG_K_USAGE));
+	assert_true(i.rec.v[MCG_K_LIMIT] == MCG_MAX);
 	mcg_info_release(&i);
 	mcg_group_close(g);
 	mcg_ctx_free(ctx);
