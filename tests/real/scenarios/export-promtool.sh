@@ -77,3 +77,34 @@ for v in v1 v2; do
 		fail "$v hostile: invalid UTF-8 not written as \\\\xHH"
 	ok "$v hostile: invalid UTF-8 as \\\\xHH"
 done
+
+# contrib/: the alerting rules load, every dashboard query parses, the dashboard is JSON
+c="$MCG_SRCDIR/contrib"
+promtool check rules "$c/prometheus/memcgctl-alerts.yml" >"$MCG_TMP/rules.out" 2>&1 ||
+	fail "contrib alerting rules: $(cat "$MCG_TMP/rules.out")"
+ok "contrib alerting rules load"
+# each panel query as a recording rule, the variables replaced by a match-all
+jq -r '.panels[].targets[].expr' "$c/grafana/memcgctl-dashboard.json" >"$MCG_TMP/exprs" ||
+	fail "the dashboard is not JSON"
+{
+	echo "groups:"
+	echo "  - name: dashboard"
+	echo "    rules:"
+	i=0
+	while IFS= read -r e; do
+		i=$((i + 1))
+		printf '      - record: dashboard:q%d\n        expr: %s\n' "$i" \
+			"$(printf '%s' "$e" | sed 's/\$instance/.*/g; s/\$cgroup/.*/g' | jq -R .)"
+	done <"$MCG_TMP/exprs"
+} >"$MCG_TMP/dash-rules.yml"
+promtool check rules "$MCG_TMP/dash-rules.yml" >"$MCG_TMP/rules.out" 2>&1 ||
+	fail "contrib dashboard queries: $(cat "$MCG_TMP/rules.out")"
+[ "$i" -ge 8 ] || fail "only $i dashboard queries"
+ok "contrib dashboard: $i queries parse"
+# every metric the rules and the dashboard name is one export prints on some tree
+names=$(cat "$c/prometheus/memcgctl-alerts.yml" "$MCG_TMP/exprs" | grep -o 'memcgctl_[a-z_]*' | sort -u)
+for n in $names; do
+	grep -q "^# TYPE $n " "$MCG_TMP/all.prom" "$MCG_TMP/h-v2.prom" ||
+		fail "contrib names $n, which export never prints"
+done
+ok "contrib names only metrics export prints"
