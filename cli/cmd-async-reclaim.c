@@ -43,7 +43,9 @@ static const struct argp_option ar_options[] = {
 	{"low", OPT_LOW, "SIZE", 0, "Reclaim down to SIZE (or NN% of the limit)", 1},
 	{"low-margin", OPT_LOW_MARGIN, "SIZE", 0,
 	 "Reclaim down to SIZE below the limit (default three times the high margin)", 1},
-	{"batch", OPT_BATCH, "N", 0, "Pages per reclaim step (default 1024)", 1},
+	{"batch", OPT_BATCH, "SIZE", 0,
+	 "Per reclaim step: a size (4M) or a bare number of pages (default 1024 pages), as empty",
+	 1},
 	{"max-cpu", OPT_MAX_CPU, "PCT", 0,
 	 "CPU budget in percent of one CPU, 0.001 to 100 (default 5)", 1},
 	{"force", OPT_FORCE, NULL, 0, "Enable even on a single-CPU machine", 1},
@@ -110,6 +112,8 @@ static error_t ar_parse(int key, char *arg, struct argp_state *state)
 		}
 		break;
 	case ARGP_KEY_END:
+		if (out_opts.list_columns)
+			break; /* status's columns: no sub-command needed */
 		if (!a->sub)
 			argp_error(state, "missing sub-command (enable, disable, status)");
 		if (strcmp(a->sub, "status") && !a->cgroup)
@@ -138,7 +142,7 @@ static const struct argp ar_argp = {
 	"the limit, reclaimd reclaims down to the low watermark in bounded steps, so that the "
 	"workload does not stall in direct reclaim at the limit. Helps with dirty and "
 	"expensive-to-reclaim page cache; does not help with clean page cache.",
-	cli_common_children, NULL, NULL,
+	out_table_children, NULL, NULL,
 };
 
 static int cpus_available(void)
@@ -148,6 +152,13 @@ static int cpus_available(void)
 	if (sched_getaffinity(0, sizeof(set), &set) == 0)
 		return CPU_COUNT(&set);
 	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static uint64_t page_size(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	return ps > 0 ? (uint64_t)ps : 4096;
 }
 
 static int read_limit(const struct mcg_group *g, uint64_t *ret)
@@ -290,16 +301,22 @@ static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
 	if (a->clean)
 		c.flags |= MCG_ASYNC_CLEAN;
 	if (a->batch) {
-		char *end;
-		unsigned long v = strtoul(a->batch, &end, 10);
+		/* the one --batch parser (empty's): a size, or a bare number of pages */
+		uint64_t bytes, ps = page_size();
+		char why[128];
 
-		if (!*a->batch || *end || a->batch[0] == '-' || v == 0 || v > MCG_ASYNC_MAX_BATCH) {
-			cli_err("invalid --batch: '%s': must be a number of pages from 1 to %u",
-				a->batch, MCG_ASYNC_MAX_BATCH);
+		if (mcg_empty_parse_batch(a->batch, &bytes, why, sizeof(why)) < 0) {
+			cli_err("invalid value for --batch: '%s': %s", out_esc(a->batch), why);
 			status = EXIT_USAGE;
 			goto out;
 		}
-		c.batch = (unsigned)v;
+		if (bytes / ps > MCG_ASYNC_MAX_BATCH) {
+			cli_err("invalid value for --batch: '%s': at most %u pages per step",
+				out_esc(a->batch), MCG_ASYNC_MAX_BATCH);
+			status = EXIT_USAGE;
+			goto out;
+		}
+		c.batch = (unsigned)(bytes / ps);
 	}
 	if (a->max_cpu && !parse_max_cpu(a->max_cpu, &c.max_cpu)) {
 		cli_err("invalid --max-cpu: '%s': must be a percentage from 0.001 to 100, with at "
@@ -399,18 +416,17 @@ static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
 	}
 	if (cli->json) {
 		jw_open_object(stdout, NULL);
-		jw_string(stdout, "path", mcg_group_path(g));
+		jw_timestamp(stdout);
+		jw_string(stdout, "cgroup", mcg_group_path(g));
 		jw_bool(stdout, "enabled", true);
-		jw_size(stdout, "limit", limit, true);
-		jw_size(stdout, "high", high, true);
-		jw_size(stdout, "low", low, true);
-		jw_u64(stdout, "batch", c.batch);
-		jw_double(stdout, "max_cpu", c.max_cpu);
+		jw_bytes(stdout, "limit_bytes", limit, true);
+		jw_bytes(stdout, "high_bytes", high, true);
+		jw_bytes(stdout, "low_bytes", low, true);
+		jw_u64(stdout, "batch_bytes", (uint64_t)c.batch * page_size());
+		jw_double(stdout, "max_cpu_percent", c.max_cpu);
 		jw_bool(stdout, "clean", a->clean);
-		if (info.pid > 0)
+		if (info.pid > 0) /* left out: not started (--no-start) */
 			jw_i64(stdout, "reclaimd_pid", info.pid);
-		else
-			jw_null(stdout, "reclaimd_pid");
 		jw_close_object(stdout);
 		jw_end(stdout);
 	} else {
@@ -470,7 +486,8 @@ static int do_disable(struct cli *cli, struct ar_args *a, const char *statedir)
 	}
 	if (cli->json) {
 		jw_open_object(stdout, NULL);
-		jw_string(stdout, "path", path);
+		jw_timestamp(stdout);
+		jw_string(stdout, "cgroup", path);
 		jw_bool(stdout, "enabled", false);
 		jw_close_object(stdout);
 		jw_end(stdout);
@@ -489,14 +506,6 @@ struct row {
 	bool marks_valid;
 };
 
-static const char *errname(int err, char *buf, size_t len)
-{
-	if (!err)
-		return NULL;
-	snprintf(buf, len, "%s", mcg_strerror(err));
-	return buf;
-}
-
 /* A row has its enable file, its daemon stats, or both. */
 static const char *row_path(const struct row *r)
 {
@@ -505,119 +514,146 @@ static const char *row_path(const struct row *r)
 	return r->st ? r->st->path : "?";
 }
 
-static void print_row_json(const struct row *r)
+enum {
+	A_CGROUP,
+	A_ENABLED,
+	A_STATE,
+	A_LIMIT,
+	A_HIGH,
+	A_LOW,
+	A_USAGE,
+	A_RECLAIMED,
+	A_STEPS,
+	A_CPU,
+	A_ERROR,
+	A_THRASHING,
+	A_SOURCE,
+	A_BATCH,
+	A_MAXCPU,
+	A_CLEAN,
+	A_WAKEUPS,
+	A_SHORT,
+	A_DEFERRED,
+	A_REFAULTED,
+	A_REFAULTPCT,
+	A_THRASH,
+	A_SKIPS,
+	A_CONFLICTS,
+	A_ERRTIME,
+	A_UPDATED,
+	A__COUNT
+};
+static const struct out_col ar_cols[A__COUNT] = {
+	[A_CGROUP] = {"CGROUP", "cgroup", "cgroup path", OUT_STR, OUT_TRUNC, 0},
+	[A_ENABLED] = {"ENABLED", "enabled", "an enable file is there", OUT_BOOL, 0, 0},
+	[A_STATE] = {"STATE", "state", "reclaimd's state for it (memcgctl-json(7) STATES)", OUT_STR,
+		     0, 0},
+	[A_LIMIT] = {"LIMIT", "limit_bytes", "the limit now", OUT_BYTES, OUT_RIGHT, 0},
+	[A_HIGH] = {"HIGH", "high_bytes", "high watermark: reclaim starts above it", OUT_BYTES,
+		    OUT_RIGHT, 0},
+	[A_LOW] = {"LOW", "low_bytes", "low watermark: reclaim stops at it", OUT_BYTES, OUT_RIGHT,
+		   0},
+	[A_USAGE] = {"USAGE", "usage_bytes", "usage at reclaimd's last report", OUT_BYTES,
+		     OUT_RIGHT, 0},
+	[A_RECLAIMED] = {"RECLAIMED", "reclaimed_bytes", "reclaimed since enabled", OUT_BYTES,
+			 OUT_RIGHT, 0},
+	[A_STEPS] = {"STEPS", "steps", "reclaim steps", OUT_U64, OUT_RIGHT, 0},
+	[A_CPU] = {"CPU", "cpu_ns", "CPU time spent on it (text: seconds)", OUT_U64, OUT_RIGHT, 0},
+	[A_ERROR] = {"ERROR", "last_error", "the last error", OUT_STR, OUT_TRUNC, 0},
+	[A_THRASHING] = {"THRASHING", "thrashing", "backing off: refaults", OUT_BOOL, OUT_EXTRA, 0},
+	[A_SOURCE] = {"SOURCE", "event_source", "what wakes reclaimd", OUT_STR, OUT_EXTRA, 0},
+	[A_BATCH] = {"BATCH", "batch_bytes", "per reclaim step", OUT_BYTES, OUT_RIGHT | OUT_EXTRA,
+		     0},
+	[A_MAXCPU] = {"MAXCPU", "max_cpu_percent", "CPU budget in percent of one CPU", OUT_NUM,
+		      OUT_RIGHT | OUT_EXTRA, 0},
+	[A_CLEAN] = {"CLEAN", "clean", "reclaims clean page cache too (--clean)", OUT_BOOL,
+		     OUT_EXTRA, 0},
+	[A_WAKEUPS] = {"WAKEUPS", "wakeups", "wake-ups", OUT_U64, OUT_RIGHT | OUT_EXTRA, 0},
+	[A_SHORT] = {"SHORT", "short_steps", "steps that reclaimed less than asked", OUT_U64,
+		     OUT_RIGHT | OUT_EXTRA, 0},
+	[A_DEFERRED] = {"DEFERRED", "deferred", "times deferred by the CPU budget", OUT_U64,
+			OUT_RIGHT | OUT_EXTRA, 0},
+	[A_REFAULTED] = {"REFAULTED", "refaulted_bytes", "file refaults seen while enabled",
+			 OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
+	[A_REFAULTPCT] = {"REFAULT%", "refault_percent",
+			  "refaults in percent of reclaimed, last window", OUT_PCT,
+			  OUT_RIGHT | OUT_EXTRA, 0},
+	[A_THRASH] = {"BACKOFFS", "thrash_episodes", "thrash back-offs", OUT_U64,
+		      OUT_RIGHT | OUT_EXTRA, 0},
+	[A_SKIPS] = {"SKIPS", "clean_skips", "wake-ups left to the kernel: clean cache", OUT_U64,
+		     OUT_RIGHT | OUT_EXTRA, 0},
+	[A_CONFLICTS] = {"CONFLICTS", "conflicts", "bursts stopped by another writer's limit",
+			 OUT_U64, OUT_RIGHT | OUT_EXTRA, 0},
+	[A_ERRTIME] = {"ERRTIME", "last_error_time", "the last error's time, seconds since the epoch",
+		       OUT_U64, OUT_RIGHT | OUT_EXTRA, 0},
+	[A_UPDATED] = {"UPDATED", "updated", "reclaimd's last report, seconds since the epoch",
+		       OUT_U64, OUT_RIGHT | OUT_EXTRA, 0},
+};
+
+static void fill_row(struct out_table *t, const struct row *w)
 {
-	const struct mcg_async_stats *s = r->st;
-	char eb[128];
-	const char *e = s ? errname(s->last_error, eb, sizeof(eb)) : NULL;
+	const struct mcg_async_stats *s = w->st;
+	struct out_row *r = out_row_new(t, NULL);
+	char b[64];
 
-	jw_open_object(stdout, NULL);
-	jw_string(stdout, "path", row_path(r));
-	jw_bool(stdout, "enabled", r->conf != NULL);
-	jw_string(stdout, "state", s ? mcg_async_state_name(s->state) : "pending");
-	jw_bool(stdout, "thrashing", s && s->state == MCG_ASYNC_THRASHING);
-	if (s)
-		jw_string(stdout, "event_source", s->event_source);
-	else
-		jw_null(stdout, "event_source");
-	jw_size(stdout, "limit", r->limit, r->marks_valid || (s && s->limit));
-	jw_size(stdout, "high", r->high, r->marks_valid);
-	jw_size(stdout, "low", r->low, r->marks_valid);
-	jw_size(stdout, "usage", s ? s->usage : 0, s != NULL);
-	if (r->conf) {
-		jw_u64(stdout, "batch", r->conf->batch);
-		jw_double(stdout, "max_cpu", r->conf->max_cpu);
-		jw_bool(stdout, "clean", r->conf->flags & MCG_ASYNC_CLEAN);
-	}
-	jw_u64(stdout, "reclaimed", s ? s->reclaimed : 0);
-	jw_u64(stdout, "wakeups", s ? s->wakeups : 0);
-	jw_u64(stdout, "steps", s ? s->steps : 0);
-	jw_u64(stdout, "short_steps", s ? s->short_steps : 0);
-	jw_u64(stdout, "cpu_ns", s ? s->cpu_ns : 0);
-	jw_u64(stdout, "deferred", s ? s->deferred : 0);
-	jw_u64(stdout, "refaulted", s ? s->refaulted : 0);
-	jw_double(stdout, "refault_ratio", s ? s->refault_ratio : 0);
-	jw_u64(stdout, "thrash_episodes", s ? s->thrash_episodes : 0);
-	jw_u64(stdout, "clean_skips", s ? s->clean_skips : 0);
-	jw_u64(stdout, "conflicts", s ? s->conflicts : 0);
-	if (e)
-		jw_string(stdout, "last_error", e);
-	else
-		jw_null(stdout, "last_error");
-	if (s && s->last_error)
-		jw_i64(stdout, "last_error_time", s->last_error_time);
-	else
-		jw_null(stdout, "last_error_time");
-	if (s)
-		jw_i64(stdout, "updated", s->updated);
-	else
-		jw_null(stdout, "updated");
-	jw_close_object(stdout);
-}
-
-static const char *state_text(const struct row *r)
-{
-	const struct mcg_async_stats *s = r->st;
-
-	if (!s)
-		return "pending (reclaimd has not reported yet)";
-	switch (s->state) {
-	case MCG_ASYNC_WAITING:
-		return "waiting for usage to cross the high watermark";
-	case MCG_ASYNC_RECLAIMING:
-		return "reclaiming";
-	case MCG_ASYNC_THROTTLED:
-		return "throttled: over its CPU budget, reclaim deferred";
-	case MCG_ASYNC_THRASHING:
-		return "thrashing: the workload refaults what is reclaimed; backing off";
-	case MCG_ASYNC_GONE:
-		return "gone: the cgroup was removed while enabled";
-	case MCG_ASYNC_NOLIMIT:
-		return "idle: the cgroup has no limit any more";
-	case MCG_ASYNC_ERROR:
-		return "error (see last error)";
-	case MCG_ASYNC_CLEAN_SKIP:
-		return "clean: above high, but the page cache is clean and cheap for the kernel "
-		       "to reclaim; not reclaiming ahead (--clean to do it anyway)";
-	}
-	return "unknown";
-}
-
-static void print_row_text(const struct row *r)
-{
-	const struct mcg_async_stats *s = r->st;
-	char b[32], eb[128], *name = mcg_escape_dup(row_path(r));
-
-	printf("%s\n", name ? name : "?");
-	free(name);
-	printf("  %-11s %s\n", "state", state_text(r));
-	if (s && s->event_source[0] && s->state != MCG_ASYNC_GONE)
-		printf("  %-11s %s\n", "wakes on", s->event_source);
-	if (r->marks_valid) {
-		printf("  %-11s %s\n", "limit", cli_size(r->limit, b, sizeof(b)));
-		printf("  %-11s %s\n", "high", cli_size(r->high, b, sizeof(b)));
-		printf("  %-11s %s\n", "low", cli_size(r->low, b, sizeof(b)));
-	}
-	if (r->conf)
-		printf("  %-11s %u pages per step, CPU budget %g%% of one CPU%s\n", "batch",
-		       r->conf->batch, r->conf->max_cpu,
-		       r->conf->flags & MCG_ASYNC_CLEAN ? ", clean cache too" : "");
-	if (!s)
+	if (!r)
 		return;
-	printf("  %-11s %s\n", "usage", cli_size(s->usage, b, sizeof(b)));
-	printf("  %-11s %s in %llu step(s) (%llu short)\n", "reclaimed",
-	       cli_size(s->reclaimed, b, sizeof(b)), (unsigned long long)s->steps,
-	       (unsigned long long)s->short_steps);
-	printf("  %-11s %llu (%llu left to the kernel: clean cache)\n", "wake-ups",
-	       (unsigned long long)s->wakeups, (unsigned long long)s->clean_skips);
-	printf("  %-11s %.3f s, deferred %llu time(s) by the budget\n", "CPU time",
-	       (double)s->cpu_ns / 1e9, (unsigned long long)s->deferred);
-	printf("  %-11s %.0f%% of reclaimed over the last window; %llu back-off(s)\n", "refaults",
-	       100 * s->refault_ratio, (unsigned long long)s->thrash_episodes);
-	printf("  %-11s %llu (bursts stopped: another writer changed the limit; theirs kept)\n",
-	       "conflicts", (unsigned long long)s->conflicts);
-	printf("  %-11s %s\n", "last error",
-	       s->last_error ? errname(s->last_error, eb, sizeof(eb)) : "none");
+	out_cell_str(r, A_CGROUP, row_path(w));
+	out_cell_bool(r, A_ENABLED, w->conf != NULL);
+	out_cell_str(r, A_STATE, s ? mcg_async_state_name(s->state) : "pending");
+	if (w->marks_valid || (s && s->limit))
+		out_cell_u64(r, A_LIMIT, w->limit);
+	if (w->marks_valid) {
+		out_cell_u64(r, A_HIGH, w->high);
+		out_cell_u64(r, A_LOW, w->low);
+	}
+	if (w->conf) {
+		out_cell_u64(r, A_BATCH, (uint64_t)w->conf->batch * page_size());
+		out_cell_num(r, A_MAXCPU, w->conf->max_cpu);
+		out_cell_bool(r, A_CLEAN, w->conf->flags & MCG_ASYNC_CLEAN);
+	}
+	if (!s)
+		return; /* reclaimd has not reported: its counters are absent */
+	out_cell_bool(r, A_THRASHING, s->state == MCG_ASYNC_THRASHING);
+	out_cell_str(r, A_SOURCE, s->event_source);
+	out_cell_u64(r, A_USAGE, s->usage);
+	out_cell_u64(r, A_RECLAIMED, s->reclaimed);
+	out_cell_u64(r, A_STEPS, s->steps);
+	out_cell_u64(r, A_CPU, s->cpu_ns);
+	snprintf(b, sizeof(b), "%.3f", (double)s->cpu_ns / 1e9);
+	out_cell_text(r, A_CPU, b);
+	if (s->last_error) {
+		out_cell_str(r, A_ERROR, mcg_strerror(s->last_error));
+		out_cell_u64(r, A_ERRTIME, (uint64_t)s->last_error_time);
+	}
+	out_cell_u64(r, A_WAKEUPS, s->wakeups);
+	out_cell_u64(r, A_SHORT, s->short_steps);
+	out_cell_u64(r, A_DEFERRED, s->deferred);
+	out_cell_u64(r, A_REFAULTED, s->refaulted);
+	out_cell_num(r, A_REFAULTPCT, 100 * s->refault_ratio);
+	out_cell_u64(r, A_THRASH, s->thrash_episodes);
+	out_cell_u64(r, A_SKIPS, s->clean_skips);
+	out_cell_u64(r, A_CONFLICTS, s->conflicts);
+	out_cell_u64(r, A_UPDATED, (uint64_t)s->updated);
+}
+
+/* JSON holds every column unless -o chose: the document scripts read. */
+static struct out_table *status_table(struct cli *cli, int version, int *ret_status)
+{
+	char spec[1024] = "";
+	const char *saved = out_opts.output;
+	struct out_table *t;
+	size_t i;
+
+	if (cli->json && !out_opts.output) {
+		for (i = 0; i < A__COUNT; i++)
+			snprintf(spec + strlen(spec), sizeof(spec) - strlen(spec), "%s%s", i ? "," : "",
+				 ar_cols[i].json);
+		out_opts.output = spec;
+	}
+	t = out_table_new(ar_cols, A__COUNT, version, ret_status);
+	out_opts.output = saved;
+	return t;
 }
 
 static int do_status(struct cli *cli, struct ar_args *a, const char *statedir)
@@ -628,6 +664,7 @@ static int do_status(struct cli *cli, struct ar_args *a, const char *statedir)
 	struct mcg_async_corrupt *bad = NULL;
 	struct mcg_reclaimd_info info;
 	struct row *rows = NULL;
+	struct out_table *table = NULL;
 	size_t nc = 0, ns = 0, nr = 0, nb = 0, i, j;
 	char want[4200] = "";
 	bool removed = false;
@@ -705,6 +742,11 @@ static int do_status(struct cli *cli, struct ar_args *a, const char *statedir)
 		rows[nr].limit = stats[j].limit;
 		nr++;
 	}
+	table = status_table(cli, mcg_ctx_version(ctx), &status);
+	if (!table)
+		goto out;
+	for (i = 0; i < nr; i++)
+		fill_row(table, &rows[i]);
 	if (removed && nr == 0) {
 		/* neither a cgroup nor the record of one that was enabled */
 		char *w = mcg_escape_dup(want);
@@ -717,25 +759,29 @@ static int do_status(struct cli *cli, struct ar_args *a, const char *statedir)
 	}
 	if (cli->json) {
 		jw_open_object(stdout, NULL);
+		jw_timestamp(stdout);
 		jw_open_object(stdout, "reclaimd");
 		jw_bool(stdout, "running", info.pid != 0);
 		if (info.pid > 0)
 			jw_i64(stdout, "pid", info.pid);
-		else
-			jw_null(stdout, "pid");
 		if (info.pid) {
 			jw_i64(stdout, "started", info.started);
 			jw_u64(stdout, "cpu_ns", info.cpu_ns);
 			jw_u64(stdout, "wakeups", info.wakeups);
 		}
 		jw_close_object(stdout);
-		jw_string(stdout, "state_dir", statedir);
+		jw_string(stdout, "dir", statedir);
 		jw_open_array(stdout, "cgroups");
-		for (i = 0; i < nr; i++)
-			print_row_json(&rows[i]);
+		for (i = 0; i < out_table_nrows(table); i++) {
+			jw_open_object(stdout, NULL);
+			if (!out_table_has(table, A_CGROUP))
+				jw_string(stdout, "cgroup", row_path(&rows[i]));
+			out_row_json(table, out_table_row(table, i), stdout);
+			jw_close_object(stdout);
+		}
 		if (want[0] && nr == 0) {
 			jw_open_object(stdout, NULL);
-			jw_string(stdout, "path", want);
+			jw_string(stdout, "cgroup", want);
 			jw_bool(stdout, "enabled", false);
 			jw_close_object(stdout);
 		}
@@ -754,7 +800,7 @@ static int do_status(struct cli *cli, struct ar_args *a, const char *statedir)
 		jw_close_object(stdout);
 		jw_end(stdout);
 	} else {
-		if (info.pid) {
+		if (info.pid && !out_opts.noheadings) {
 			long up = (long)time(NULL) - (long)info.started;
 
 			printf("reclaimd: running, pid %d, CPU %.3f s", (int)info.pid,
@@ -763,11 +809,11 @@ static int do_status(struct cli *cli, struct ar_args *a, const char *statedir)
 				printf(" (%.2f%% of one CPU over %ld s)",
 				       (double)info.cpu_ns / 1e7 / (double)up, up);
 			putchar('\n');
-		} else {
+		} else if (!out_opts.noheadings) {
 			printf("reclaimd: not running\n");
 		}
-		for (i = 0; i < nr; i++)
-			print_row_text(&rows[i]);
+		if (nr)
+			out_table_print(table, stdout);
 		if (want[0] && nr == 0) {
 			char *w = mcg_escape_dup(want);
 
@@ -786,6 +832,7 @@ static int do_status(struct cli *cli, struct ar_args *a, const char *statedir)
 		}
 	}
 out:
+	out_table_free(table);
 	free(rows);
 	free(confs);
 	free(stats);
@@ -802,6 +849,10 @@ static int ar_run(struct cli *cli, int argc, char **argv)
 	r = cli_parse(&ar_argp, argc, argv, &a);
 	if (r)
 		return r;
+	if (out_opts.list_columns) {
+		out_list_columns(ar_cols, A__COUNT, stdout);
+		return 0;
+	}
 	if (!cli_ctx(cli))
 		return EXIT_FAILURE;
 	if (cli_async_statedir(cli, a.statedir, statedir, sizeof(statedir)) < 0)

@@ -22,7 +22,7 @@ AR status >"$MCG_TMP/status.txt"
 no_ctl "$MCG_TMP/status.txt" status
 grep -qF 'x\e]52;c;AAAA\a\ty' "$MCG_TMP/status.txt" || fail "status does not name the cgroup escaped: $(cat "$MCG_TMP/status.txt")"
 AR status --json >"$MCG_TMP/status.json"
-assert_eq "JSON carries the exact name" "$CGREL" "$(jq -r '.cgroups[0].path' "$MCG_TMP/status.json")"
+assert_eq "JSON carries the exact name" "$CGREL" "$(jq -r '.cgroups[0].cgroup' "$MCG_TMP/status.json")"
 assert_eq "the enable file reads back enabled" true "$(jq -r '.cgroups[0].enabled' "$MCG_TMP/status.json")"
 assert_eq "no corrupt file" 0 "$(jq '.corrupt | length' "$MCG_TMP/status.json")"
 AR disable "$CGREL" >"$MCG_TMP/disable.txt"

@@ -56,7 +56,7 @@ done
 ok "no stats for the planted files"
 
 AR status --json >"$MCG_TMP/status.json"
-assert_eq "one cgroup enabled" "$REALREL" "$(jq -r '[.cgroups[].path] | join(",")' "$MCG_TMP/status.json")"
+assert_eq "one cgroup enabled" "$REALREL" "$(jq -r '[.cgroups[].cgroup] | join(",")' "$MCG_TMP/status.json")"
 assert_eq "three corrupt files" 3 "$(jq '.corrupt | length' "$MCG_TMP/status.json")"
 assert_eq "misnamed file reported" "the file name does not match the cgroup it names" \
 	"$(jq -r --arg f "$SD/$(fname "/$MCG_PREFIX-nosuch").conf" '.corrupt[] | select(.file == $f) | .reason' "$MCG_TMP/status.json")"

@@ -49,11 +49,11 @@ while [ "$(knob "$CG" "$K_USAGE")" -gt $((48 * MIB)) ] && [ $i -lt 100 ]; do
 done
 assert_le "the new cgroup is brought under high" "$(knob "$CG" "$K_USAGE")" $((48 * MIB))
 i=0
-while [ "$(AR status --json "$CGREL" | jq -r '.cgroups[0].reclaimed')" = 0 ] && [ $i -lt 30 ]; do
+while [ "$(AR status --json "$CGREL" | jq -r '.cgroups[0].reclaimed_bytes // 0')" = 0 ] && [ $i -lt 30 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
-assert_le "reclaimd reports reclaiming in the new cgroup" $((1 * MIB)) "$(AR status --json "$CGREL" | jq -r '.cgroups[0].reclaimed')"
+assert_le "reclaimd reports reclaiming in the new cgroup" $((1 * MIB)) "$(AR status --json "$CGREL" | jq -r '.cgroups[0].reclaimed_bytes // 0')"
 
 AR disable "$CGREL" >/dev/null
 i=0

@@ -1,0 +1,1 @@
+--root @FIX@/v2/cgroup async-reclaim enable fixture/app --no-start --batch 256 --state-dir @FIX@/state >/dev/null && "$bin" --root @FIX@/v2/cgroup --json async-reclaim status --state-dir @FIX@/state
