@@ -26,9 +26,10 @@ ok "show reports limit 300 MiB"
 
 assert_status "memcgctl show --json $SD_CGREL" 0 "$MEMCGCTL" show --json "$SD_CGREL"
 printf '%s\n' "$LAST_OUT" >"$MCG_ARTIFACTS/show.json"
-vals=$(printf '%s\n' "$LAST_OUT" | json '[.path, .version, .limit, .high, (.nr_procs|tostring)] | join(" ")')
-assert_eq "show --json path version limit high nr_procs" \
-	"/system.slice/mcgtest-web.service 2 314572800 max 1" "$vals"
+# memcgctl-json(7): the cgroup is "cgroup", sizes end in _bytes, unlimited is null
+vals=$(printf '%s\n' "$LAST_OUT" | json '[.cgroup, .version, .limit_bytes, .high_bytes, .nr_procs] | map(tostring) | join(" ")')
+assert_eq "show --json cgroup version limit_bytes high_bytes nr_procs" \
+	"/system.slice/mcgtest-web.service 2 314572800 null 1" "$vals"
 
 systemctl stop "$SD_UNIT"
 [ ! -d "$SD_CG" ] || fail "$SD_CG still exists after systemctl stop"
