@@ -65,37 +65,26 @@ static const enum mcg_key event_rows[] = {
 	MCG_K_EV_OOM_KILL,
 	MCG_K_EV_OOM_GROUP_KILL,
 	MCG_K_UNDER_OOM,
+};
+static const enum mcg_key count_rows[] = {
 	MCG_K_NR_PROCS,
 	MCG_K_NR_CHILDREN,
 };
-/* The top-level JSON keys, in the order show has printed them (the goldens). */
-static const enum mcg_key json_rows[] = {
-	MCG_K_USAGE,
-	MCG_K_PEAK,
-	MCG_K_LIMIT,
-	MCG_K_HIGH,
-	MCG_K_LOW,
-	MCG_K_MIN,
-	MCG_K_SOFT_LIMIT,
-	MCG_K_SWAP_USAGE,
-	MCG_K_SWAP_LIMIT,
-	MCG_K_MEMSW_USAGE,
-	MCG_K_MEMSW_LIMIT,
-	MCG_K_KMEM_USAGE,
-	MCG_K_FAILCNT,
-	MCG_K_EV_LOW,
-	MCG_K_EV_HIGH,
-	MCG_K_EV_MAX,
-	MCG_K_EV_OOM,
-	MCG_K_EV_OOM_KILL,
-	MCG_K_EV_OOM_GROUP_KILL,
-	MCG_K_UNDER_OOM,
+/*
+ * The top-level JSON keys, in the order show has printed them (the goldens):
+ * json_head, event_rows, json_tail, count_rows.
+ */
+static const enum mcg_key json_head[] = {
+	MCG_K_USAGE,	  MCG_K_PEAK,	     MCG_K_LIMIT,	MCG_K_HIGH,
+	MCG_K_LOW,	  MCG_K_MIN,	     MCG_K_SOFT_LIMIT,	MCG_K_SWAP_USAGE,
+	MCG_K_SWAP_LIMIT, MCG_K_MEMSW_USAGE, MCG_K_MEMSW_LIMIT, MCG_K_KMEM_USAGE,
+};
+static const enum mcg_key json_tail[] = {
 	MCG_K_OOM_KILL_DISABLE,
 	MCG_K_SWAPPINESS,
 	MCG_K_EFFECTIVE_LIMIT,
-	MCG_K_NR_PROCS,
-	MCG_K_NR_CHILDREN,
 };
+
 /*
  * "memory:" and JSON "stat": memory.stat's counters (v2 swap: memory.swap.current).
  * Not every memory.stat row of the table: workingset_refault (before 5.9)
@@ -214,6 +203,7 @@ static void show_text(const struct mcg_info *i, const struct mcg_ctx *ctx)
 	text_rows("usage", rec, ROWS(usage_rows));
 	text_rows("memory", rec, ROWS(stat_rows));
 	text_rows("events", rec, ROWS(event_rows));
+	text_rows(NULL, rec, ROWS(count_rows));
 	if (rec->psi.some_valid || rec->psi.full_valid) {
 		printf("pressure:\n");
 		if (rec->psi.some_valid)
@@ -248,6 +238,22 @@ static void json_psi_line(const char *key, const struct mcg_psi_line *l, bool va
 	jw_close_object(stdout);
 }
 
+/* The counters of R that REC has, unlimited as null (absent stays absent). */
+static void json_rows(const struct mcg_record *rec, const enum mcg_key *r, size_t n)
+{
+	char key[64];
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		if (!mcg_record_has(rec, r[k]))
+			continue;
+		if (is_bytes(r[k]))
+			jw_bytes(stdout, json_name(r[k], key, sizeof(key)), rec->v[r[k]], true);
+		else
+			jw_u64(stdout, json_name(r[k], key, sizeof(key)), rec->v[r[k]]);
+	}
+}
+
 static void show_json(const struct mcg_info *i, uint64_t ts)
 {
 	const struct mcg_record *rec = &i->rec;
@@ -258,17 +264,10 @@ static void show_json(const struct mcg_info *i, uint64_t ts)
 	jw_u64(stdout, "timestamp_ns", ts);
 	jw_string(stdout, "cgroup", i->path);
 	jw_u64(stdout, "version", (uint64_t)i->version);
-	/* absent stays absent; unlimited is null */
-	for (k = 0; k < sizeof(json_rows) / sizeof(json_rows[0]); k++) {
-		enum mcg_key r = json_rows[k];
-
-		if (!mcg_record_has(rec, r))
-			continue;
-		if (is_bytes(r))
-			jw_bytes(stdout, json_name(r, key, sizeof(key)), rec->v[r], true);
-		else
-			jw_u64(stdout, json_name(r, key, sizeof(key)), rec->v[r]);
-	}
+	json_rows(rec, ROWS(json_head));
+	json_rows(rec, ROWS(event_rows));
+	json_rows(rec, ROWS(json_tail));
+	json_rows(rec, ROWS(count_rows));
 	jw_open_object(stdout, "stat");
 	for (k = 0; k < sizeof(stat_rows) / sizeof(stat_rows[0]); k++) {
 		enum mcg_key r = stat_rows[k];

@@ -165,6 +165,37 @@ static uint64_t knob(struct mcg_group *g, const char *name)
 }
 
 /*
+ * A fake v1 tree in DIR (a mkdtemp name): proc/meminfo := MEMINFO, root/ and
+ * root/app (usage USAGE, limit 512 MiB, no tasks), the context with its procfs
+ * and run dir, and /app open in *G.
+ */
+static void fx_v1(const char *dir, const char *meminfo, const char *usage, struct mcg_ctx **ctx,
+		  struct mcg_group **g)
+{
+	char d[256];
+
+	snprintf(d, sizeof(d), "%s/proc", dir);
+	mkdir(d, 0755);
+	put(d, "meminfo", meminfo);
+	snprintf(d, sizeof(d), "%s/root", dir);
+	mkdir(d, 0755);
+	put(d, "memory.limit_in_bytes", "9223372036854771712\n");
+	put(d, "memory.usage_in_bytes", "0\n");
+	strcat(d, "/app");
+	mkdir(d, 0755);
+	put(d, "memory.usage_in_bytes", usage);
+	put(d, "memory.limit_in_bytes", "536870912\n");
+	put(d, "cgroup.procs", "");
+	snprintf(d, sizeof(d), "%s/root", dir);
+	assert_int_equal(mcg_ctx_new_root(d, 1, NULL, NULL, ctx), 0);
+	snprintf(d, sizeof(d), "%s/proc", dir);
+	assert_int_equal(mcg_ctx_set_procfs(*ctx, d), 0);
+	snprintf(d, sizeof(d), "%s/run", dir);
+	assert_int_equal(mcg_ctx_set_rundir(*ctx, d), 0);
+	assert_int_equal(mcg_group_open(*ctx, "/app", g), 0);
+}
+
+/*
  * A deadline already past: empty stops before its first step with a timeout,
  * the flag makes it an interrupt instead; either way the limit is as it was
  * (read back) and no journal is left.
@@ -181,27 +212,10 @@ static void test_run_cancelled_before_any_step(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	snprintf(d, sizeof(d), "%s/proc", dir);
-	mkdir(d, 0755);
-	put(d, "meminfo", "MemTotal: 16777216 kB\nSwapFree: 0 kB\n");
-	snprintf(d, sizeof(d), "%s/root", dir);
-	mkdir(d, 0755);
-	put(d, "memory.limit_in_bytes", "9223372036854771712\n");
-	put(d, "memory.usage_in_bytes", "0\n");
-	strcat(d, "/app");
-	mkdir(d, 0755);
-	put(d, "memory.usage_in_bytes", "157286400\n");
-	put(d, "memory.limit_in_bytes", "536870912\n");
+	fx_v1(dir, "MemTotal: 16777216 kB\nSwapFree: 0 kB\n", "157286400\n", &ctx, &g);
+	snprintf(d, sizeof(d), "%s/root/app", dir);
 	put(d, "memory.stat", "total_cache 104857600\ntotal_rss 41943040\ntotal_inactive_file "
 			      "104857600\ntotal_active_file 0\n");
-	put(d, "cgroup.procs", "");
-	snprintf(d, sizeof(d), "%s/root", dir);
-	assert_int_equal(mcg_ctx_new_root(d, 1, NULL, NULL, &ctx), 0);
-	snprintf(d, sizeof(d), "%s/proc", dir);
-	assert_int_equal(mcg_ctx_set_procfs(ctx, d), 0);
-	snprintf(d, sizeof(d), "%s/run", dir);
-	assert_int_equal(mcg_ctx_set_rundir(ctx, d), 0);
-	assert_int_equal(mcg_group_open(ctx, "/app", &g), 0);
 
 	flag = 0;
 	assert_int_equal(mcg_empty_run(g, &o, &c, &res), 0);
@@ -240,26 +254,12 @@ static void test_residue_v1_captured(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	snprintf(d, sizeof(d), "%s/proc", dir);
-	mkdir(d, 0755);
-	put(d, "meminfo", "MemTotal: 16777216 kB\nSwapTotal: 4096 kB\nSwapFree:   2048 kB\n");
-	snprintf(d, sizeof(d), "%s/root", dir);
-	mkdir(d, 0755);
-	put(d, "memory.limit_in_bytes", "9223372036854771712\n");
-	put(d, "memory.usage_in_bytes", "0\n");
-	strcat(d, "/app");
-	mkdir(d, 0755);
-	put(d, "memory.usage_in_bytes", "52428800\n");
-	put(d, "memory.limit_in_bytes", "536870912\n");
+	fx_v1(dir, "MemTotal: 16777216 kB\nSwapTotal: 4096 kB\nSwapFree:   2048 kB\n",
+	      "52428800\n", &ctx, &g);
+	snprintf(d, sizeof(d), "%s/root/app", dir);
 	put(d, "memory.kmem.usage_in_bytes", "3145728\n");
-	put(d, "cgroup.procs", "");
 	snprintf(cmd, sizeof(cmd), "cp '%s/v1.memory.stat' '%s/memory.stat'", MCG_TEST_DATA, d);
 	assert_int_equal(system(cmd), 0);
-	snprintf(d, sizeof(d), "%s/root", dir);
-	assert_int_equal(mcg_ctx_new_root(d, 1, NULL, NULL, &ctx), 0);
-	snprintf(d, sizeof(d), "%s/proc", dir);
-	assert_int_equal(mcg_ctx_set_procfs(ctx, d), 0);
-	assert_int_equal(mcg_group_open(ctx, "/app", &g), 0);
 
 	assert_int_equal(mcg_residue_read(g, &res), 0);
 	assert_int_equal(res.usage, 52428800);
