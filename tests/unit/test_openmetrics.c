@@ -22,9 +22,9 @@ static const struct esc om_cases[] = {
 	{"/a\\b", "/a\\\\b"},
 	{"/a\nb", "/a\\nb"},
 	{"\"\\\n", "\\\"\\\\\\n"},
-	{"/caf\xc3\xa9", "/caf\xc3\xa9"},   /* valid UTF-8 is copied */
-	{"/\xff", "/\xff"},                 /* this layer copies bytes; the label layer fixes them */
-	{"/tab\there", "/tab\there"},       /* the format escapes only \\ \" \n */
+	{"/caf\xc3\xa9", "/caf\xc3\xa9"}, /* valid UTF-8 is copied */
+	{"/\xff", "/\xff"},		  /* this layer copies bytes; the label layer fixes them */
+	{"/tab\there", "/tab\there"},	  /* the format escapes only \\ \" \n */
 };
 
 static void test_escape(void **state)
@@ -78,8 +78,11 @@ static int valid_value(const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (*p) {
-		int n = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2
-				       : (*p & 0xf8) == 0xf0 ? 3 : -1;
+		int n = *p < 0x80	      ? 0
+			: (*p & 0xe0) == 0xc0 ? 1
+			: (*p & 0xf0) == 0xe0 ? 2
+			: (*p & 0xf8) == 0xf0 ? 3
+					      : -1;
 		if (n < 0 || *p == '\n')
 			return 0;
 		p++;
@@ -108,8 +111,8 @@ static void test_label(void **state)
 /* Different names never give one label value (the escapes are reversible). */
 static void test_label_distinct(void **state)
 {
-	static const char *const names[] = {"/a\\nb", "/a\nb", "/a\\\\nb", "/\xff", "/\\xff",
-					    "/a\"b", "/a\\\"b"};
+	static const char *const names[] = {"/a\\nb", "/a\nb", "/a\\\\nb", "/\xff",
+					    "/\\xff", "/a\"b", "/a\\\"b"};
 	size_t i, j;
 
 	(void)state;
