@@ -2,6 +2,7 @@
 #include "top/top.h"
 #include "top/view.h"
 #include "output.h"
+#include "journal-report.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -228,6 +229,165 @@ static void run_self(struct loop *l, const char *const *args)
 	view_resize(); /* the terminal may have changed size meanwhile */
 }
 
+/* ---- set-limit and empty in-process (the library, as the commands call it) ---- */
+
+/* The screen handed to the action: the command it stands for, escaped. */
+static void action_begin(const char *const *words)
+{
+	view_suspend();
+	printf("\n$ memcgctl");
+	for (; *words; words++)
+		printf(" %s", out_esc(*words));
+	printf("\n");
+	fflush(stdout);
+	/* SIGINT/SIGTERM stop the action (cli_interrupted), not top: unblocked meanwhile */
+	cli_interrupted = 0;
+	cli_trap_signals();
+}
+
+static void action_end(struct loop *l, const char *cmd, int status)
+{
+	sigset_t set;
+	char line[8];
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	if (cli_interrupted == SIGTERM || cli_interrupted == SIGHUP)
+		l->quit = true;
+	cli_interrupted = 0;
+	snprintf(l->status, sizeof(l->status), "memcgctl %s: %s", cmd,
+		 status == 0 ? "done" : "failed (see its output)");
+	printf("[exit status %d] press Enter to return to top", status);
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		clearerr(stdin);
+	view_resume();
+	view_resize();
+}
+
+static void action_unblock(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+static void action_recovered(const struct mcg_recovery *r, void *userdata)
+{
+	(void)userdata;
+	cli_report_recovery(r, false, true);
+}
+
+/* L: mcg_limit_apply() on the target's hard limit. */
+static void do_set_limit(struct loop *l)
+{
+	const char *words[] = {"set-limit", "--", l->target, l->pending, NULL};
+	struct mcg_limit_spec spec = {0};
+	struct mcg_limit_ops ops = {0};
+	struct mcg_limit_result *res = calloc(1, sizeof(*res));
+	struct mcg_cancel cancel;
+	struct mcg_group *g = NULL;
+	const char *name = out_esc(l->target);
+	char a[48], b[48];
+	int r, status;
+
+	action_begin(words);
+	if (!res) {
+		cli_err("cannot set the limit of '%s': %s", name, strerror(ENOMEM));
+		action_end(l, "set-limit", EXIT_FAILURE);
+		return;
+	}
+	r = cli_open_group(l->cli, l->target, &g);
+	if (r < 0) {
+		free(res);
+		action_end(l, "set-limit", cli_status(r));
+		return;
+	}
+	spec.v[MCG_LK_MAX] = l->pending;
+	ops.recovered = action_recovered;
+	mcg_cancel_init(&cancel, 0, &cli_interrupted);
+	action_unblock();
+	r = mcg_limit_apply(g, &spec, &cancel, &ops, res);
+	if (r == 0) {
+		const struct mcg_limit_pre *p = &res->pre;
+
+		printf("limit of '%s': %s -> %s\n", name, cli_size(p->limit, a, sizeof(a)),
+		       cli_size(res->req.v[MCG_LK_MAX], b, sizeof(b)));
+		status = 0;
+	} else if (res->stage == MCG_LS_REQUEST) {
+		cli_err("cannot set the limit of '%s' to '%s': %s", name, out_esc(l->pending),
+			res->error.why[0] ? res->error.why : mcg_strerror(r));
+		status = EXIT_USAGE;
+	} else if (res->fail.conflict) {
+		cli_report_conflict("set-limit of", mcg_group_path(g), res->fail.knob,
+				    res->fail.found, res->fail.expected);
+		status = EXIT_CONFLICT;
+	} else {
+		if (!cli_report_rundir(cli_ctx(l->cli), r))
+			cli_err("cannot set the limit of '%s' to '%s': %s%s", name,
+				out_esc(l->pending), mcg_strerror(r),
+				res->stage == MCG_LS_APPLY && !res->fail.rolled_back
+					? " (a value could not be put back: see 'memcgctl recover')"
+					: "");
+		status = res->stage == MCG_LS_APPLY && !res->fail.rolled_back ? EXIT_NOT_RESTORED
+		       : r == -EINTR						     ? 128 + SIGINT
+										     : cli_status(r);
+	}
+	mcg_group_close(g);
+	free(res);
+	action_end(l, "set-limit", status);
+}
+
+/* E: mcg_empty_run() on the target. */
+static void do_empty(struct loop *l)
+{
+	const char *words[] = {"empty", "--", l->target, NULL};
+	struct mcg_empty_opts o = {0};
+	struct mcg_empty_result res;
+	struct mcg_cancel cancel;
+	struct mcg_group *g = NULL;
+	const char *name = out_esc(l->target);
+	char a[48], b[48], c[48];
+	int r, status = 0;
+
+	action_begin(words);
+	r = cli_open_group(l->cli, l->target, &g);
+	if (r < 0) {
+		action_end(l, "empty", cli_status(r));
+		return;
+	}
+	o.recovered = action_recovered;
+	mcg_cancel_init(&cancel, 0, &cli_interrupted);
+	action_unblock();
+	r = mcg_empty_run(g, &o, &cancel, &res);
+	if (r < 0) {
+		if (!cli_report_rundir(cli_ctx(l->cli), r))
+			cli_err("cannot empty '%s': %s", name,
+				r == -MCG_E_LOCKED ? "another memcgctl is changing it" : mcg_strerror(r));
+		status = cli_status(r);
+	} else {
+		printf("emptied '%s': usage %s -> %s, reclaimed %s in %u step(s): %s\n", name,
+		       cli_size(res.usage_before, a, sizeof(a)), cli_size(res.usage_after, b, sizeof(b)),
+		       cli_size(res.reclaimed, c, sizeof(c)), res.steps, mcg_empty_stop_name(res.stop));
+		if (res.stop == MCG_EMPTY_CONFLICT) {
+			cli_report_conflict("empty of", mcg_group_path(g), "memory.limit_in_bytes",
+					    res.conflict_found, res.conflict_expected);
+			status = EXIT_CONFLICT;
+		} else if (res.stop == MCG_EMPTY_INTERRUPTED) {
+			status = 128 + SIGINT;
+		}
+	}
+	mcg_group_close(g);
+	action_end(l, "empty", status);
+}
+
 /* ---- keys ---- */
 
 static int k_quit(struct loop *l)
@@ -421,18 +581,10 @@ static int confirm_yes(struct loop *l)
 	l->input = IN_NONE;
 	switch (l->confirm) {
 	case CF_LIMIT:
-		/* "--": a name or a limit starting with '-' ("-5M") is not an option */
-		args[0] = "set-limit";
-		args[1] = "--";
-		args[2] = l->target;
-		args[3] = l->pending;
-		run_self(l, args);
+		do_set_limit(l);
 		return R_RESAMPLE;
 	case CF_EMPTY:
-		args[0] = "empty";
-		args[1] = "--";
-		args[2] = l->target;
-		run_self(l, args);
+		do_empty(l);
 		return R_RESAMPLE;
 	case CF_ASYNC:
 		args[0] = "async-reclaim";
