@@ -78,8 +78,8 @@ if grep -q "$(printf '\033')" "$MCG_TMP/top.txt"; then fail "top -b printed an E
 "$MEMCGCTL" --json top -n 1 --no-taskstats "$TOPREL" >"$MCG_TMP/top.json" 2>"$MCG_TMP/top.err" ||
 	fail "top --json failed: $(tail -3 "$MCG_TMP/top.err")"
 assert_eq "top --json rows" 22 "$(jq '.cgroups | length' "$MCG_TMP/top.json")"
-assert_eq "top --json longest path" "$want" "$(jq '[.cgroups[].path | length] | max' "$MCG_TMP/top.json")"
-procs=$(jq --arg p "$TOPREL/.hidden" '.cgroups[] | select(.path == $p) | .path' "$MCG_TMP/top.json")
+assert_eq "top --json longest path" "$want" "$(jq '[.cgroups[].cgroup | length] | max' "$MCG_TMP/top.json")"
+procs=$(jq --arg p "$TOPREL/.hidden" '.cgroups[] | select(.cgroup == $p) | .cgroup' "$MCG_TMP/top.json")
 [ -n "$procs" ] || fail "top does not show the dot-named cgroup"
 ok "top -b and top --json: 22 rows, no ESC, the deepest path whole"
 
