@@ -81,12 +81,12 @@ static void report(const struct mcg_recovery *r, void *userdata)
 				       r->error != -EIDRM			     ? EXIT_FAILURE
 										     : 0;
 		jw_open_object(stdout, NULL);
-		jw_string(stdout, "path", r->path);
-		jw_string(stdout, "journal", r->journal);
+		jw_string(stdout, "cgroup", r->path);
+		jw_string(stdout, "file", r->journal);
 		jw_string(stdout, "op", r->op);
 		jw_i64(stdout, "pid", r->pid);
-		jw_string(stdout, "outcome", outcome(r->error));
-		jw_i64(stdout, "restored", r->restored);
+		jw_string(stdout, "result", outcome(r->error));
+		jw_i64(stdout, "restored_values", r->restored);
 		if (r->error)
 			jw_string(stdout, "error", mcg_strerror(r->error));
 		else
@@ -95,15 +95,12 @@ static void report(const struct mcg_recovery *r, void *userdata)
 			jw_string(stdout, "reason", r->reason);
 			if (r->moved_to[0])
 				jw_string(stdout, "moved_to", r->moved_to);
-			else
-				jw_null(stdout, "moved_to");
 		}
 		if (r->error == -MCG_E_CONFLICT) {
 			jw_string(stdout, "knob", r->knob);
-			jw_size(stdout, "found", r->found, true);
-			jw_size(stdout, "expected", r->expected, true);
+			jw_bytes(stdout, "found_bytes", r->found, true);
+			jw_bytes(stdout, "expected_bytes", r->expected, true);
 		}
-		jw_bool(stdout, "dry_run", s->dry_run);
 		jw_close_object(stdout);
 	} else {
 		st = cli_report_recovery(r, s->dry_run, false);
@@ -128,11 +125,16 @@ static int recover_run(struct cli *cli, int argc, char **argv)
 	if (!ctx)
 		return EXIT_FAILURE;
 	s.dry_run = a.dry_run;
-	if (cli->json)
-		jw_open_array(stdout, NULL);
+	if (cli->json) {
+		jw_open_object(stdout, NULL);
+		jw_timestamp(stdout);
+		jw_bool(stdout, "dry_run", a.dry_run);
+		jw_open_array(stdout, "journals");
+	}
 	r = mcg_recover(ctx, a.cgroup, a.dry_run, report, &s);
 	if (cli->json) {
 		jw_close_array(stdout);
+		jw_close_object(stdout);
 		jw_end(stdout);
 	}
 	if (r < 0 && cli_report_rundir(ctx, r))

@@ -41,6 +41,11 @@ kill_mid_shrink
 assert_status "recover --dry-run" 0 "$MEMCGCTL" recover --dry-run
 echo "$LAST_OUT" | grep -q "$CGREL: would restore" || fail "dry-run output: $LAST_OUT"
 [ "$(knob "$CG" $WATCH)" != "$ORIG_W" ] || fail "recover --dry-run changed $WATCH"
+assert_status "recover --dry-run --json" 0 "$MEMCGCTL" recover --dry-run --json
+assert_eq "json journals" 1 "$(echo "$LAST_OUT" | json '.journals | length')"
+assert_eq "json cgroup, op, result" "$CGREL set-limit restored true" \
+	"$(echo "$LAST_OUT" | json '[.journals[0].cgroup, .journals[0].op, .journals[0].result, (.dry_run | tostring)] | join(" ")')"
+[ "$(knob "$CG" $WATCH)" != "$ORIG_W" ] || fail "recover --dry-run --json changed $WATCH"
 assert_status "recover" 0 "$MEMCGCTL" recover "$CGREL"
 echo "$LAST_OUT" | grep -q "$CGREL: restored" || fail "recover output: $LAST_OUT"
 assert_eq "$WATCH restored" "$ORIG_W" "$(knob "$CG" $WATCH)"
