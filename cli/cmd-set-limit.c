@@ -657,8 +657,9 @@ static int apply_failed(struct cli *cli, const struct mcg_group *g,
 		snprintf(msg, sizeof(msg), "cannot set %s of '%s' to %s: %s (%s)", w->knob, path,
 			 cli_size(w->value, ta, sizeof(ta)), what, hold);
 	if (fail->conflict) {
-		cli_report_conflict("set-limit of", mcg_group_path(g), fail->knob, fail->found,
-				    fail->expected);
+		cli_report_conflict_from("set-limit of", mcg_group_path(g), fail->knob,
+					 fail->found, fail->expected,
+					 cli_limit_conflict_written(res));
 		if (!fail->rolled_back)
 			cli_err("and could not restore the other original values: %s; the journal %s "
 				"is kept: run 'memcgctl recover %s'",

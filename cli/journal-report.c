@@ -16,16 +16,40 @@ const char *cli_limit_value(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
-void cli_report_conflict(const char *what, const char *path, const char *knob, uint64_t found,
-			 uint64_t expected)
+void cli_report_conflict_from(const char *what, const char *path, const char *knob,
+			      uint64_t found, uint64_t expected, bool written)
 {
 	char f[64], e[64], *p = mcg_escape_dup(path);
 
 	cli_err("%s '%s' stopped: another writer changed %s while memcgctl held it (found %s, "
-		"expected %s, the value memcgctl had written); kept their value",
+		"expected %s, the value memcgctl %s); kept their value",
 		what, p ? p : "?", knob, cli_limit_value(found, f, sizeof(f)),
-		cli_limit_value(expected, e, sizeof(e)));
+		cli_limit_value(expected, e, sizeof(e)),
+		written ? "had written" : "found before it started");
 	free(p);
+}
+
+void cli_report_conflict(const char *what, const char *path, const char *knob, uint64_t found,
+			 uint64_t expected)
+{
+	cli_report_conflict_from(what, path, knob, found, expected, true);
+}
+
+bool cli_limit_conflict_written(const struct mcg_limit_result *res)
+{
+	const struct mcg_limit_plan *pl = &res->plan;
+	size_t i;
+
+	/*
+	 * The knob's value when planned is the one found before the start: a
+	 * conflict that expected it means memcgctl had not (yet, or any more)
+	 * a value of its own there (set-property changed memory.max while
+	 * set-limit was still lowering memory.high).
+	 */
+	for (i = 0; i < pl->n; i++)
+		if (!strcmp(pl->w[i].knob, res->fail.knob))
+			return pl->w[i].before != res->fail.expected;
+	return true;
 }
 
 /* A line for the record: stdout for recover, a warning for the automatic recovery. */

@@ -15,6 +15,17 @@ int cli_report_recovery(const struct mcg_recovery *r, bool dry_run, bool automat
 /* The concurrent-change message: KNOB of PATH held FOUND where memcgctl had written EXPECTED. */
 void cli_report_conflict(const char *what, const char *path, const char *knob, uint64_t found,
 			 uint64_t expected);
+/*
+ * The same, where EXPECTED is what memcgctl had written (WRITTEN) or the value
+ * it found before it started (!WRITTEN: it had not written KNOB).
+ */
+void cli_report_conflict_from(const char *what, const char *path, const char *knob,
+			      uint64_t found, uint64_t expected, bool written);
+/*
+ * For a set-limit conflict (RES->fail.conflict): had memcgctl written the value
+ * it expected in RES->fail.knob, or was that the value found before the start?
+ */
+bool cli_limit_conflict_written(const struct mcg_limit_result *res);
 /* "cannot use run directory 'DIR': not trusted: ..." for -MCG_E_UNTRUSTED; false otherwise. */
 bool cli_report_rundir(struct mcg_ctx *ctx, int err);
 

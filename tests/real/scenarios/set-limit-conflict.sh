@@ -51,6 +51,12 @@ assert_eq "the other writer's $WATCH stays" $ADMIN "$(knob "$CG" $WATCH)"
 grep -q "another writer changed $WATCH" "$MCG_TMP/err" || fail "no word of the concurrent change: $(cat "$MCG_TMP/err")"
 grep -q "found $ADMIN" "$MCG_TMP/err" || fail "found value not named: $(cat "$MCG_TMP/err")"
 grep -Eq "expected (4096|$ORIG_W)" "$MCG_TMP/err" || fail "expected value not named: $(cat "$MCG_TMP/err")"
+# the message tells a value set-limit wrote from the one it found before it started
+if grep -q "expected $ORIG_W" "$MCG_TMP/err"; then
+	grep -Eq "expected $ORIG_W( \([^)]*\))?, the value memcgctl found before it started" "$MCG_TMP/err"
+else
+	grep -Eq "expected 4096 \([^)]*\), the value memcgctl had written" "$MCG_TMP/err"
+fi || fail "whose value memcgctl expected, not said right: $(cat "$MCG_TMP/err")"
 ok "$(cat "$MCG_TMP/err")"
 [ "$MCG_CGVER" = 2 ] && assert_eq "memory.max was never lowered" 536870912 "$(knob "$CG" memory.max)"
 assert_eq "no journal or .tmp left" "" "$(ls -A "$MEMCGCTL_RUNDIR/journal")"
