@@ -1,7 +1,10 @@
 #!/bin/bash
 # dirty.sh: CPU per refresh of 'memcgctl dirty --watch' over 100 and 1000 scratch cgroups,
 # next to one raw pass of open/read/close over the same files, measured side by side.
-# usage: bench/dirty.sh [BUILD_DIR]   (root; creates memcgctl-bench-dirty-PID-* and removes it)
+# usage: bench/dirty.sh [BUILD_DIR [BASE_BUILD_DIR]]   (root; creates memcgctl-bench-dirty-PID-* and
+# removes it). With BASE_BUILD_DIR (another tree's build), each round also measures that tree's
+# memcgctl, base and new in turn (which goes first alternates by round), and the new/base ratios
+# are printed as medians of the paired rounds.
 #
 # CPU per refresh = (CPU of a run with K2 samples - CPU of a run with K1 samples) / (K2 - K1),
 # so start-up (opening every cgroup) is not counted; configurations alternate within each
@@ -9,6 +12,8 @@
 set -eu
 build=${1:-build}
 bin=$(cd "$build" && pwd)/memcgctl
+newbin=$bin
+basebin=${2:+$(cd "$2" && pwd)/memcgctl}
 root=${MCG_CGROOT:-/sys/fs/cgroup/memory}
 rounds=${ROUNDS:-5}
 K1=${K1:-5}
@@ -82,11 +87,29 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 echo "memcgctl dirty --watch: CPU per refresh, median of $rounds rounds (K=$K1 vs $K2 samples at $interval)"
 echo "kernel $(uname -r), cgroup root $root, $(nproc) CPUs"
 for r in $(seq 1 "$rounds"); do
+	if [ -n "$basebin" ] && [ $((r % 2)) = 1 ]; then order="base new"; else order="new base"; fi
 	for n in 100 1000; do
-		echo "$n watch $(per_refresh watch_explicit "$n")" >>"$tmp/res"
+		for o in $order; do
+			if [ "$o" = base ]; then
+				[ -n "$basebin" ] || continue
+				bin=$basebin tag=bwatch
+			else
+				bin=$newbin tag=watch
+			fi
+			echo "$n $tag $(per_refresh watch_explicit "$n") $r" >>"$tmp/res"
+		done
 		echo "$n raw $(per_refresh rawpass "$n")" >>"$tmp/res"
 	done
-	echo "scan watch $(per_refresh watch_scan)" >>"$tmp/res"
+	for o in $order; do
+		if [ "$o" = base ]; then
+			[ -n "$basebin" ] || continue
+			bin=$basebin tag=bwatch
+		else
+			bin=$newbin tag=watch
+		fi
+		echo "scan $tag $(per_refresh watch_scan) $r" >>"$tmp/res"
+	done
+	bin=$newbin
 done
 
 printf '%-26s %14s %14s %8s %14s\n' "cgroups" "watch us/ref" "raw pass us" "ratio" "CPU at 1 s"
@@ -96,6 +119,16 @@ for n in 100 1000; do
 	awk -v n="$n" -v w="$w" -v r="$raw" 'BEGIN {
 		printf "%-26s %14.1f %14.1f %7.2fx %13.3f%%\n", n " named", w, r, (r > 0 ? w / r : 0), w / 1e6 * 100 }'
 done
-s=$(awk '$1 == "scan" { print $3 }' "$tmp/res" | median)
+s=$(awk '$1 == "scan" && $2 == "watch" { print $3 }' "$tmp/res" | median)
 awk -v s="$s" 'BEGIN { printf "%-26s %14.1f %14s %8s %13.3f%%\n", "scan (1000 clean + host)", s, "-", "-", s / 1e6 * 100 }'
 echo "target: under 2% of one CPU at 1000 cgroups, 1 s interval"
+if [ -n "$basebin" ]; then
+	printf '%-26s %14s %14s %18s\n' "new vs base ($2)" "new us/ref" "base us/ref" "new/base (paired)"
+	for n in 100 1000 scan; do
+		w=$(awk -v n="$n" '$1 == n && $2 == "watch" { print $3 }' "$tmp/res" | median)
+		b=$(awk -v n="$n" '$1 == n && $2 == "bwatch" { print $3 }' "$tmp/res" | median)
+		q=$(awk -v n="$n" '$1 == n && $2 ~ /watch$/ { v[$4, $2] = $3; r[$4] = 1 }
+			END { for (i in r) if (v[i, "bwatch"] > 0) print v[i, "watch"] / v[i, "bwatch"] }' "$tmp/res" | median)
+		awk -v n="$n" -v w="$w" -v b="$b" -v q="$q" 'BEGIN { printf "%-26s %14.1f %14.1f %17.3fx\n", n, w, b, q }'
+	done
+fi

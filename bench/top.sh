@@ -2,11 +2,15 @@
 # bench/top.sh: CPU per refresh and peak RSS of 'memcgctl top -b' on 100 and 1000 scratch cgroups,
 # side by side with a raw open/read/close pass and a kept-fd pread pass over the same 4 files per
 # cgroup, in one run (configurations alternated, several rounds, medians). Also the taskstats cost.
-# usage: bench/top.sh [BUILD_DIR]   (root; creates memcgctl-bench-PID-* under the memory root)
+# usage: bench/top.sh [BUILD_DIR [BASE_BUILD_DIR]]   (root; creates memcgctl-bench-PID-* under the
+# memory root). With BASE_BUILD_DIR (another tree's build, e.g. a worktree of an older commit), each
+# round also runs that tree's memcgctl and both trees' sampler alone (bench/top-sampler.c, built
+# against each libmemcg.a), alternated, and prints the new/base ratios as medians of paired rounds.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}
 bin=$build/memcgctl
+base=${2:-}
 ROUNDS=${ROUNDS:-5}
 REFRESH=${REFRESH:-20}
 SIZES=${SIZES:-"100 1000"}
@@ -38,6 +42,13 @@ trap 'exit 143' TERM
 cc -O2 -Wall -o "$tmp/top-raw" "$src/bench/top-raw.c" -I"$src/lib/include" "$build/libmemcg.a" \
 	$(pkg-config --cflags --libs libnl-genl-3.0 libcgroup) -lm
 
+if [ -n "$base" ]; then
+	cc -O2 -Wall -o "$tmp/sampler-new" "$src/bench/top-sampler.c" -I"$src/lib/include" \
+		"$build/libmemcg.a" $(pkg-config --cflags --libs libnl-genl-3.0 libcgroup) -lm
+	cc -O2 -Wall -o "$tmp/sampler-base" "$src/bench/top-sampler.c" -I"$base/../lib/include" \
+		"$base/libmemcg.a" $(pkg-config --cflags --libs libnl-genl-3.0 libcgroup) -lm
+fi
+
 median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
 mkdir "$parent"
@@ -49,6 +60,7 @@ printf '%-6s %-9s %-28s %10s %10s\n' cgroups state pass ms/refresh peak_RSS
 measure() { # N STATE
 	n=$1
 	: >"$tmp/ocr" ; : >"$tmp/pread" ; : >"$tmp/top" ; : >"$tmp/json" ; : >"$tmp/rss"
+	: >"$tmp/btop" ; : >"$tmp/rtop" ; : >"$tmp/snew" ; : >"$tmp/sbase" ; : >"$tmp/rs"
 	r=0
 	while [ $r -lt "$ROUNDS" ]; do
 		# shellcheck disable=SC2086
@@ -63,6 +75,18 @@ measure() { # N STATE
 		a=$("$tmp/top-raw" run "$bin" --json top -b -n 1 -d 0.05 "$rel" | awk '{print $2}')
 		b=$("$tmp/top-raw" run "$bin" --json top -b -n $((REFRESH + 1)) -d 0.05 "$rel" | awk '{print $2}')
 		echo "$a $b" | awk -v n="$REFRESH" '{printf "%.4f\n", ($2-$1)/n}' >>"$tmp/json"
+		if [ -n "$base" ]; then
+			a=$("$tmp/top-raw" run "$base/memcgctl" top -b -n 1 -d 0.05 "$rel" | awk '{print $2}')
+			b=$("$tmp/top-raw" run "$base/memcgctl" top -b -n $((REFRESH + 1)) -d 0.05 "$rel" | awk '{print $2}')
+			echo "$a $b" | awk -v n="$REFRESH" '{printf "%.4f\n", ($2-$1)/n}' >>"$tmp/btop"
+			paste "$tmp/top" "$tmp/btop" | tail -1 | awk '{printf "%.4f\n", $1/$2}' >>"$tmp/rtop"
+			# the sampler alone, base and new in turn (which goes first alternates by round)
+			if [ $((r % 2)) = 0 ]; then order="new base"; else order="base new"; fi
+			for o in $order; do
+				"$tmp/sampler-$o" "$REFRESH" "$rel" | awk '{print $2}' >>"$tmp/s$o"
+			done
+			paste "$tmp/snew" "$tmp/sbase" | tail -1 | awk '{printf "%.4f\n", $1/$2}' >>"$tmp/rs"
+		fi
 		r=$((r + 1))
 	done
 	ocr=$(median <"$tmp/ocr"); pr=$(median <"$tmp/pread"); top=$(median <"$tmp/top")
@@ -73,6 +97,13 @@ measure() { # N STATE
 	printf '%-6s %-9s %-28s %10.2f %10s\n' "$n" "$2" "memcgctl top -b --json" "$js" -
 	printf '%-6s %-9s ratios: top/pread %.2f  top/open-read-close %.2f\n' "$n" "$2" \
 		"$(echo "$top $pr" | awk '{print $1/$2}')" "$(echo "$top $ocr" | awk '{print $1/$2}')"
+	if [ -n "$base" ]; then
+		printf '%-6s %-9s %-28s %10.2f %10s\n' "$n" "$2" "base memcgctl top -b (text)" "$(median <"$tmp/btop")" -
+		printf '%-6s %-9s %-28s %10.2f %10s\n' "$n" "$2" "sampler alone (new)" "$(median <"$tmp/snew")" -
+		printf '%-6s %-9s %-28s %10.2f %10s\n' "$n" "$2" "sampler alone (base)" "$(median <"$tmp/sbase")" -
+		printf '%-6s %-9s new/base, medians of %s paired rounds: top -b x%.3f  sampler alone x%.3f\n' \
+			"$n" "$2" "$ROUNDS" "$(median <"$tmp/rtop")" "$(median <"$tmp/rs")"
+	fi
 }
 
 mkdir "$tmp/data"

@@ -16,28 +16,34 @@ static bool blank(char c)
 	return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r';
 }
 
+/* Characters that end a key: a blank, ':', the end of the line or of the text. */
+static const bool key_end[256] = {
+	[' '] = true, ['\t'] = true, ['\v'] = true, ['\f'] = true, ['\r'] = true,
+	[':'] = true, ['\n'] = true, ['\0'] = true,
+};
+
 bool mcg__kv_next(const char **pos, struct mcg__kv *kv)
 {
-	const char *p = *pos, *k;
+	const char *p = *pos, *k, *eol;
 
+	/* one pass over each line: the key, the blanks, then the value up to its newline */
 	while (*p) {
-		const char *eol = strchr(p, '\n');
-
-		if (!eol)
-			eol = p + strlen(p);
 		kv->line = p;
 		k = p;
-		while (k < eol && blank(*k))
+		while (blank(*k)) /* '\n' and '\0' are not blanks: bounded by the line */
 			k++;
 		kv->key = k;
-		while (k < eol && !blank(*k) && *k != ':')
+		while (!key_end[(unsigned char)*k])
 			k++;
 		kv->klen = (size_t)(k - kv->key);
-		if (k < eol && *k == ':')
+		if (*k == ':')
 			k++;
-		while (k < eol && blank(*k))
+		while (blank(*k))
 			k++;
 		kv->val = k;
+		eol = strchr(k, '\n');
+		if (!eol)
+			eol = k + strlen(k);
 		kv->eol = eol;
 		*pos = *eol ? eol + 1 : eol;
 		if (kv->klen)

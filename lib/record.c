@@ -114,7 +114,7 @@ void mcg__plan_parse(const struct mcg__plan *p, unsigned f, const char *text, st
 {
 	const struct mcg__plan_file *pf = &p->f[f];
 	const struct mcg__plan_key *keys = &p->k[pf->k0];
-	uint64_t v, from_total = 0;
+	uint64_t v, m, from_total = 0, lens = 0, firsts[4] = {0};
 	const char *pos = text;
 	struct mcg__kv kv;
 	unsigned k;
@@ -137,9 +137,8 @@ void mcg__plan_parse(const struct mcg__plan *p, unsigned f, const char *text, st
 			if (v >= p->v1_unlimited)
 				v = MCG_MAX;
 		}
-		for (k = 0; k < MCG_K__COUNT; k++)
-			if ((pf->single >> k) & 1)
-				set(r, k, v);
+		for (m = pf->single; m; m &= m - 1)
+			set(r, (unsigned)__builtin_ctzll(m), v);
 		return;
 	}
 	if (pf->psi) {
@@ -154,7 +153,20 @@ void mcg__plan_parse(const struct mcg__plan *p, unsigned f, const char *text, st
 		}
 		return;
 	}
+	/*
+	 * Most lines of memory.stat are keys the plan does not want: a line is
+	 * compared with the plan's keys only if some key has its length and first
+	 * character (two masks over this file's keys, cheaper than the compares).
+	 */
+	for (k = 0; k < pf->nk; k++) {
+		lens |= 1ULL << (keys[k].len < 63 ? keys[k].len : 63);
+		firsts[(unsigned char)keys[k].key[0] >> 6] |= 1ULL << (keys[k].key[0] & 63);
+	}
 	while (mcg__kv_next(&pos, &kv)) {
+		unsigned char c0 = (unsigned char)kv.key[0];
+
+		if (!((lens >> (kv.klen < 63 ? kv.klen : 63)) & 1) || !((firsts[c0 >> 6] >> (c0 & 63)) & 1))
+			continue;
 		for (k = 0; k < pf->nk; k++) {
 			const struct mcg__plan_key *pk = &keys[k];
 

@@ -73,6 +73,9 @@ struct mcg_sampler {
 	unsigned char slot_key[F_MAX]; /* the counter of a single-value slot */
 	uint64_t stat_mask;            /* the counters memory.stat gives the sampler */
 	unsigned char ckey[MCG_C__COUNT];        /* the counter behind each MCG_C_ slot */
+	unsigned char kc[MCG_K__COUNT];          /* back: the MCG_C_ slot of a counter */
+	uint64_t ckeys;                          /* the counters of the MCG_C_ view */
+	bool ckey_shared;                        /* two MCG_C_ slots share a counter: no kc[] */
 	struct node *top;
 	uint64_t next_id;
 	size_t nnodes;
@@ -524,8 +527,15 @@ static int sampler_plan(struct mcg_sampler *s)
 		return -ENOSPC;
 	for (c = 0; c < s->plan.nf; c++)
 		s->slot_key[c] = s->plan.f[c].single ? (unsigned char)__builtin_ctzll(s->plan.f[c].single) : 0;
-	for (c = 0; c < MCG_C__COUNT; c++)
+	s->ckeys = 0;
+	s->ckey_shared = false;
+	for (c = 0; c < MCG_C__COUNT; c++) {
 		s->ckey[c] = (unsigned char)mcg__counter_key(c);
+		if ((s->ckeys >> s->ckey[c]) & 1)
+			s->ckey_shared = true;
+		s->ckeys |= 1ULL << s->ckey[c];
+		s->kc[s->ckey[c]] = (unsigned char)c;
+	}
 	return 0;
 }
 
@@ -788,11 +798,23 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 		    f != s->sl_stat)
 			read_slot(s, n, f, &rec, NULL);
 	mcg_record_derive(&rec, s->version, !strcmp(n->path, "/"));
-	for (c = 0; c < MCG_C__COUNT; c++) {
-		k = s->ckey[c];
-		if (mcg_record_has(&rec, k)) {
+	if (!s->ckey_shared) {
+		/* only the counters the record has (a dozen for an empty cgroup) */
+		uint64_t m;
+
+		for (m = rec.valid & s->ckeys; m; m &= m - 1) {
+			k = (unsigned)__builtin_ctzll(m);
+			c = s->kc[k];
 			row->v[c] = rec.v[k];
 			row->valid |= 1ULL << c;
+		}
+	} else {
+		for (c = 0; c < MCG_C__COUNT; c++) {
+			k = s->ckey[c];
+			if (mcg_record_has(&rec, k)) {
+				row->v[c] = rec.v[k];
+				row->valid |= 1ULL << c;
+			}
 		}
 	}
 	row->psi_some_valid = rec.psi.some_valid;
@@ -1128,6 +1150,11 @@ void mcg_snapshot_rates(const struct mcg_snapshot *prev, struct mcg_snapshot *cu
 	size_t i;
 	unsigned c;
 	bool sorted = true;
+	uint64_t events = 0; /* the MCG_C_ counters that are event counts, looked up once */
+
+	for (c = 0; c < MCG_C__COUNT; c++)
+		if (mcg_counter_is_event(c))
+			events |= 1ULL << c;
 
 	if (prev && cur->mono_ns > prev->mono_ns)
 		dt = (double)(cur->mono_ns - prev->mono_ns) / 1e9;
@@ -1151,7 +1178,7 @@ void mcg_snapshot_rates(const struct mcg_snapshot *prev, struct mcg_snapshot *cu
 			bool have = (r->valid >> c) & 1, had = p && ((p->valid >> c) & 1);
 
 			r->rate[c] = 0;
-			if (!mcg_counter_is_event(c)) {
+			if (!((events >> c) & 1)) {
 				r->since[c] = 0;
 				/* amounts: the change per second (usage falling under reclaim on v1) */
 				if (have && had && dt > 0 && r->v[c] != MCG_MAX && p->v[c] != MCG_MAX) {
