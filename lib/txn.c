@@ -1230,6 +1230,64 @@ static bool ends_with(const char *s, const char *sfx)
 	return a > b && !strcmp(s + a - b, sfx);
 }
 
+/*
+ * Remove FILE ("NAME.lock") when no run holds it and NAME has no journal: a
+ * kill between the journal's unlink and the lock's leaves one (harmless, but
+ * clutter). The journal is looked for under the lock, so a run that starts
+ * meanwhile either holds it (skipped) or finds the file gone (lock_at retries).
+ */
+static void clean_lock(struct recover_run *rr, const char *file)
+{
+	char name[300], journal[300], tmp[300];
+	size_t n = strlen(file);
+	struct stat st;
+	int fd;
+
+	if (n <= 5 || n - 5 >= sizeof(name) || rr->dry_run)
+		return;
+	memcpy(name, file, n - 5);
+	name[n - 5] = '\0';
+	names(name, NULL, journal, tmp, sizeof(journal));
+	if (lock_at(rr->locksfd, file, false, &fd) < 0)
+		return; /* a live run holds it */
+	if (fstatat(rr->jdirfd, journal, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    fstatat(rr->jdirfd, tmp, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		close(fd); /* a journal to recover: the lock file stays with it */
+		return;
+	}
+	unlock_at(rr->locksfd, file, fd);
+}
+
+/* Every NAME.lock under the locks directory (or only NAME's, ONLY set): clean_lock(). */
+static void clean_locks(struct recover_run *rr, const char *only)
+{
+	struct dirent *de;
+	char file[300];
+	int dfd;
+	DIR *d;
+
+	if (rr->dry_run)
+		return;
+	if (only) {
+		snprintf(file, sizeof(file), "%s.lock", only);
+		clean_lock(rr, file);
+		return;
+	}
+	dfd = dup(rr->locksfd);
+	d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return;
+	}
+	while ((de = readdir(d)))
+		if (strlen(de->d_name) < sizeof(file) && ends_with(de->d_name, ".lock")) {
+			snprintf(file, sizeof(file), "%s", de->d_name);
+			clean_lock(rr, file);
+		}
+	closedir(d);
+}
+
 int mcg_recover(struct mcg_ctx *ctx, const char *path, bool dry_run, mcg_recover_fn cb,
 		void *userdata)
 {
@@ -1263,6 +1321,7 @@ int mcg_recover(struct mcg_ctx *ctx, const char *path, bool dry_run, mcg_recover
 		snprintf(file, sizeof(file), "%s.journal", name);
 		r = fstatat(rr.jdirfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0 ? recover_one(&rr, file)
 									   : 0;
+		clean_locks(&rr, name);
 		close(rr.locksfd);
 		close(rr.jdirfd);
 		return r;
@@ -1297,6 +1356,7 @@ int mcg_recover(struct mcg_ctx *ctx, const char *path, bool dry_run, mcg_recover
 			r = x;
 	}
 	closedir(d);
+	clean_locks(&rr, NULL);
 	close(rr.locksfd);
 	close(rr.jdirfd);
 	return count ? count : r;

@@ -659,6 +659,52 @@ static void test_stale_tmp_removed(void **state)
 	assert_int_equal(access(tmp, F_OK), -1);
 }
 
+/*
+ * recover removes a .lock that no run holds and that has no journal (a kill
+ * between the journal's unlink and the lock's leaves one); a held one stays,
+ * and a dry run removes nothing.
+ */
+static void test_orphan_lock_removed(void **state)
+{
+	struct fx *fx = *state;
+	char orphan[1100], held[1400];
+	struct mcg_txn *t;
+
+	assert_int_equal(mcg_txn_begin(fx->g, 0, "test", &t), 0); /* makes the dirs */
+	mcg_txn_free(t);
+	put(fx->dir, "run/locks/gone.lock", "");
+	snprintf(orphan, sizeof(orphan), "%s/run/locks/gone.lock", fx->dir);
+	/* a live run: its lock is held, and stays */
+	assert_int_equal(mcg_txn_begin(fx->g, 0, "live", &t), 0);
+	{
+		DIR *d;
+		struct dirent *de;
+		char dir[1100];
+
+		snprintf(dir, sizeof(dir), "%s/run/locks", fx->dir);
+		held[0] = '\0';
+		d = opendir(dir);
+		assert_non_null(d);
+		while ((de = readdir(d)))
+			if (strcmp(de->d_name, "gone.lock") && de->d_name[0] != '.')
+				snprintf(held, sizeof(held), "%s/%s", dir, de->d_name);
+		closedir(d);
+	}
+	assert_true(held[0] != '\0');
+	/* a dry run removes nothing */
+	mcg_recover(fx->ctx, NULL, true, NULL, NULL);
+	assert_int_equal(access(orphan, F_OK), 0);
+	mcg_recover(fx->ctx, NULL, false, NULL, NULL);
+	assert_int_equal(access(orphan, F_OK), -1);
+	assert_int_equal(access(held, F_OK), 0);
+	mcg_txn_free(t);
+	assert_int_equal(access(held, F_OK), -1); /* the run's own unlock removed it */
+	/* only CGROUP's lock with a path */
+	put(fx->dir, "run/locks/gone.lock", "");
+	assert_int_equal(mcg_recover(fx->ctx, "/app", false, NULL, NULL), 0);
+	assert_int_equal(access(orphan, F_OK), 0);
+}
+
 /* The next writer restores a killed run's journal under the lock it just took, and goes on. */
 static void test_begin_recovering(void **state)
 {
@@ -751,6 +797,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reclaimer_conflict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_untrusted_rundir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_tmp_removed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_orphan_lock_removed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_begin_recovering, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_begin_wait_cancelled, setup, teardown),
 	};
