@@ -162,9 +162,24 @@ void mcg__plan_parse(const struct mcg__plan *p, unsigned f, const char *text, st
 		lens |= 1ULL << (keys[k].len < 63 ? keys[k].len : 63);
 		firsts[(unsigned char)keys[k].key[0] >> 6] |= 1ULL << (keys[k].key[0] & 63);
 	}
-	while (mcg__kv_next(&pos, &kv)) {
-		unsigned char c0 = (unsigned char)kv.key[0];
+	for (;;) {
+		unsigned char c0 = (unsigned char)*pos;
 
+		/*
+		 * A line that starts with a key character no key of the plan starts
+		 * with is skipped whole (the scanner would only measure its key).
+		 */
+		if (c0 > ' ' && c0 != ':' && !((firsts[c0 >> 6] >> (c0 & 63)) & 1)) {
+			const char *nl = strchr(pos, '\n');
+
+			if (!nl)
+				break;
+			pos = nl + 1;
+			continue;
+		}
+		if (!mcg__kv_next(&pos, &kv))
+			break;
+		c0 = (unsigned char)kv.key[0];
 		if (!((lens >> (kv.klen < 63 ? kv.klen : 63)) & 1) || !((firsts[c0 >> 6] >> (c0 & 63)) & 1))
 			continue;
 		for (k = 0; k < pf->nk; k++) {

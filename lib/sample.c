@@ -1172,27 +1172,20 @@ void mcg_snapshot_rates(const struct mcg_snapshot *prev, struct mcg_snapshot *cu
 	for (i = 0; i < cur->n_rows; i++) {
 		struct mcg_sample_row *r = &cur->rows[i];
 		const struct mcg_sample_row *p = idx ? find_prev(idx, prev->n_rows, r->id) : NULL;
+		uint64_t m;
 
 		r->rate_valid = 0;
-		for (c = 0; c < MCG_C__COUNT; c++) {
-			bool have = (r->valid >> c) & 1, had = p && ((p->valid >> c) & 1);
-
-			r->rate[c] = 0;
+		memset(r->rate, 0, sizeof(r->rate));
+		memset(r->since, 0, sizeof(r->since));
+		/* only counters seen in both samples move; the others stay 0 (first seen, gone) */
+		for (m = p ? r->valid & p->valid : 0; m; m &= m - 1) {
+			c = (unsigned)__builtin_ctzll(m);
 			if (!((events >> c) & 1)) {
-				r->since[c] = 0;
 				/* amounts: the change per second (usage falling under reclaim on v1) */
-				if (have && had && dt > 0 && r->v[c] != MCG_MAX && p->v[c] != MCG_MAX) {
+				if (dt > 0 && r->v[c] != MCG_MAX && p->v[c] != MCG_MAX) {
 					r->rate[c] = ((double)r->v[c] - (double)p->v[c]) / dt;
 					r->rate_valid |= 1ULL << c;
 				}
-				continue;
-			}
-			if (!have) {
-				r->since[c] = 0;
-				continue;
-			}
-			if (!had) {
-				r->since[c] = 0; /* first seen: counting starts here */
 				continue;
 			}
 			if (r->v[c] >= p->v[c]) {
