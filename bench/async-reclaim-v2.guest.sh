@@ -85,7 +85,7 @@ run_one() {
 		daemon=
 	fi
 	extra="- - - - - -"
-	[ "$conf" = async ] && extra=$(jq -r '.cgroups[0] | "\(.reclaimed / 1048576 | floor) \(.wakeups) \(.steps) \(.deferred) \(.refault_ratio * 100 | floor)% \(.state)"' "$tmp/status.json")
+	[ "$conf" = async ] && extra=$(jq -r '.cgroups[0] | "\(.reclaimed_bytes / 1048576 | floor) \(.wakeups) \(.steps) \(.deferred) \((.refault_percent // 0) | floor)% \(.state)"' "$tmp/status.json")
 	awk -v m="$mode" -v c="$conf" -v r="$round" -v c0="$c0" -v c1="$c1" -v hz="$hz" \
 		-v t0="$t0" -v t1="$t1" -v f="$((f1 - f0))" -v x="$extra" \
 		-v cur="$cur" -v st="$((s1 - s0))" '
