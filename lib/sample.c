@@ -210,6 +210,7 @@ static int add_watch(struct mcg_sampler *s, int dfd, const char *path)
 			      IN_ONLYDIR;
 	const char *root = mcg_ctx_root(s->ctx);
 	char link[64], *full;
+	size_t rlen, plen;
 	int wd;
 
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", dfd);
@@ -219,10 +220,14 @@ static int add_watch(struct mcg_sampler *s, int dfd, const char *path)
 	/* no /proc: the path, if the kernel can take it */
 	if (strlen(root) + strlen(path) + 1 >= PATH_MAX)
 		return -1;
-	full = malloc(strlen(root) + strlen(path) + 1);
+	rlen = strlen(root);
+	plen = strcmp(path, "/") ? strlen(path) : 0;
+	full = malloc(rlen + plen + 1);
 	if (!full)
 		return -1;
-	sprintf(full, "%s%s", root, strcmp(path, "/") ? path : "");
+	memcpy(full, root, rlen);
+	memcpy(full + rlen, path, plen);
+	full[rlen + plen] = '\0';
 	wd = inotify_add_watch(s->ifd, full, mask | IN_DONT_FOLLOW);
 	free(full);
 	return wd;
