@@ -247,7 +247,12 @@ static int visit(const char *path, int depth, void *userdata)
 
 	(void)depth;
 	r = mcg_group_open(w->ctx, path, &g);
-	if (r == -ENOENT || r == -ENODEV) /* removed during the walk */
+	/*
+	 * Removed during the walk. A directory the walk found that no longer
+	 * holds the memory files is one the kernel is removing (every
+	 * directory of the hierarchy is a cgroup), so it is skipped too.
+	 */
+	if (r == -ENOENT || r == -ENODEV || r == -MCG_E_NOTCGROUP)
 		return 1;
 	if (r < 0) {
 		char *e = mcg_escape_dup(path);
