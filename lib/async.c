@@ -1004,6 +1004,14 @@ struct bad_list {
 	int err;
 };
 
+static void copy_cut(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 static void add_bad(const char *file, const char *why, void *userdata)
 {
 	struct bad_list *b = userdata;
@@ -1019,8 +1027,9 @@ static void add_bad(const char *file, const char *why, void *userdata)
 		}
 		b->v = nv;
 	}
-	snprintf(b->v[b->n].file, sizeof(b->v[b->n].file), "%s", file);
-	snprintf(b->v[b->n].why, sizeof(b->v[b->n].why), "%s", why);
+	/* both cut to fit: a name past the field is reported by its start */
+	copy_cut(b->v[b->n].file, sizeof(b->v[b->n].file), file);
+	copy_cut(b->v[b->n].why, sizeof(b->v[b->n].why), why);
 	b->n++;
 }
 

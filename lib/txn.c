@@ -497,14 +497,15 @@ static void boot_id(const struct mcg_ctx *ctx, char *buf, size_t len)
 	snprintf(buf, len, "%.39s", b);
 }
 
+/* NAME is at most 200 bytes (mcg__cgroup_file_name hashes longer ones): these fit LEN. */
 static void names(const char *name, char *lock, char *journal, char *tmp, size_t len)
 {
-	if (lock)
-		snprintf(lock, len, "%s.lock", name);
-	if (journal)
-		snprintf(journal, len, "%s.journal", name);
-	if (tmp)
-		snprintf(tmp, len, "%s.journal.tmp", name);
+	if (lock && (size_t)snprintf(lock, len, "%s.lock", name) >= len)
+		lock[0] = '\0';
+	if (journal && (size_t)snprintf(journal, len, "%s.journal", name) >= len)
+		journal[0] = '\0';
+	if (tmp && (size_t)snprintf(tmp, len, "%s.journal.tmp", name) >= len)
+		tmp[0] = '\0';
 }
 
 /* How often a wait for the lock bounded by a cancel looks again. */
@@ -838,6 +839,8 @@ int mcg__txn_set(struct mcg_txn *t, const char *knob, uint64_t v)
 	if (r < 0)
 		return r;
 	s = find_saved(t, knob);
+	if (!s)
+		return -ENOENT;
 	/*
 	 * Journal first: B may never be written, but then the check below stops
 	 * us. A is the value known to be there: after a failed write (v1 EBUSY,
