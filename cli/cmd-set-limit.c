@@ -341,32 +341,26 @@ static void text_verdict(const struct mcg_limit_pre *p, bool oom_ok)
 	}
 }
 
-/* What holds the memory, from memory.stat: for failure messages. */
+/* What holds the memory, from the cgroup's record: for failure messages. */
 static void holders(const struct mcg_group *g, char *buf, size_t len)
 {
-	struct mcg_info i;
+	struct mcg_record r;
 	char u[32], an[32], fi[32], di[32], wb[32], sh[32], ke[32], ue[32];
-	unsigned kids = 0;
 
-	if (mcg_group_info(g, &i) < 0) {
+	if (mcg_group_read_record(g, &r, NULL) < 0) {
 		snprintf(buf, len, "memory.stat unreadable");
 		return;
 	}
-#define ST(id) (mcg_stat_has(&i.stat, id) ? i.stat.v[id] : 0)
-	if (mcg_info_has(&i, MCG_F_NR_CHILDREN))
-		kids = (unsigned)i.f[MCG_F_NR_CHILDREN];
+#define ST(k) mcg_record_get(&r, MCG_K_##k, 0)
 	snprintf(buf, len,
 		 "usage %s: anon %s, file %s (dirty %s, writeback %s), shmem %s, kernel %s, "
 		 "unevictable %s; %u child cgroup(s)",
-		 cli_size(mcg_info_has(&i, MCG_F_USAGE) ? i.f[MCG_F_USAGE] : 0, u, sizeof(u)),
-		 cli_size(ST(MCG_S_ANON), an, sizeof(an)), cli_size(ST(MCG_S_FILE), fi, sizeof(fi)),
-		 cli_size(ST(MCG_S_FILE_DIRTY), di, sizeof(di)),
-		 cli_size(ST(MCG_S_FILE_WRITEBACK), wb, sizeof(wb)),
-		 cli_size(ST(MCG_S_SHMEM), sh, sizeof(sh)),
-		 cli_size(ST(MCG_S_KERNEL), ke, sizeof(ke)),
-		 cli_size(ST(MCG_S_UNEVICTABLE), ue, sizeof(ue)), kids);
+		 cli_size(ST(USAGE), u, sizeof(u)), cli_size(ST(ANON), an, sizeof(an)),
+		 cli_size(ST(FILE), fi, sizeof(fi)), cli_size(ST(DIRTY), di, sizeof(di)),
+		 cli_size(ST(WRITEBACK), wb, sizeof(wb)), cli_size(ST(SHMEM), sh, sizeof(sh)),
+		 cli_size(ST(KERNEL), ke, sizeof(ke)), cli_size(ST(UNEVICTABLE), ue, sizeof(ue)),
+		 (unsigned)ST(NR_CHILDREN));
 #undef ST
-	mcg_info_release(&i);
 }
 
 static void systemd_hint(const struct mcg_group *g, const struct mcg_limit_req *req,
