@@ -31,13 +31,15 @@ CMD(cmd_dirty);
 CMD(cmd_top);
 CMD(cmd_export);
 CMD(cmd_recover);
+CMD(cmd_record);
+CMD(cmd_dump);
 CMD(cmd_help);
 CMD(cmd_complete);
 #undef CMD
 
 static const struct mcg_cmd *const table[] = {
 	&cmd_list, &cmd_show,  &cmd_set_limit, &cmd_empty, &cmd_async_reclaim, &cmd_reclaimd,
-	&cmd_dirty, &cmd_top, &cmd_export, &cmd_recover,  &cmd_help,  &cmd_complete,
+	&cmd_dirty, &cmd_top, &cmd_export, &cmd_recover, &cmd_record, &cmd_dump, &cmd_help,  &cmd_complete,
 };
 static const struct mcg_cmd *present[sizeof(table) / sizeof(table[0]) + 1];
 

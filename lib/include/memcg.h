@@ -477,6 +477,8 @@ MCG_EXPORT int mcg_group_usage(const struct mcg_group *g, uint64_t *ret);
 #include <memcg/async.h>
 #include <memcg/dirty.h>
 #include <memcg/sample.h>
+#include <memcg/unit.h>
+#include <memcg/history.h>
 
 #ifdef __cplusplus
 }
