@@ -2,6 +2,7 @@
 #include "internal.h"
 
 #include <memcg/openmetrics.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,5 +57,36 @@ char *mcg_om_label_dup(const char *path)
 	if (ret)
 		mcg_om_escape(esc, ret, n + 1);
 	free(esc);
+	return ret;
+}
+
+char *mcg_om_cgroup_labels(const char *path, bool unit)
+{
+	char *value, *ret, name[256];
+	size_t n, m = 0;
+	int u = 0;
+
+	value = mcg_om_label_dup(path);
+	if (!value)
+		return NULL;
+	if (unit)
+		u = mcg_unit_from_path(path, name, sizeof(name));
+	n = strlen(value) + sizeof("cgroup=\"\"");
+	if (u > 0) {
+		/* unit names are ASCII (mcg_unit_name_valid); \x2d escapes keep their backslash */
+		m = mcg_om_escape(name, NULL, 0);
+		n += sizeof(",unit=\"\"") - 1 + m;
+	}
+	ret = malloc(n);
+	if (ret) {
+		int w = snprintf(ret, n, "cgroup=\"%s\"", value);
+
+		if (u > 0 && w > 0 && (size_t)w < n) {
+			memcpy(ret + w, ",unit=\"", 7);
+			mcg_om_escape(name, ret + w + 7, m + 1);
+			memcpy(ret + w + 7 + m, "\"", 2);
+		}
+	}
+	free(value);
 	return ret;
 }

@@ -128,6 +128,57 @@ static void test_label_distinct(void **state)
 		}
 }
 
+/* The label set: cgroup always, unit only when asked for and the path names one. */
+static const struct {
+	const char *path;
+	bool unit;
+	const char *want;
+} labels_cases[] = {
+	{"/", true, "cgroup=\"/\""},
+	{"/system.slice/web.service", false, "cgroup=\"/system.slice/web.service\""},
+	{"/system.slice/web.service", true,
+	 "cgroup=\"/system.slice/web.service\",unit=\"web.service\""},
+	/* a service's delegated subtree belongs to the service */
+	{"/system.slice/web.service/worker", true,
+	 "cgroup=\"/system.slice/web.service/worker\",unit=\"web.service\""},
+	/* a slice alone: the innermost slice */
+	{"/user.slice/user-1000.slice", true,
+	 "cgroup=\"/user.slice/user-1000.slice\",unit=\"user-1000.slice\""},
+	{"/user.slice/user-1000.slice/user@1000.service/app.slice", true,
+	 "cgroup=\"/user.slice/user-1000.slice/user@1000.service/app.slice\","
+	 "unit=\"user@1000.service\""},
+	/* outside systemd's naming: no unit */
+	{"/memcgctl-test/a", true, "cgroup=\"/memcgctl-test/a\""},
+	{"/docker/0123abcd", true, "cgroup=\"/docker/0123abcd\""},
+	/*
+	 * systemd's \x2d escape: the cgroup value is memcgctl's escaped name
+	 * (backslash doubled, then doubled again by the format); the unit value
+	 * is the unit's name as systemctl prints it (one backslash, doubled by
+	 * the format only)
+	 */
+	{"/system.slice/systemd-fsck@dev-disk-by\\x2dlabel-root.service", true,
+	 "cgroup=\"/system.slice/systemd-fsck@dev-disk-by\\\\\\\\x2dlabel-root.service\","
+	 "unit=\"systemd-fsck@dev-disk-by\\\\x2dlabel-root.service\""},
+	/* a hostile name below a unit: escaped in cgroup, the unit is still the service */
+	{"/system.slice/web.service/a\"b\nc", true,
+	 "cgroup=\"/system.slice/web.service/a\\\"b\\\\nc\",unit=\"web.service\""},
+};
+
+static void test_cgroup_labels(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(labels_cases) / sizeof(labels_cases[0]); i++) {
+		char *v = mcg_om_cgroup_labels(labels_cases[i].path, labels_cases[i].unit);
+
+		assert_non_null(v);
+		assert_string_equal(v, labels_cases[i].want);
+		assert_true(valid_value(v));
+		free(v);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +186,7 @@ int main(void)
 		cmocka_unit_test(test_truncate),
 		cmocka_unit_test(test_label),
 		cmocka_unit_test(test_label_distinct),
+		cmocka_unit_test(test_cgroup_labels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

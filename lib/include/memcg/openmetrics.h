@@ -25,4 +25,14 @@ MCG_EXPORT size_t mcg_om_escape(const char *s, char *buf, size_t len);
  */
 MCG_EXPORT char *mcg_om_label_dup(const char *path);
 
+/*
+ * The label set of a cgroup's samples, without the braces:
+ * cgroup="VALUE" (mcg_om_label_dup) and, when UNIT is true and PATH is named
+ * after a systemd unit (mcg_unit_from_path: the service or scope that owns
+ * it, else the innermost slice), ,unit="NAME" (escaped by mcg_om_escape).
+ * Pure: the caller decides UNIT (the host runs systemd: sd_booted()).
+ * malloc'd; NULL on allocation failure.
+ */
+MCG_EXPORT char *mcg_om_cgroup_labels(const char *path, bool unit);
+
 #endif
