@@ -1,6 +1,7 @@
 /* cmd-async-reclaim.c: "memcgctl async-reclaim": turn background watermark reclaim on and off. */
 #include "memcgctl.h"
 #include "output.h"
+#include "cgroup-arg.h"
 #include "journal-report.h"
 
 #include <sched.h>
@@ -283,7 +284,7 @@ static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
 	size_t nc = 0, i;
 	int r, status = EXIT_FAILURE;
 
-	r = cli_open_group(cli, a->cgroup, &g);
+	r = cli_open_cgroup(cli, a->cgroup, &g);
 	if (r < 0)
 		return cli_status(r);
 	name = mcg_escape_dup(mcg_group_path(g));
@@ -471,7 +472,7 @@ static int do_disable(struct cli *cli, struct ar_args *a, const char *statedir)
 		while (strlen(path) > 1 && path[strlen(path) - 1] == '/')
 			path[strlen(path) - 1] = '\0';
 	} else {
-		return cli_status(cli_open_group(cli, a->cgroup, &g));
+		return cli_status(cli_open_cgroup(cli, a->cgroup, &g));
 	}
 	r = mcg_async_disable(statedir, mcg_ctx_root(ctx), path);
 	name = mcg_escape_dup(path);
@@ -683,7 +684,7 @@ static int do_status(struct cli *cli, struct ar_args *a, const char *statedir)
 			snprintf(want, sizeof(want), "%s", a->cgroup); /* removed: its stats */
 			removed = true;
 		} else {
-			return cli_status(cli_open_group(cli, a->cgroup, &g));
+			return cli_status(cli_open_cgroup(cli, a->cgroup, &g));
 		}
 	}
 	r = mcg_async_list(statedir, &confs, &nc);

@@ -1,6 +1,7 @@
 /* cmd-list.c: "memcgctl list": the memory cgroup tree with usage, limit and the main counters. */
 #include "memcgctl.h"
 #include "output.h"
+#include "cgroup-arg.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -68,6 +69,7 @@ enum {
 	L_SHMEM,
 	L_PROCS,
 	L_DEPTH,
+	L_UNIT,
 	L__COUNT
 };
 static struct out_col list_cols[L__COUNT] = {
@@ -95,6 +97,8 @@ static struct out_col list_cols[L__COUNT] = {
 		     OUT_RIGHT | OUT_EXTRA, 0},
 	[L_DEPTH] = {"DEPTH", "depth", "levels below the CGROUP argument", OUT_U64,
 		     OUT_RIGHT | OUT_EXTRA, 0},
+	[L_UNIT] = {"UNIT", "unit", "the systemd unit that owns the cgroup (systemd hosts)", OUT_STR,
+		    OUT_EXTRA, 0},
 };
 
 /*
@@ -108,7 +112,7 @@ static const int list_key[L__COUNT] = {
 	[L_DIRTY] = MCG_K_DIRTY,    [L_WB] = MCG_K_WRITEBACK,	 [L_HIGH] = MCG_K_HIGH,
 	[L_LOW] = MCG_K_LOW,	    [L_MIN] = MCG_K_MIN,	 [L_PEAK] = MCG_K_PEAK,
 	[L_SWAP] = MCG_K_SWAP_USAGE, [L_SHMEM] = MCG_K_SHMEM,	 [L_PROCS] = MCG_K_NR_PROCS,
-	[L_DEPTH] = -1,
+	[L_DEPTH] = -1,		    [L_UNIT] = -1,
 };
 
 static void list_cols_init(void)
@@ -135,10 +139,12 @@ struct walk_state {
 	struct out_row *stack[LIST_MAX_DEPTH + 1]; /* the last row at each depth */
 };
 
-static void fill(struct out_row *r, const struct mcg_info *i, int depth)
+static void fill(const struct mcg_ctx *ctx, struct out_row *r, const struct mcg_info *i,
+		 int depth)
 {
 	const struct mcg_record *rec = &i->rec;
 	const char *base = strrchr(i->path, '/');
+	char unit[256];
 	size_t c;
 
 	out_cell_str(r, L_CGROUP, i->path);
@@ -153,6 +159,9 @@ static void fill(struct out_row *r, const struct mcg_info *i, int depth)
 		out_cell_num(r, L_PCT,
 			     100.0 * (double)rec->v[MCG_K_USAGE] / (double)rec->v[MCG_K_LIMIT]);
 	out_cell_u64(r, L_DEPTH, (uint64_t)depth);
+	/* from systemd's naming, no D-Bus per row; empty (JSON: absent) where none */
+	if (mcg_unit_of(ctx, i->path, unit, sizeof(unit)) > 0)
+		out_cell_str(r, L_UNIT, unit);
 }
 
 static int visit(const char *path, int depth, void *userdata)
@@ -182,7 +191,7 @@ static int visit(const char *path, int depth, void *userdata)
 		return -ENOMEM;
 	}
 	w->stack[depth] = row;
-	fill(row, &info, depth);
+	fill(cli_ctx(w->cli), row, &info, depth);
 	mcg_info_release(&info);
 	return 0;
 }
@@ -208,7 +217,7 @@ static int list_run(struct cli *cli, int argc, char **argv)
 	if (!w)
 		return EXIT_FAILURE;
 	w->cli = cli;
-	r = cli_open_group(cli, a.cgroup ? a.cgroup : "/", &g);
+	r = cli_open_cgroup(cli, a.cgroup ? a.cgroup : "/", &g);
 	if (r < 0) {
 		free(w);
 		return cli_status(r);

@@ -2,6 +2,7 @@
  */
 #include "memcgctl.h"
 #include "output.h"
+#include "cgroup-arg.h"
 #include "journal-report.h"
 
 #include <string.h>
@@ -746,7 +747,7 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 		cli_err("invalid duration for --timeout: '%s': must be more than 0", out_esc(a.timeout));
 		return EXIT_USAGE;
 	}
-	r = cli_open_group(cli, a.cgroup, &g);
+	r = cli_open_cgroup(cli, a.cgroup, &g);
 	if (r < 0)
 		return cli_status(r);
 	st.g = g;

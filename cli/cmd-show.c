@@ -1,6 +1,7 @@
 /* cmd-show.c: "memcgctl show": every memory knob and counter of one cgroup, grouped. */
 #include "memcgctl.h"
 #include "output.h"
+#include "cgroup-arg.h"
 
 #include <string.h>
 
@@ -32,7 +33,8 @@ static const struct argp show_argp = {
 	NULL, show_parse, "CGROUP",
 	"Show every memory knob and counter of CGROUP: limits, usage, memory.stat (normalised "
 	"names, then every key as the kernel printed it), events and pressure. CGROUP is a path "
-	"relative to the hierarchy root, an absolute cgroupfs path, or pid:N.",
+	"relative to the hierarchy root, an absolute cgroupfs path, pid:N, or a systemd unit "
+	"(web.service, user.slice). On a systemd host, the unit that owns the cgroup.",
 	cli_common_children, NULL, NULL,
 };
 
@@ -192,13 +194,15 @@ static bool is_normalised_key(const char *key, int version)
 	return false;
 }
 
-static void show_text(const struct mcg_info *i, const struct mcg_ctx *ctx)
+static void show_text(const struct mcg_info *i, const struct mcg_ctx *ctx, const char *unit)
 {
 	const struct mcg_record *rec = &i->rec;
 	size_t k;
 
 	printf("cgroup %s (cgroup v%d, %s)\n", out_esc(i->path), i->version,
 	       out_esc(mcg_ctx_root(ctx)));
+	if (unit)
+		printf("unit %s\n", out_esc(unit));
 	text_rows("limits", rec, ROWS(limit_rows));
 	text_rows("usage", rec, ROWS(usage_rows));
 	text_rows("memory", rec, ROWS(stat_rows));
@@ -254,7 +258,7 @@ static void json_rows(const struct mcg_record *rec, const enum mcg_key *r, size_
 	}
 }
 
-static void show_json(const struct mcg_info *i, uint64_t ts)
+static void show_json(const struct mcg_info *i, uint64_t ts, const char *unit)
 {
 	const struct mcg_record *rec = &i->rec;
 	char key[64];
@@ -263,6 +267,8 @@ static void show_json(const struct mcg_info *i, uint64_t ts)
 	jw_open_object(stdout, NULL);
 	jw_u64(stdout, "timestamp_ns", ts);
 	jw_string(stdout, "cgroup", i->path);
+	if (unit) /* absent where no systemd unit owns the cgroup */
+		jw_string(stdout, "unit", unit);
 	jw_u64(stdout, "version", (uint64_t)i->version);
 	json_rows(rec, ROWS(json_head));
 	json_rows(rec, ROWS(event_rows));
@@ -296,13 +302,15 @@ static int show_run(struct cli *cli, int argc, char **argv)
 	struct show_args a = {0};
 	struct mcg_group *g;
 	struct mcg_info info;
+	char unit[256];
+	bool has_unit;
 	uint64_t ts;
 	int r;
 
 	r = cli_parse(&show_argp, argc, argv, &a);
 	if (r)
 		return r;
-	r = cli_open_group(cli, a.cgroup, &g);
+	r = cli_open_cgroup(cli, a.cgroup, &g);
 	if (r < 0)
 		return cli_status(r);
 	ts = out_realtime_ns();
@@ -312,10 +320,12 @@ static int show_run(struct cli *cli, int argc, char **argv)
 		cli_err("cannot read cgroup '%s': %s", out_esc(a.cgroup), mcg_strerror(r));
 		return cli_status(r);
 	}
+	/* the unit that owns it, from systemd's naming (a delegated child: its service's) */
+	has_unit = mcg_unit_of(cli_ctx(cli), info.path, unit, sizeof(unit)) > 0;
 	if (cli->json)
-		show_json(&info, ts);
+		show_json(&info, ts, has_unit ? unit : NULL);
 	else
-		show_text(&info, cli_ctx(cli));
+		show_text(&info, cli_ctx(cli), has_unit ? unit : NULL);
 	mcg_info_release(&info);
 	return EXIT_OK;
 }

@@ -192,7 +192,23 @@ int mcg_group_open(struct mcg_ctx *ctx, const char *spec, struct mcg_group **ret
 
 	if (!spec || !*spec)
 		return -EINVAL;
-	if (!strncmp(spec, "pid:", 4)) {
+	if (mcg_unit_spec(ctx, spec)) {
+		char *cg = NULL;
+
+		/* "web.service": the unit's cgroup, as systemd itself reports it */
+		r = mcg_unit_resolve(ctx, spec, &cg, NULL, 0);
+		if (r < 0)
+			/* not running, not loaded, no cgroup: no such cgroup, like a bad path
+			 * (mcg_unit_resolve again says which); a D-Bus failure as it is */
+			return r == -EHOSTDOWN || r == -ENOMEDIUM || r == -EINVAL ? -ENOENT : r;
+		if (strlen(cg) >= sizeof(pidpath)) {
+			free(cg);
+			return -ENAMETOOLONG;
+		}
+		strcpy(pidpath, cg);
+		free(cg);
+		rel = pidpath;
+	} else if (!strncmp(spec, "pid:", 4)) {
 		pid_t pid;
 
 		if (parse_pid_spec(spec + 4, &pid) < 0)

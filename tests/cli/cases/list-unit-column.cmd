@@ -1,0 +1,1 @@
+--root @FIX@/v2/cgroup list -o cgroup,unit --depth 1
