@@ -34,7 +34,7 @@ static const struct argp show_argp = {
 	"Show every memory knob and counter of CGROUP: limits, usage, memory.stat (normalised "
 	"names, then every key as the kernel printed it), events and pressure. CGROUP is a path "
 	"relative to the hierarchy root, an absolute cgroupfs path, pid:N, or a systemd unit "
-	"(web.service, user.slice). On a systemd host, the unit that owns the cgroup.",
+	"(web.service, user.slice). On a systemd host it also names the unit that owns the cgroup.",
 	cli_common_children, NULL, NULL,
 };
 
