@@ -293,31 +293,9 @@ static int collect_walk(struct mcg_ctx *ctx, const char *path, int depth, struct
 
 /* ---- the rows from the sampler's snapshot (--listen: kept descriptors) ---- */
 
-/* The schema key of a sampler counter ("psi_some_us" is psi_some). */
-static int counter_key(enum mcg_counter c)
-{
-	const char *name = mcg_counter_name(c);
-	char base[64];
-	size_t n;
-	int k;
-
-	if (!name)
-		return -ENOENT;
-	k = mcg_key_lookup(name);
-	if (k >= 0)
-		return k;
-	n = strlen(name);
-	if (n < 4 || n >= sizeof(base) || name[n - 3] != '_')
-		return -ENOENT;
-	memcpy(base, name, n - 3);
-	base[n - 3] = '\0';
-	return mcg_key_lookup(base);
-}
-
 static int collect_snapshot(const struct mcg_snapshot *snap, int depth, struct ex_set *set)
 {
 	size_t i;
-	unsigned c;
 
 	set_clear(set);
 	for (i = 0; i < snap->n_rows; i++) {
@@ -329,14 +307,7 @@ static int collect_snapshot(const struct mcg_snapshot *snap, int depth, struct e
 		row = set_add(set, sr->path);
 		if (!row)
 			return -ENOMEM;
-		for (c = 0; c < MCG_C__COUNT; c++) {
-			int k = counter_key(c);
-
-			if (k < 0 || !((sr->valid >> c) & 1))
-				continue;
-			row->rec.v[k] = sr->v[c];
-			row->rec.valid |= 1ULL << k;
-		}
+		row->rec = sr->rec;
 	}
 	return 0;
 }

@@ -229,16 +229,16 @@ static int *top_fill(struct out_table *t, const struct mcg_snapshot *s, const st
 				if (r->async >= 0)
 					out_cell_bool(row, k, r->async == 1);
 			} else if (top_json[k].type == OUT_BYTES) {
-				enum mcg_counter mc = k == TOP_USAGE   ? MCG_C_USAGE
-						      : k == TOP_LIMIT ? MCG_C_LIMIT
-						      : k == TOP_HIGH  ? MCG_C_HIGH
-						      : k == TOP_ANON  ? MCG_C_ANON
-						      : k == TOP_FILE  ? MCG_C_FILE
-						      : k == TOP_DIRTY ? MCG_C_DIRTY
-								       : MCG_C_WRITEBACK;
+				enum mcg_key mc = k == TOP_USAGE   ? MCG_K_USAGE
+						  : k == TOP_LIMIT ? MCG_K_LIMIT
+						  : k == TOP_HIGH  ? MCG_K_HIGH
+						  : k == TOP_ANON  ? MCG_K_ANON
+						  : k == TOP_FILE  ? MCG_K_FILE
+						  : k == TOP_DIRTY ? MCG_K_DIRTY
+								   : MCG_K_WRITEBACK;
 
-				if ((r->valid >> mc) & 1)
-					out_cell_u64(row, k, r->v[mc]);
+				if (mcg_record_has(&r->rec, mc))
+					out_cell_u64(row, k, r->rec.v[mc]);
 			} else if (top_cell_value(s, r, k, &v)) {
 				if (top_json[k].type == OUT_U64)
 					out_cell_u64(row, k, v < 0 ? 0 : (uint64_t)v);
@@ -270,39 +270,48 @@ static int print_text(const struct mcg_snapshot *s, const struct top_opts *o, bo
 }
 
 /* A counter's JSON name: the kernel's (event counters), PSI totals in ns (memcgctl-json(7)). */
-static const char *counter_key(unsigned c)
+static const char *counter_key(enum mcg_key k, char *buf, size_t len)
 {
-	if (c == MCG_C_PSI_SOME_US)
+	if (k == MCG_K_PSI_SOME)
 		return "psi_some_total_ns";
-	if (c == MCG_C_PSI_FULL_US)
+	if (k == MCG_K_PSI_FULL)
 		return "psi_full_total_ns";
-	return mcg_counter_name(c);
+	snprintf(buf, len, "%s%s", mcg_key_name(k), mcg_unit_suffix(mcg_key_desc(k)->unit));
+	return buf;
 }
 
-static double counter_scale(unsigned c)
+static double counter_scale(enum mcg_key k)
 {
-	return c == MCG_C_PSI_SOME_US || c == MCG_C_PSI_FULL_US ? 1000.0 : 1.0;
+	return k == MCG_K_PSI_SOME || k == MCG_K_PSI_FULL ? 1000.0 : 1.0;
+}
+
+static bool is_event(const struct mcg_sample_row *r, unsigned k)
+{
+	return mcg_key_desc(k)->kind == MCG_KIND_COUNTER && mcg_record_has(&r->rec, k);
 }
 
 /* The event counters (the amounts are the columns): totals, per second, since top started. */
 static void json_counters(const struct mcg_sample_row *r)
 {
-	unsigned c;
+	char name[64];
+	unsigned k;
 
 	jw_open_object(stdout, "counters");
-	for (c = 0; c < MCG_C__COUNT; c++)
-		if (mcg_counter_is_event(c) && ((r->valid >> c) & 1))
-			jw_u64(stdout, counter_key(c), r->v[c] * (uint64_t)counter_scale(c));
+	mcg_keyset_foreach(k, &r->rec.valid)
+		if (is_event(r, k))
+			jw_u64(stdout, counter_key(k, name, sizeof(name)),
+			       r->rec.v[k] * (uint64_t)counter_scale(k));
 	jw_close_object(stdout);
 	jw_open_object(stdout, "per_second");
-	for (c = 0; c < MCG_C__COUNT; c++)
-		if (mcg_counter_is_event(c) && ((r->rate_valid >> c) & 1))
-			jw_double(stdout, counter_key(c), r->rate[c] * counter_scale(c));
+	mcg_keyset_foreach(k, &r->rate_valid)
+		if (is_event(r, k))
+			jw_double(stdout, counter_key(k, name, sizeof(name)), r->rate[k] * counter_scale(k));
 	jw_close_object(stdout);
 	jw_open_object(stdout, "since_start");
-	for (c = 0; c < MCG_C__COUNT; c++)
-		if (mcg_counter_is_event(c) && ((r->valid >> c) & 1))
-			jw_u64(stdout, counter_key(c), r->since[c] * (uint64_t)counter_scale(c));
+	mcg_keyset_foreach(k, &r->rec.valid)
+		if (is_event(r, k))
+			jw_u64(stdout, counter_key(k, name, sizeof(name)),
+			       r->since[k] * (uint64_t)counter_scale(k));
 	jw_close_object(stdout);
 }
 

@@ -25,7 +25,7 @@ out=$(cd "$out" && pwd)
 exec 9>"$out/.build.lock"
 flock 9
 
-pkgs="libcgroup libnl-3.0 libnl-genl-3.0"
+pkgs="libcgroup libnl-3.0 libnl-genl-3.0 libsystemd libzstd"
 pc_cflags=$(pkg-config --cflags $pkgs)
 pc_libs=$(pkg-config --libs $pkgs)
 warn="-Wall -Wextra -Wformat=2 -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wpointer-arith \

@@ -92,6 +92,17 @@ static void put_baseline(void)
 	put_all(base, blen);
 }
 
+/* No bit past the table's last counter. */
+static bool keyset_in_range(const struct mcg_keyset *ks)
+{
+	unsigned b;
+
+	for (b = MCG_K__COUNT; b < MCG_KEYSET_WORDS * 64; b++)
+		if ((ks->w[b / 64] >> (b % 64)) & 1)
+			return false;
+	return true;
+}
+
 static void check_snapshot(const struct mcg_snapshot *snap)
 {
 	size_t i;
@@ -103,10 +114,11 @@ static void check_snapshot(const struct mcg_snapshot *snap)
 
 		FZ_CHECK(r->path && r->name, "row %zu has no path", i);
 		FZ_CHECK(r->parent < (int)i, "row %zu: parent %d after it", i, r->parent);
-		FZ_CHECK(!(r->valid >> MCG_C__COUNT), "row %zu: valid bits past the counters", i);
-		for (c = 0; c < MCG_C__COUNT; c++)
-			if ((r->rate_valid >> c) & 1)
-				FZ_CHECK(!isnan(r->rate[c]), "row %zu: rate %u is NaN", i, c);
+		FZ_CHECK(keyset_in_range(&r->rec.valid), "row %zu: valid bits past the counters", i);
+		mcg_keyset_foreach(c, &r->rate_valid) {
+			FZ_CHECK(mcg_record_has(&r->rec, c), "row %zu: a rate for absent counter %u", i, c);
+			FZ_CHECK(!isnan(r->rate[c]), "row %zu: rate %u is NaN", i, c);
+		}
 	}
 }
 
@@ -168,7 +180,7 @@ static void read_info(int v)
 			struct mcg_info info;
 
 			if (mcg_group_info(g, &info) == 0) {
-				FZ_CHECK(!(info.fvalid >> MCG_F__COUNT), "info: valid bits past the fields");
+				FZ_CHECK(keyset_in_range(&info.rec.valid), "info: valid bits past the counters");
 				mcg_info_release(&info);
 			}
 			mcg_group_close(g);

@@ -289,15 +289,24 @@ enum mcg_dirty_state mcg_dirty_global_state(const struct mcg_dirty_global *g)
 /* ---- one cgroup ------------------------------------------------------- */
 
 /* The counters 'dirty' reads (v1: the hierarchical total_ keys only, like v2's recursive ones). */
-static uint64_t dirty_keys(int version)
+static struct mcg_keyset dirty_keys(int version)
 {
-	uint64_t k = 1ULL << MCG_K_DIRTY | 1ULL << MCG_K_WRITEBACK | 1ULL << MCG_K_INACTIVE_FILE |
-		     1ULL << MCG_K_ACTIVE_FILE;
+	static const enum mcg_key common[] = {MCG_K_DIRTY, MCG_K_WRITEBACK, MCG_K_INACTIVE_FILE,
+					      MCG_K_ACTIVE_FILE};
+	struct mcg_keyset k = {{0}};
+	size_t i;
 
+	for (i = 0; i < MCG_ARRAY_SIZE(common); i++)
+		mcg_keyset_add(&k, common[i]);
 	/* v1: memory.stat's hierarchical_memory_limit; v2: the ancestors' max, high, current */
-	if (version == 2)
-		return k | 1ULL << MCG_K_LIMIT | 1ULL << MCG_K_HIGH | 1ULL << MCG_K_USAGE;
-	return k | 1ULL << MCG_K_EFFECTIVE_LIMIT;
+	if (version == 2) {
+		mcg_keyset_add(&k, MCG_K_LIMIT);
+		mcg_keyset_add(&k, MCG_K_HIGH);
+		mcg_keyset_add(&k, MCG_K_USAGE);
+	} else {
+		mcg_keyset_add(&k, MCG_K_EFFECTIVE_LIMIT);
+	}
+	return k;
 }
 
 int mcg_dirty_cg_from_record(const struct mcg_record *r, int version, struct mcg_dirty_cg *ret)
@@ -316,11 +325,12 @@ int mcg_dirty_stat_parse(const char *text, int version, struct mcg_dirty_cg *ret
 {
 	struct mcg__plan p;
 	struct mcg_record r;
-	int e = mcg__plan_init(&p, version, dirty_keys(version), 0);
+	struct mcg_keyset want = dirty_keys(version);
+	int e = mcg__plan_init(&p, version, &want, 0);
 
 	if (e < 0)
 		return e;
-	r.valid = 0;
+	memset(&r.valid, 0, sizeof(r.valid));
 	mcg__plan_parse(&p, (unsigned)mcg__plan_slot(&p, MCG_K_DIRTY), text, &r);
 	return mcg_dirty_cg_from_record(&r, version, ret);
 }
@@ -383,6 +393,7 @@ struct mcg_dirty_sampler {
 int mcg_dirty_sampler_new(struct mcg_ctx *ctx, struct mcg_dirty_sampler **ret)
 {
 	struct mcg_dirty_sampler *s = calloc(1, sizeof(*s));
+	struct mcg_keyset want;
 	int r;
 
 	if (!s)
@@ -390,7 +401,8 @@ int mcg_dirty_sampler_new(struct mcg_ctx *ctx, struct mcg_dirty_sampler **ret)
 	s->ctx = ctx;
 	s->version = mcg_ctx_version(ctx);
 	s->gen = 1;
-	r = mcg__plan_init(&s->plan, s->version, dirty_keys(s->version), 0);
+	want = dirty_keys(s->version);
+	r = mcg__plan_init(&s->plan, s->version, &want, 0);
 	if (r < 0) {
 		free(s);
 		return r;
@@ -562,7 +574,7 @@ static void read_ceiling(struct mcg_dirty_sampler *s, struct node *nd)
 
 	if (nd->gen == s->gen)
 		return;
-	r.valid = 0;
+	memset(&r.valid, 0, sizeof(r.valid));
 	mcg__plan_read(&s->plan, (unsigned)s->sl_max, &nd->fd[s->sl_max], dfd, buf, sizeof(buf), &r);
 	mcg__plan_read(&s->plan, (unsigned)s->sl_high, &nd->fd[s->sl_high], dfd, buf, sizeof(buf), &r);
 	mcg__plan_read(&s->plan, (unsigned)s->sl_cur, &nd->fd[s->sl_cur], dfd, buf, sizeof(buf), &r);
@@ -587,7 +599,7 @@ int mcg_dirty_sampler_read(struct mcg_dirty_sampler *s, size_t i, struct mcg_dir
 
 	if (i >= s->nn)
 		return -EINVAL;
-	rec.valid = 0;
+	memset(&rec.valid, 0, sizeof(rec.valid));
 	n = mcg__plan_read(&s->plan, (unsigned)s->sl_stat, &s->n[i].fd[s->sl_stat],
 			   mcg_group_dirfd(s->n[i].g), buf, sizeof(buf), &rec);
 	if (n < 0)

@@ -38,8 +38,7 @@ static void v2_effective_limit(const struct mcg_group *g, struct mcg_record *r)
 	}
 	free(path);
 	if (any || !strcmp(g->path, "/")) {
-		r->v[MCG_K_EFFECTIVE_LIMIT] = eff;
-		r->valid |= 1ULL << MCG_K_EFFECTIVE_LIMIT;
+		mcg_record_set(r, MCG_K_EFFECTIVE_LIMIT, eff);
 	}
 }
 
@@ -52,7 +51,7 @@ int mcg_group_read_record(const struct mcg_group *g, struct mcg_record *rec, str
 	char *buf;
 	int e;
 
-	e = mcg__plan_init(&p, g->ctx->version, ~0ULL, MCG__PLAN_V1_LOCAL);
+	e = mcg__plan_init(&p, g->ctx->version, NULL, MCG__PLAN_V1_LOCAL);
 	if (e < 0)
 		return e;
 	buf = malloc(len);
@@ -61,7 +60,7 @@ int mcg_group_read_record(const struct mcg_group *g, struct mcg_record *rec, str
 	for (f = 0; f < p.nf; f++) {
 		int fd = MCG__FD_UNSET;
 		bool stat = !strcmp(p.f[f].name, "memory.stat") && st;
-		ssize_t got = mcg__plan_read(&p, f, &fd, g->dirfd, buf, len, stat ? NULL : &r);
+		ssize_t got = mcg__plan_read(&p, f, &fd, g->dirfd, buf, len, &r);
 
 		if (fd >= 0)
 			close(fd);
@@ -70,7 +69,7 @@ int mcg_group_read_record(const struct mcg_group *g, struct mcg_record *rec, str
 			return (int)got;
 		}
 		if (got >= 0 && stat) {
-			e = mcg__stat_parse_into(buf, p.version, &r, st);
+			e = mcg_stat_parse(buf, st);
 			if (e < 0) {
 				free(buf);
 				return e;
@@ -81,14 +80,10 @@ int mcg_group_read_record(const struct mcg_group *g, struct mcg_record *rec, str
 	if (p.version == 2)
 		v2_effective_limit(g, &r);
 	mcg_record_derive(&r, p.version, mcg_group_is_root(g));
-	if (mcg_group_nr_procs(g, &n) == 0) {
-		r.v[MCG_K_NR_PROCS] = n;
-		r.valid |= 1ULL << MCG_K_NR_PROCS;
-	}
-	if (mcg_group_nr_children(g, &n) == 0) {
-		r.v[MCG_K_NR_CHILDREN] = n;
-		r.valid |= 1ULL << MCG_K_NR_CHILDREN;
-	}
+	if (mcg_group_nr_procs(g, &n) == 0)
+		mcg_record_set(&r, MCG_K_NR_PROCS, n);
+	if (mcg_group_nr_children(g, &n) == 0)
+		mcg_record_set(&r, MCG_K_NR_CHILDREN, n);
 	*rec = r;
 	return 0;
 }
@@ -96,7 +91,6 @@ int mcg_group_read_record(const struct mcg_group *g, struct mcg_record *rec, str
 int mcg_group_info(const struct mcg_group *g, struct mcg_info *ret)
 {
 	struct mcg_info i = {0};
-	unsigned f;
 	int r;
 
 	i.version = g->ctx->version;
@@ -108,17 +102,6 @@ int mcg_group_info(const struct mcg_group *g, struct mcg_info *ret)
 		mcg_info_release(&i);
 		return r;
 	}
-	/* the old views (compat) */
-	mcg__stat_from_record(&i.rec, &i.stat);
-	for (f = 0; f < MCG_F__COUNT; f++) {
-		enum mcg_key k = mcg__field_key(f);
-
-		if (mcg_record_has(&i.rec, k)) {
-			i.f[f] = i.rec.v[k];
-			i.fvalid |= 1ULL << f;
-		}
-	}
-	i.psi = i.rec.psi;
 	*ret = i;
 	return 0;
 }

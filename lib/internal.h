@@ -259,7 +259,7 @@ int mcg__vmstat_parse(const char *text, struct mcg__vmstat *ret);
  * with one pread() and one scan per file. Used by mcg_group_info(), the top
  * sampler and the dirty sampler.
  */
-#define MCG__PLAN_FILES 16
+#define MCG__PLAN_FILES 24
 #define MCG__PLAN_KEYS 96
 enum {
 	MCG__PLAN_V1_LOCAL = 1 << 0, /* v1 memory.stat: a local key stands in for a missing total_ */
@@ -273,21 +273,21 @@ struct mcg__plan_key {
 };
 struct mcg__plan_file {
 	const char *name;
-	uint64_t single; /* ids read from a single-value file (whole file) */
+	struct mcg_keyset single; /* ids read from a single-value file (whole file) */
 	bool psi;
 	unsigned short k0, nk; /* keys[k0 .. k0 + nk) */
 };
 struct mcg__plan {
 	int version;
 	unsigned flags;
-	uint64_t want;
+	struct mcg_keyset want;
 	uint64_t v1_unlimited; /* mcg__v1_unlimited() */
 	unsigned nf, nk;
 	struct mcg__plan_file f[MCG__PLAN_FILES];
 	struct mcg__plan_key k[MCG__PLAN_KEYS];
 };
-/* The plan for the ids of WANT (a mask of MCG_K_) on VERSION. */
-int mcg__plan_init(struct mcg__plan *p, int version, uint64_t want, unsigned flags);
+/* The plan for the ids of WANT on VERSION (NULL: every counter of the table). */
+int mcg__plan_init(struct mcg__plan *p, int version, const struct mcg_keyset *want, unsigned flags);
 /* The file slot holding K, or -1. */
 int mcg__plan_slot(const struct mcg__plan *p, enum mcg_key k);
 /* Parse the text of slot F into R (no allocation). */
@@ -312,16 +312,6 @@ ssize_t mcg__pread_once(int fd, char *buf, size_t len);
  */
 ssize_t mcg__plan_read(const struct mcg__plan *p, unsigned f, int *fd, int dirfd, char *buf,
 		       size_t len, struct mcg_record *r);
-
-/* Compat (schema.c): the counter behind a slot of the old MCG_F_, MCG_S_, MCG_C_ views. */
-enum mcg_key mcg__field_key(enum mcg_field f);
-enum mcg_key mcg__stat_key(enum mcg_stat_id s);
-enum mcg_key mcg__counter_key(enum mcg_counter c);
-
-/* stat.c: the MCG_S_ view of a record; memory.stat TEXT into REC (may be NULL) and the view with raw keys. */
-void mcg__stat_from_record(const struct mcg_record *r, struct mcg_stat *st);
-int mcg__stat_parse_into(const char *text, int version, struct mcg_record *rec,
-			 struct mcg_stat *ret);
 
 /* %XX fields of memcgctl's state files (escape.c); false: did not fit, or not what encode writes. */
 bool mcg__field_encode(const char *s, char *buf, size_t len);

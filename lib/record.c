@@ -45,7 +45,7 @@ static int plan_key(struct mcg__plan *p, unsigned f, const char *key, unsigned i
 	return 0;
 }
 
-int mcg__plan_init(struct mcg__plan *p, int version, uint64_t want, unsigned flags)
+int mcg__plan_init(struct mcg__plan *p, int version, const struct mcg_keyset *want, unsigned flags)
 {
 	unsigned k, pass;
 	int f, r;
@@ -55,7 +55,10 @@ int mcg__plan_init(struct mcg__plan *p, int version, uint64_t want, unsigned fla
 	memset(p, 0, sizeof(*p));
 	p->version = version;
 	p->flags = flags;
-	p->want = want;
+	if (want)
+		p->want = *want;
+	else
+		mcg_keyset_all(&p->want);
 	p->v1_unlimited = mcg__v1_unlimited();
 	/* pass 0 lists the files; pass 1 adds the keys file by file (contiguous per file) */
 	for (pass = 0; pass < 2; pass++) {
@@ -67,14 +70,14 @@ int mcg__plan_init(struct mcg__plan *p, int version, uint64_t want, unsigned fla
 				const char *file = d->file[version - 1], *key = d->key[version - 1];
 				int slot;
 
-				if (!((want >> k) & 1) || !file)
+				if (!mcg_keyset_has(&p->want, k) || !file)
 					continue;
 				if (!pass) {
 					slot = plan_file(p, file);
 					if (slot < 0)
 						return slot;
 					if (!key)
-						p->f[slot].single |= 1ULL << k;
+						mcg_keyset_add(&p->f[slot].single, k);
 					continue;
 				}
 				if (!key || strcmp(file, p->f[f].name))
@@ -96,7 +99,7 @@ int mcg__plan_slot(const struct mcg__plan *p, enum mcg_key k)
 	const char *file = mcg_knob_file(p->version, k);
 	unsigned f;
 
-	if (!file || !((p->want >> k) & 1))
+	if (!file || !mcg_keyset_has(&p->want, k))
 		return -1;
 	for (f = 0; f < p->nf; f++)
 		if (!strcmp(p->f[f].name, file))
@@ -104,22 +107,17 @@ int mcg__plan_slot(const struct mcg__plan *p, enum mcg_key k)
 	return -1;
 }
 
-static void set(struct mcg_record *r, unsigned k, uint64_t v)
-{
-	r->v[k] = v;
-	r->valid |= 1ULL << k;
-}
-
 void mcg__plan_parse(const struct mcg__plan *p, unsigned f, const char *text, struct mcg_record *r)
 {
 	const struct mcg__plan_file *pf = &p->f[f];
 	const struct mcg__plan_key *keys = &p->k[pf->k0];
-	uint64_t v, m, from_total = 0, lens = 0, firsts[4] = {0};
+	uint64_t v, lens = 0, firsts[4] = {0};
+	struct mcg_keyset from_total = {{0}};
 	const char *pos = text;
 	struct mcg__kv kv;
 	unsigned k;
 
-	if (pf->single) {
+	if (!mcg_keyset_empty(&pf->single)) {
 		/* "max", or a number (the v1 page-rounded LONG_MAX and above: no limit) */
 		const char *e = text;
 
@@ -137,8 +135,8 @@ void mcg__plan_parse(const struct mcg__plan *p, unsigned f, const char *text, st
 			if (v >= p->v1_unlimited)
 				v = MCG_MAX;
 		}
-		for (m = pf->single; m; m &= m - 1)
-			set(r, (unsigned)__builtin_ctzll(m), v);
+		mcg_keyset_foreach(k, &pf->single)
+			mcg_record_set(r, k, v);
 		return;
 	}
 	if (pf->psi) {
@@ -149,7 +147,7 @@ void mcg__plan_parse(const struct mcg__plan *p, unsigned f, const char *text, st
 			const struct mcg_psi_line *l = keys[k].key[0] == 's' ? &r->psi.some : &r->psi.full;
 
 			if (keys[k].key[0] == 's' ? r->psi.some_valid : r->psi.full_valid)
-				set(r, keys[k].id, l->total_us);
+				mcg_record_set(r, keys[k].id, l->total_us);
 		}
 		return;
 	}
@@ -190,13 +188,13 @@ void mcg__plan_parse(const struct mcg__plan *p, unsigned f, const char *text, st
 			if (!mcg__kv_u64(kv.val, kv.eol, &v))
 				break;
 			/* v1: the hierarchical total_ wins over the local key */
-			if (pk->local && ((from_total >> pk->id) & 1))
+			if (pk->local && mcg_keyset_has(&from_total, pk->id))
 				break;
 			if (!pk->local)
-				from_total |= 1ULL << pk->id;
+				mcg_keyset_add(&from_total, pk->id);
 			if (pk->bytes && v >= p->v1_unlimited)
 				v = MCG_MAX;
-			set(r, pk->id, v);
+			mcg_record_set(r, pk->id, v);
 			break;
 		}
 	}

@@ -13,12 +13,12 @@
 
 /*
  * A row's files are the slots of the schema's plan (lib/record.c) for the
- * counters of the MCG_C_ view; cgroup.procs (taskstats) is one more slot of the
- * sampler's own after them. A slot's descriptor is kept; -1 when absent.
+ * counters the sampler reads (mcg_sampler_set_keys); cgroup.procs (taskstats)
+ * is one more slot of the sampler's own after them. A slot's descriptor is
+ * opened at its first read and kept; -1 when absent.
  */
-#define F_PROCS 7 /* the plan of the MCG_C_ view has at most 7 files (v2: 6) */
-#define F_MAX 8
-#define STAT_MAX 16 /* memory.stat counters of the MCG_C_ view */
+#define F_PROCS MCG__PLAN_FILES
+#define F_MAX (MCG__PLAN_FILES + 1)
 /* fd values besides real descriptors */
 #define FD_ABSENT MCG__FD_ABSENT /* the kernel has no such file here */
 #define FD_REOPEN MCG__FD_REOPEN /* out of descriptors: open/read/close each time */
@@ -53,8 +53,8 @@ struct node {
 	 * could report moving: its last parse is reused instead of formatting the file.
 	 */
 	bool stat_cached;
-	uint64_t stat_v[STAT_MAX]; /* by rank of the counter in the sampler's stat_mask */
-	uint64_t stat_valid;
+	uint64_t *stat_v; /* by rank of the counter in the sampler's stat_ids (nstat) */
+	struct mcg_keyset stat_valid;
 	uint64_t last_usage;
 	bool last_usage_ok;
 	struct node *parent;
@@ -70,12 +70,10 @@ struct mcg_sampler {
 	int version;
 	struct mcg__plan plan;
 	int sl_usage, sl_limit, sl_high, sl_failcnt, sl_stat; /* plan slots, -1: none */
+	struct mcg_keyset keys;        /* what the caller asked for */
 	unsigned char slot_key[F_MAX]; /* the counter of a single-value slot */
-	uint64_t stat_mask;            /* the counters memory.stat gives the sampler */
-	unsigned char ckey[MCG_C__COUNT];        /* the counter behind each MCG_C_ slot */
-	unsigned char kc[MCG_K__COUNT];          /* back: the MCG_C_ slot of a counter */
-	uint64_t ckeys;                          /* the counters of the MCG_C_ view */
-	bool ckey_shared;                        /* two MCG_C_ slots share a counter: no kc[] */
+	unsigned char stat_ids[MCG_K__COUNT]; /* the counters memory.stat gives the sampler */
+	unsigned nstat;
 	struct node *top;
 	uint64_t next_id;
 	size_t nnodes;
@@ -175,6 +173,7 @@ static void node_free(struct mcg_sampler *s, struct node *n)
 	node_close_files(n);
 	if (n->dfd >= 0)
 		close(n->dfd);
+	free(n->stat_v);
 	free(n->path);
 	free(n);
 	s->nnodes--;
@@ -277,8 +276,7 @@ static struct node *node_new(struct mcg_sampler *s, struct node *parent, const c
 	if (fstat(dfd, &st) == 0)
 		n->ino = st.st_ino;
 	for (i = 0; i < F_MAX; i++)
-		n->fd[i] = i == F_PROCS && !(s->flags & MCG_SAMPLER_TASKSTATS) ? FD_UNSET
-										: open_one(s, dfd, i);
+		n->fd[i] = FD_UNSET; /* opened at the first read (a one-shot opens only what it reads) */
 	if (s->ifd >= 0) {
 		n->wd = add_watch(s, dfd, n->path);
 		if (n->wd < 0)
@@ -500,47 +498,106 @@ static void rescan_marked(struct mcg_sampler *s, struct node *n)
 
 /* ---- sampler ----------------------------------------------------------- */
 
-/* The plan for the counters of the MCG_C_ view (v1 memory.oom_control is not read: top shows none of it). */
+void mcg_sampler_default_keys(struct mcg_keyset *keys)
+{
+	static const enum mcg_key top[] = {
+		MCG_K_USAGE,          MCG_K_LIMIT,          MCG_K_HIGH,           MCG_K_ANON,
+		MCG_K_FILE,           MCG_K_DIRTY,          MCG_K_WRITEBACK,      MCG_K_PGSCAN,
+		MCG_K_PGSTEAL,        MCG_K_PGSCAN_KSWAPD,  MCG_K_PGSCAN_DIRECT,  MCG_K_PGSTEAL_KSWAPD,
+		MCG_K_PGSTEAL_DIRECT, MCG_K_PGPGOUT,        MCG_K_REFAULT,        MCG_K_EV_HIGH,
+		MCG_K_EV_MAX,         MCG_K_EV_OOM,         MCG_K_EV_OOM_KILL,    MCG_K_FAILCNT,
+		MCG_K_PSI_SOME,       MCG_K_PSI_FULL,       MCG_K_STALL,
+	};
+	size_t i;
+
+	memset(keys, 0, sizeof(*keys));
+	for (i = 0; i < MCG_ARRAY_SIZE(top); i++)
+		mcg_keyset_add(keys, top[i]);
+}
+
+/* The plan for the counters of s->keys, and the slots the sampler treats apart. */
 static int sampler_plan(struct mcg_sampler *s)
 {
-	uint64_t want = 0;
-	unsigned c;
+	struct mcg_keyset want = s->keys;
+	unsigned c, k;
 	int r;
 
-	for (c = 0; c < MCG_C__COUNT; c++)
-		want |= 1ULL << mcg__counter_key(c);
-	/* the sources of the derived refault count */
-	want |= 1ULL << MCG_K_WORKINGSET_REFAULT_ANON | 1ULL << MCG_K_WORKINGSET_REFAULT_FILE |
-		1ULL << MCG_K_WORKINGSET_REFAULT;
-	if (s->version == 1)
-		want &= ~(1ULL << MCG_K_EV_OOM_KILL);
-	r = mcg__plan_init(&s->plan, s->version, want, 0);
+	/* the sources of the derived counters */
+	if (mcg_keyset_has(&want, MCG_K_REFAULT)) {
+		mcg_keyset_add(&want, MCG_K_WORKINGSET_REFAULT_ANON);
+		mcg_keyset_add(&want, MCG_K_WORKINGSET_REFAULT_FILE);
+		mcg_keyset_add(&want, MCG_K_WORKINGSET_REFAULT);
+	}
+	if (s->version == 1 && mcg_keyset_has(&want, MCG_K_SWAP_USAGE)) {
+		mcg_keyset_add(&want, MCG_K_MEMSW_USAGE);
+		mcg_keyset_add(&want, MCG_K_USAGE);
+	}
+	/* usage is always read: the empty-cgroup shortcut and the failcnt rule depend on it */
+	mcg_keyset_add(&want, MCG_K_USAGE);
+	r = mcg__plan_init(&s->plan, s->version, &want, 0);
 	if (r < 0)
 		return r;
 	s->sl_usage = mcg__plan_slot(&s->plan, MCG_K_USAGE);
 	s->sl_limit = mcg__plan_slot(&s->plan, MCG_K_LIMIT);
 	s->sl_high = mcg__plan_slot(&s->plan, MCG_K_HIGH);
 	s->sl_failcnt = mcg__plan_slot(&s->plan, MCG_K_FAILCNT);
-	s->sl_stat = mcg__plan_slot(&s->plan, MCG_K_ANON);
+	s->sl_stat = -1;
+	for (c = 0; c < s->plan.nf; c++)
+		if (!strcmp(s->plan.f[c].name, "memory.stat"))
+			s->sl_stat = (int)c;
 	if (s->plan.nf > F_PROCS)
 		return -ENOSPC;
-	s->stat_mask = 0;
-	if (s->sl_stat >= 0)
-		for (c = 0; c < s->plan.f[s->sl_stat].nk; c++)
-			s->stat_mask |= 1ULL << s->plan.k[s->plan.f[s->sl_stat].k0 + c].id;
-	if (__builtin_popcountll(s->stat_mask) > STAT_MAX)
-		return -ENOSPC;
-	for (c = 0; c < s->plan.nf; c++)
-		s->slot_key[c] = s->plan.f[c].single ? (unsigned char)__builtin_ctzll(s->plan.f[c].single) : 0;
-	s->ckeys = 0;
-	s->ckey_shared = false;
-	for (c = 0; c < MCG_C__COUNT; c++) {
-		s->ckey[c] = (unsigned char)mcg__counter_key(c);
-		if ((s->ckeys >> s->ckey[c]) & 1)
-			s->ckey_shared = true;
-		s->ckeys |= 1ULL << s->ckey[c];
-		s->kc[s->ckey[c]] = (unsigned char)c;
+	s->nstat = 0;
+	if (s->sl_stat >= 0) {
+		const struct mcg__plan_file *pf = &s->plan.f[s->sl_stat];
+		struct mcg_keyset seen = {{0}};
+
+		for (c = 0; c < pf->nk; c++) {
+			k = s->plan.k[pf->k0 + c].id;
+			if (!mcg_keyset_has(&seen, k)) {
+				mcg_keyset_add(&seen, k);
+				s->stat_ids[s->nstat++] = (unsigned char)k;
+			}
+		}
 	}
+	for (c = 0; c < s->plan.nf; c++) {
+		k = mcg_keyset_next(&s->plan.f[c].single, 0);
+		s->slot_key[c] = (unsigned char)(k < MCG_K__COUNT ? k : 0);
+	}
+	return 0;
+}
+
+static void node_replan(struct node *n)
+{
+	size_t i;
+
+	node_close_files(n);
+	for (i = 0; i < F_MAX; i++)
+		n->fd[i] = FD_UNSET;
+	n->cached = 0;
+	free(n->stat_v);
+	n->stat_v = NULL;
+	for (i = 0; i < n->nkids; i++)
+		node_replan(n->kids[i]);
+}
+
+int mcg_sampler_set_keys(struct mcg_sampler *s, const struct mcg_keyset *keys)
+{
+	struct mcg_keyset old = s->keys;
+	int r;
+
+	if (keys)
+		s->keys = *keys;
+	else
+		mcg_keyset_all(&s->keys);
+	r = sampler_plan(s);
+	if (r < 0) {
+		s->keys = old;
+		sampler_plan(s);
+		return r;
+	}
+	if (s->top)
+		node_replan(s->top);
 	return 0;
 }
 
@@ -562,6 +619,10 @@ int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned flags, struc
 	s->ctx = ctx;
 	s->flags = flags;
 	s->version = mcg_ctx_version(ctx);
+	mcg_sampler_default_keys(&s->keys);
+	/* v1's oom_kill count lives in memory.oom_control, of which top shows nothing else */
+	if (s->version == 1)
+		mcg_keyset_del(&s->keys, MCG_K_EV_OOM_KILL);
 	r = sampler_plan(s);
 	if (r < 0) {
 		mcg_group_close(g);
@@ -668,10 +729,11 @@ static ssize_t node_read(struct mcg_sampler *s, struct node *n, unsigned f)
 	ssize_t r;
 
 	if (n->fd[f] == FD_UNSET) {
-		int dfd = open_dir(s, n);
+		/* openat() takes the kept O_PATH directory descriptor as it is */
+		int dfd = n->dfd >= 0 ? n->dfd : node_path_fd(s, n);
 
 		n->fd[f] = dfd < 0 ? FD_ABSENT : open_one(s, dfd, f);
-		if (dfd >= 0)
+		if (dfd >= 0 && dfd != n->dfd)
 			close(dfd);
 	}
 	if (n->fd[f] == FD_ABSENT)
@@ -704,8 +766,7 @@ static void read_slot(struct mcg_sampler *s, struct node *n, int f, struct mcg_r
 	if ((n->cached >> f) & 1) {
 		if (n->cache_has[f]) {
 			k = s->slot_key[f];
-			rec->v[k] = n->cache[f];
-			rec->valid |= 1ULL << k;
+			mcg_record_set(rec, k, n->cache[f]);
 		}
 		return;
 	}
@@ -737,23 +798,23 @@ static void cache_slot(const struct mcg_sampler *s, struct node *n, int f,
 static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample_row *row)
 {
 	bool full = s->ifd < 0 || n->wd < 0 || s->seq % CACHE_REFRESH == 0;
-	struct mcg_record rec;
+	struct mcg_record *rec = &row->rec;
 	int err = 0, f;
-	unsigned c, k;
+	unsigned i;
 	ssize_t r;
 
 	if (n->gone)
 		return false;
-	rec.valid = 0;
-	memset(&rec.psi, 0, sizeof(rec.psi));
-	read_slot(s, n, s->sl_usage, &rec, &err);
+	memset(&rec->valid, 0, sizeof(rec->valid));
+	memset(&rec->psi, 0, sizeof(rec->psi));
+	read_slot(s, n, s->sl_usage, rec, &err);
 	if (full)
 		n->cached = 0;
-	read_slot(s, n, s->sl_limit, &rec, &err);
-	read_slot(s, n, s->sl_high, &rec, &err);
+	read_slot(s, n, s->sl_limit, rec, &err);
+	read_slot(s, n, s->sl_high, rec, &err);
 	if (!err) {
-		cache_slot(s, n, s->sl_limit, &rec, true);
-		cache_slot(s, n, s->sl_high, &rec, true);
+		cache_slot(s, n, s->sl_limit, rec, true);
+		cache_slot(s, n, s->sl_high, rec, true);
 	}
 	/*
 	 * failcnt counts charges that hit this cgroup's own limit (page_counter_try_charge,
@@ -761,71 +822,56 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 	 * reports. So it is re-read only where there is a limit to hit.
 	 */
 	if (s->sl_failcnt >= 0) {
-		if (!mcg_record_has(&rec, MCG_K_LIMIT) || rec.v[MCG_K_LIMIT] != MCG_MAX)
+		if (!mcg_record_has(rec, MCG_K_LIMIT) || rec->v[MCG_K_LIMIT] != MCG_MAX)
 			n->cached &= ~(1ULL << s->sl_failcnt);
-		read_slot(s, n, s->sl_failcnt, &rec, &err);
-		cache_slot(s, n, s->sl_failcnt, &rec, !err);
+		read_slot(s, n, s->sl_failcnt, rec, &err);
+		cache_slot(s, n, s->sl_failcnt, rec, !err);
 	}
 	/*
 	 * An empty cgroup (usage 0 now and at the last read) has nothing memory.stat
 	 * could report moving: its last parse is reused instead of formatting the file.
 	 */
-	if (!full && n->stat_cached && n->last_usage_ok && !n->last_usage &&
-	    mcg_record_has(&rec, MCG_K_USAGE) && !rec.v[MCG_K_USAGE]) {
-		uint64_t m;
-		unsigned i = 0;
-
-		for (m = s->stat_mask; m; m &= m - 1, i++)
-			if ((n->stat_valid >> __builtin_ctzll(m)) & 1)
-				rec.v[__builtin_ctzll(m)] = n->stat_v[i];
-		rec.valid |= n->stat_valid;
+	if (!full && n->stat_v && n->last_usage_ok && !n->last_usage &&
+	    mcg_record_has(rec, MCG_K_USAGE) && !rec->v[MCG_K_USAGE]) {
+		for (i = 0; i < s->nstat; i++)
+			if (mcg_keyset_has(&n->stat_valid, s->stat_ids[i]))
+				mcg_record_set(rec, s->stat_ids[i], n->stat_v[i]);
 	} else if (s->sl_stat >= 0) {
-		uint64_t before = rec.valid;
+		struct mcg_keyset before = rec->valid;
 
 		r = node_read(s, n, (unsigned)s->sl_stat);
 		if (r >= 0)
-			mcg__plan_parse(&s->plan, (unsigned)s->sl_stat, s->buf, &rec);
+			mcg__plan_parse(&s->plan, (unsigned)s->sl_stat, s->buf, rec);
 		else if (r != -ENOENT)
 			err = (int)r;
-		uint64_t m;
-		unsigned i = 0;
+		if (!n->stat_v && s->nstat)
+			n->stat_v = calloc(s->nstat, sizeof(*n->stat_v));
+		memset(&n->stat_valid, 0, sizeof(n->stat_valid));
+		for (i = 0; n->stat_v && i < s->nstat; i++) {
+			unsigned k = s->stat_ids[i];
 
-		n->stat_valid = rec.valid & ~before & s->stat_mask;
-		for (m = s->stat_mask; m; m &= m - 1, i++)
-			n->stat_v[i] = rec.v[__builtin_ctzll(m)];
-		n->stat_cached = r >= 0;
+			if (mcg_record_has(rec, k) && !mcg_keyset_has(&before, k))
+				mcg_keyset_add(&n->stat_valid, k);
+			n->stat_v[i] = rec->v[k];
+		}
+		if (r < 0) {
+			free(n->stat_v);
+			n->stat_v = NULL;
+		}
 	}
-	n->last_usage_ok = mcg_record_has(&rec, MCG_K_USAGE);
-	n->last_usage = rec.v[MCG_K_USAGE];
-	/* the rest (memory.events, memory.pressure): read every time, absence is no error */
+	n->last_usage_ok = mcg_record_has(rec, MCG_K_USAGE);
+	n->last_usage = rec->v[MCG_K_USAGE];
+	/* the rest (memory.events, memory.pressure, ...): read every time, absence is no error */
 	for (f = 0; f < (int)s->plan.nf; f++)
 		if (f != s->sl_usage && f != s->sl_limit && f != s->sl_high && f != s->sl_failcnt &&
 		    f != s->sl_stat)
-			read_slot(s, n, f, &rec, NULL);
-	mcg_record_derive(&rec, s->version, !strcmp(n->path, "/"));
-	if (!s->ckey_shared) {
-		/* only the counters the record has (a dozen for an empty cgroup) */
-		uint64_t m;
-
-		for (m = rec.valid & s->ckeys; m; m &= m - 1) {
-			k = (unsigned)__builtin_ctzll(m);
-			c = s->kc[k];
-			row->v[c] = rec.v[k];
-			row->valid |= 1ULL << c;
-		}
-	} else {
-		for (c = 0; c < MCG_C__COUNT; c++) {
-			k = s->ckey[c];
-			if (mcg_record_has(&rec, k)) {
-				row->v[c] = rec.v[k];
-				row->valid |= 1ULL << c;
-			}
-		}
-	}
-	row->psi_some_valid = rec.psi.some_valid;
-	row->psi_full_valid = rec.psi.full_valid;
-	row->psi_some_avg10 = rec.psi.some.avg10;
-	row->psi_full_avg10 = rec.psi.full.avg10;
+			read_slot(s, n, f, rec, NULL);
+	mcg_record_derive(rec, s->version, !strcmp(n->path, "/"));
+	if (mcg_keyset_has(&s->keys, MCG_K_NR_CHILDREN))
+		mcg_record_set(rec, MCG_K_NR_CHILDREN, n->nkids);
+	/* the row holds what was asked for, not the sources read for the derived counters */
+	for (i = 0; i < MCG_KEYSET_WORDS; i++)
+		rec->valid.w[i] &= s->keys.w[i];
 	/* the cgroup was removed after we opened its files */
 	if (err == -ENODEV || err == -ENOENT || err == -ESTALE) {
 		n->gone = true;
@@ -1020,7 +1066,7 @@ static void fill_rows(struct fill *f, struct node *n, int parent)
 	if (f->snap->n_rows >= f->s->nnodes)
 		return;
 	row = &f->snap->rows[f->snap->n_rows];
-	memset(row, 0, sizeof(*row));
+	/* not the whole row: sample_node sets the record's validity; rates come after */
 	if (!sample_node(f->s, n, row))
 		return; /* vanished: neither it nor its subtree is shown */
 	idx = (int)f->snap->n_rows++;
@@ -1034,10 +1080,7 @@ static void fill_rows(struct fill *f, struct node *n, int parent)
 	row->id = n->id;
 	row->async = async_state(f->s, n->path);
 	if (f->snap->taskstats)
-	{
-		row->v[MCG_C_STALL_NS] = n->stall_tree;
-		row->valid |= 1ULL << MCG_C_STALL_NS;
-	}
+		mcg_record_set(&row->rec, MCG_K_STALL, n->stall_tree);
 	for (i = 0; i < n->nkids; i++)
 		fill_rows(f, n->kids[i], idx);
 }
@@ -1152,14 +1195,9 @@ void mcg_snapshot_rates(const struct mcg_snapshot *prev, struct mcg_snapshot *cu
 {
 	const struct mcg_sample_row **idx = NULL;
 	double dt = 0;
-	size_t i;
+	size_t i, w;
 	unsigned c;
 	bool sorted = true;
-	uint64_t events = 0; /* the MCG_C_ counters that are event counts, looked up once */
-
-	for (c = 0; c < MCG_C__COUNT; c++)
-		if (mcg_counter_is_event(c))
-			events |= 1ULL << c;
 
 	if (prev && cur->mono_ns > prev->mono_ns)
 		dt = (double)(cur->mono_ns - prev->mono_ns) / 1e9;
@@ -1177,31 +1215,36 @@ void mcg_snapshot_rates(const struct mcg_snapshot *prev, struct mcg_snapshot *cu
 	for (i = 0; i < cur->n_rows; i++) {
 		struct mcg_sample_row *r = &cur->rows[i];
 		const struct mcg_sample_row *p = idx ? find_prev(idx, prev->n_rows, r->id) : NULL;
-		uint64_t m;
+		struct mcg_keyset both = {{0}};
 
-		r->rate_valid = 0;
-		memset(r->rate, 0, sizeof(r->rate));
-		memset(r->since, 0, sizeof(r->since));
-		/* only counters seen in both samples move; the others stay 0 (first seen, gone) */
-		for (m = p ? r->valid & p->valid : 0; m; m &= m - 1) {
-			c = (unsigned)__builtin_ctzll(m);
-			if (!((events >> c) & 1)) {
+		memset(&r->rate_valid, 0, sizeof(r->rate_valid));
+		/* only counters seen in both samples move; the others have no rate (first seen, gone) */
+		for (w = 0; p && w < MCG_KEYSET_WORDS; w++)
+			both.w[w] = r->rec.valid.w[w] & p->rec.valid.w[w];
+		/* what counted before the first sample is not "since" it */
+		mcg_keyset_foreach(c, &r->rec.valid)
+			r->since[c] = 0;
+		mcg_keyset_foreach(c, &both)
+		{
+			uint64_t now = r->rec.v[c], was = p->rec.v[c];
+
+			if (mcg_key_desc(c)->kind != MCG_KIND_COUNTER) {
 				/* amounts: the change per second (usage falling under reclaim on v1) */
-				if (dt > 0 && r->v[c] != MCG_MAX && p->v[c] != MCG_MAX) {
-					r->rate[c] = ((double)r->v[c] - (double)p->v[c]) / dt;
-					r->rate_valid |= 1ULL << c;
+				if (dt > 0 && now != MCG_MAX && was != MCG_MAX) {
+					r->rate[c] = ((double)now - (double)was) / dt;
+					mcg_keyset_add(&r->rate_valid, c);
 				}
 				continue;
 			}
-			if (r->v[c] >= p->v[c]) {
-				r->since[c] = p->since[c] + (r->v[c] - p->v[c]);
+			if (now >= was) {
+				r->since[c] = p->since[c] + (now - was);
 				if (dt > 0) {
-					r->rate[c] = (double)(r->v[c] - p->v[c]) / dt;
-					r->rate_valid |= 1ULL << c;
+					r->rate[c] = (double)(now - was) / dt;
+					mcg_keyset_add(&r->rate_valid, c);
 				}
 			} else {
 				/* went back: a reset; what counted since the reset is new */
-				r->since[c] = p->since[c] + r->v[c];
+				r->since[c] = p->since[c] + now;
 			}
 		}
 	}

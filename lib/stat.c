@@ -1,4 +1,4 @@
-/* stat.c: memory.stat into the old MCG_S_ view (with every raw key), PSI, keyed lookups: all through the schema and kv.c. */
+/* stat.c: memory.stat's raw keys (show prints them), PSI, keyed lookups: all through kv.c. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -15,21 +15,6 @@ void mcg_stat_release(struct mcg_stat *st)
 	free(st->raw);
 	st->raw = NULL;
 	st->n_raw = 0;
-}
-
-/* The MCG_S_ view of R (compat). */
-void mcg__stat_from_record(const struct mcg_record *r, struct mcg_stat *st)
-{
-	unsigned s;
-
-	for (s = 0; s < MCG_S__COUNT; s++) {
-		enum mcg_key k = mcg__stat_key(s);
-
-		if (mcg_record_has(r, k)) {
-			st->v[s] = r->v[k];
-			st->valid |= 1ULL << s;
-		}
-	}
 }
 
 /* Every "key number" line of memory.stat, in file order (show prints them). */
@@ -61,37 +46,17 @@ static int stat_raw(const char *text, struct mcg_stat *st)
 	return 0;
 }
 
-int mcg__stat_parse_into(const char *text, int version, struct mcg_record *rec,
-			 struct mcg_stat *ret)
+int mcg_stat_parse(const char *text, struct mcg_stat *ret)
 {
 	struct mcg_stat st = {0};
-	struct mcg_record r = {0};
-	int e;
+	int e = stat_raw(text, &st);
 
-	if (version != 1 && version != 2)
-		return -EINVAL;
-	e = mcg_record_parse(&r, version, "memory.stat", text);
-	if (e < 0)
-		return e;
-	e = stat_raw(text, &st);
 	if (e < 0) {
 		mcg_stat_release(&st);
 		return e;
 	}
-	mcg__stat_from_record(&r, &st);
-	if (rec) {
-		rec->valid |= r.valid;
-		for (e = 0; e < MCG_K__COUNT; e++)
-			if (mcg_record_has(&r, (enum mcg_key)e))
-				rec->v[e] = r.v[e];
-	}
 	*ret = st;
 	return 0;
-}
-
-int mcg_stat_parse(const char *text, int version, struct mcg_stat *ret)
-{
-	return mcg__stat_parse_into(text, version, NULL, ret);
 }
 
 int mcg_keyed_get(const char *text, const char *key, uint64_t *ret)

@@ -110,8 +110,8 @@ static void detail_fill(struct loop *l)
 	struct mcg_group *g;
 	struct mcg_info i;
 	char b[48];
-	unsigned f, c;
-	size_t k;
+	unsigned k;
+	size_t j;
 
 	overlay_free(l);
 	l->detail = true;
@@ -124,34 +124,39 @@ static void detail_fill(struct loop *l)
 	}
 	mcg_group_close(g);
 	overlay_add(l, "cgroup %s (cgroup v%d)", i.path, i.version);
-	for (f = 0; f < MCG_F__COUNT; f++) {
-		if (!mcg_info_has(&i, f))
+	/* the record's levels and settings; memory.stat's keys come raw below */
+	mcg_keyset_foreach(k, &i.rec.valid) {
+		const struct mcg_key_desc *d = mcg_key_desc(k);
+
+		if (d->kind == MCG_KIND_COUNTER ||
+		    (d->file[i.version - 1] && !strcmp(d->file[i.version - 1], "memory.stat")))
 			continue;
-		if (mcg_field_is_bytes(f))
-			overlay_add(l, "  %-26s %s", mcg_field_name(f), cli_size(i.f[f], b, sizeof(b)));
+		if (d->unit == MCG_UNIT_BYTES)
+			overlay_add(l, "  %-26s %s", d->name, i.rec.v[k] == MCG_MAX ? "max"
+							    : cli_size(i.rec.v[k], b, sizeof(b)));
 		else
-			overlay_add(l, "  %-26s %llu", mcg_field_name(f), (unsigned long long)i.f[f]);
+			overlay_add(l, "  %-26s %llu", d->name, (unsigned long long)i.rec.v[k]);
 	}
 	overlay_add(l, "per second over the last %.2fs / since top started:", l->snap->interval);
-	for (c = 0; c < MCG_C__COUNT; c++) {
-		if (!mcg_counter_is_event(c) || !((r->valid >> c) & 1))
+	mcg_keyset_foreach(k, &r->rec.valid) {
+		if (mcg_key_desc(k)->kind != MCG_KIND_COUNTER)
 			continue;
-		if ((r->rate_valid >> c) & 1)
-			overlay_add(l, "  %-26s %12.1f/s %14llu", mcg_counter_name(c), r->rate[c],
-				    (unsigned long long)r->since[c]);
+		if (mcg_sample_rate_has(r, k))
+			overlay_add(l, "  %-26s %12.1f/s %14llu", mcg_key_name(k), r->rate[k],
+				    (unsigned long long)r->since[k]);
 		else
-			overlay_add(l, "  %-26s %14s %14llu", mcg_counter_name(c), "-",
-				    (unsigned long long)r->since[c]);
+			overlay_add(l, "  %-26s %14s %14llu", mcg_key_name(k), "-",
+				    (unsigned long long)r->since[k]);
 	}
-	if (i.psi.some_valid)
-		overlay_add(l, "  pressure some avg10=%.2f avg60=%.2f avg300=%.2f", i.psi.some.avg10,
-			    i.psi.some.avg60, i.psi.some.avg300);
-	if (i.psi.full_valid)
-		overlay_add(l, "  pressure full avg10=%.2f avg60=%.2f avg300=%.2f", i.psi.full.avg10,
-			    i.psi.full.avg60, i.psi.full.avg300);
+	if (i.rec.psi.some_valid)
+		overlay_add(l, "  pressure some avg10=%.2f avg60=%.2f avg300=%.2f", i.rec.psi.some.avg10,
+			    i.rec.psi.some.avg60, i.rec.psi.some.avg300);
+	if (i.rec.psi.full_valid)
+		overlay_add(l, "  pressure full avg10=%.2f avg60=%.2f avg300=%.2f", i.rec.psi.full.avg10,
+			    i.rec.psi.full.avg60, i.rec.psi.full.avg300);
 	overlay_add(l, "memory.stat:");
-	for (k = 0; k < i.stat.n_raw; k++)
-		overlay_add(l, "  %-26s %llu", i.stat.raw[k].key, (unsigned long long)i.stat.raw[k].value);
+	for (j = 0; j < i.stat.n_raw; j++)
+		overlay_add(l, "  %-26s %llu", i.stat.raw[j].key, (unsigned long long)i.stat.raw[j].value);
 	mcg_info_release(&i);
 }
 

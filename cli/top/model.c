@@ -52,25 +52,25 @@ int top_col_find(const char *name)
 	return -1;
 }
 
-static bool has(const struct mcg_sample_row *r, enum mcg_counter c)
+static bool has(const struct mcg_sample_row *r, enum mcg_key c)
 {
-	return (r->valid >> c) & 1;
+	return mcg_record_has(&r->rec, c);
 }
 
-static bool has_rate(const struct mcg_sample_row *r, enum mcg_counter c)
+static bool has_rate(const struct mcg_sample_row *r, enum mcg_key c)
 {
-	return (r->rate_valid >> c) & 1;
+	return mcg_sample_rate_has(r, c);
 }
 
-static bool amount(const struct mcg_sample_row *r, enum mcg_counter c, double *ret)
+static bool amount(const struct mcg_sample_row *r, enum mcg_key c, double *ret)
 {
 	if (!has(r, c))
 		return false;
-	*ret = (double)r->v[c];
+	*ret = (double)r->rec.v[c];
 	return true;
 }
 
-static bool rate(const struct mcg_sample_row *r, enum mcg_counter c, double scale, double *ret)
+static bool rate(const struct mcg_sample_row *r, enum mcg_key c, double scale, double *ret)
 {
 	if (!has_rate(r, c))
 		return false;
@@ -87,50 +87,50 @@ bool top_cell_value(const struct mcg_snapshot *s, const struct mcg_sample_row *r
 	case TOP_NAME:
 		return false;
 	case TOP_USAGE:
-		return amount(r, MCG_C_USAGE, ret);
+		return amount(r, MCG_K_USAGE, ret);
 	case TOP_LIMIT:
-		return amount(r, MCG_C_LIMIT, ret);
+		return amount(r, MCG_K_LIMIT, ret);
 	case TOP_HIGH:
-		return amount(r, MCG_C_HIGH, ret);
+		return amount(r, MCG_K_HIGH, ret);
 	case TOP_PCT:
-		if (!has(r, MCG_C_USAGE) || !has(r, MCG_C_LIMIT) || r->v[MCG_C_LIMIT] == MCG_MAX ||
-		    !r->v[MCG_C_LIMIT])
+		if (!has(r, MCG_K_USAGE) || !has(r, MCG_K_LIMIT) || r->rec.v[MCG_K_LIMIT] == MCG_MAX ||
+		    !r->rec.v[MCG_K_LIMIT])
 			return false;
-		*ret = 100.0 * (double)r->v[MCG_C_USAGE] / (double)r->v[MCG_C_LIMIT];
+		*ret = 100.0 * (double)r->rec.v[MCG_K_USAGE] / (double)r->rec.v[MCG_K_LIMIT];
 		return true;
 	case TOP_ANON:
-		return amount(r, MCG_C_ANON, ret);
+		return amount(r, MCG_K_ANON, ret);
 	case TOP_FILE:
-		return amount(r, MCG_C_FILE, ret);
+		return amount(r, MCG_K_FILE, ret);
 	case TOP_DIRTY:
-		return amount(r, MCG_C_DIRTY, ret);
+		return amount(r, MCG_K_DIRTY, ret);
 	case TOP_WB:
-		return amount(r, MCG_C_WRITEBACK, ret);
+		return amount(r, MCG_K_WRITEBACK, ret);
 	case TOP_RECL:
-		return rate(r, s->version == 2 ? MCG_C_PGSTEAL : MCG_C_PGPGOUT, ps, ret);
+		return rate(r, s->version == 2 ? MCG_K_PGSTEAL : MCG_K_PGPGOUT, ps, ret);
 	case TOP_DRECL:
-		return rate(r, MCG_C_PGSTEAL_DIRECT, ps, ret);
+		return rate(r, MCG_K_PGSTEAL_DIRECT, ps, ret);
 	case TOP_SCAN:
-		return rate(r, MCG_C_PGSCAN, ps, ret);
+		return rate(r, MCG_K_PGSCAN, ps, ret);
 	case TOP_EFF:
-		if (!rate(r, MCG_C_PGSTEAL, 1, &a) || !rate(r, MCG_C_PGSCAN, 1, &b) || b <= 0)
+		if (!rate(r, MCG_K_PGSTEAL, 1, &a) || !rate(r, MCG_K_PGSCAN, 1, &b) || b <= 0)
 			return false;
 		*ret = 100.0 * a / b;
 		return true;
 	case TOP_FALL:
-		if (!has_rate(r, MCG_C_USAGE))
+		if (!has_rate(r, MCG_K_USAGE))
 			return false;
-		*ret = r->rate[MCG_C_USAGE] < 0 ? -r->rate[MCG_C_USAGE] : 0;
+		*ret = r->rate[MCG_K_USAGE] < 0 ? -r->rate[MCG_K_USAGE] : 0;
 		return true;
 	case TOP_RFLT:
-		return rate(r, MCG_C_REFAULT, 1, ret);
+		return rate(r, MCG_K_REFAULT, 1, ret);
 	case TOP_EVHIGH:
 	case TOP_EVMAX:
 	case TOP_EVOOM:
 	case TOP_EVKILL: {
-		static const enum mcg_counter ev[] = {MCG_C_EV_HIGH, MCG_C_EV_MAX, MCG_C_EV_OOM,
-						      MCG_C_EV_OOM_KILL};
-		enum mcg_counter k = ev[c - TOP_EVHIGH];
+		static const enum mcg_key ev[] = {MCG_K_EV_HIGH, MCG_K_EV_MAX, MCG_K_EV_OOM,
+						      MCG_K_EV_OOM_KILL};
+		enum mcg_key k = ev[c - TOP_EVHIGH];
 
 		if (!has(r, k))
 			return false;
@@ -138,15 +138,15 @@ bool top_cell_value(const struct mcg_snapshot *s, const struct mcg_sample_row *r
 		return true;
 	}
 	case TOP_FAIL:
-		return rate(r, MCG_C_FAILCNT, 1, ret);
+		return rate(r, MCG_K_FAILCNT, 1, ret);
 	case TOP_SOME:
-		*ret = r->psi_some_avg10;
-		return r->psi_some_valid;
+		*ret = r->rec.psi.some.avg10;
+		return r->rec.psi.some_valid;
 	case TOP_FULL:
-		*ret = r->psi_full_avg10;
-		return r->psi_full_valid;
+		*ret = r->rec.psi.full.avg10;
+		return r->rec.psi.full_valid;
 	case TOP_STALL:
-		return rate(r, MCG_C_STALL_NS, 1e-6, ret); /* ns/s -> ms/s */
+		return rate(r, MCG_K_STALL, 1e-6, ret); /* ns/s -> ms/s */
 	case TOP_ASYNC:
 		if (r->async < 0)
 			return false;

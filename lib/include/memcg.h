@@ -182,74 +182,8 @@ MCG_EXPORT int mcg_mem_total(const struct mcg_ctx *ctx, uint64_t *ret);
 
 /*
  * The counters are named once, by enum mcg_key (memcg/schema.h, the table
- * MCG_SCHEMA). COMPAT: enum mcg_field (MCG_F_), enum mcg_stat_id (MCG_S_) and,
- * in memcg/sample.h, enum mcg_counter (MCG_C_) are the old per-command views:
- * each slot is mapped to its mcg_key in lib/schema.c. Remove them once cli/,
- * lib/limit.c, lib/empty.c and lib/reclaimd.c use enum mcg_key and
- * struct mcg_record.
+ * MCG_SCHEMA), and read into one record type, struct mcg_record.
  */
-enum mcg_field {
-	MCG_F_USAGE,       /* memory.current / memory.usage_in_bytes */
-	MCG_F_PEAK,        /* memory.peak / memory.max_usage_in_bytes */
-	MCG_F_LIMIT,       /* memory.max / memory.limit_in_bytes */
-	MCG_F_HIGH,        /* v2 memory.high */
-	MCG_F_LOW,         /* v2 memory.low */
-	MCG_F_MIN,         /* v2 memory.min */
-	MCG_F_SOFT,        /* v1 memory.soft_limit_in_bytes */
-	MCG_F_SWAP_USAGE,  /* v2 memory.swap.current; v1 memsw.usage - usage */
-	MCG_F_SWAP_LIMIT,  /* v2 memory.swap.max */
-	MCG_F_MEMSW_USAGE, /* v1 memory.memsw.usage_in_bytes */
-	MCG_F_MEMSW_LIMIT, /* v1 memory.memsw.limit_in_bytes */
-	MCG_F_KMEM_USAGE,  /* v1 memory.kmem.usage_in_bytes */
-	MCG_F_FAILCNT,     /* v1 memory.failcnt */
-	MCG_F_EV_LOW,      /* v2 memory.events low */
-	MCG_F_EV_HIGH,
-	MCG_F_EV_MAX,
-	MCG_F_EV_OOM,
-	MCG_F_EV_OOM_KILL, /* v2 events oom_kill; v1 oom_control oom_kill */
-	MCG_F_EV_OOM_GROUP_KILL,
-	MCG_F_UNDER_OOM,    /* v1 oom_control under_oom */
-	MCG_F_OOM_KILL_DISABLE, /* v1 oom_control */
-	MCG_F_SWAPPINESS,   /* v1 memory.swappiness */
-	MCG_F_EFFECTIVE_LIMIT, /* smallest limit on the path to the root */
-	MCG_F_NR_PROCS,
-	MCG_F_NR_CHILDREN,
-	MCG_F__COUNT
-};
-
-enum mcg_stat_id {
-	MCG_S_ANON,
-	MCG_S_FILE,
-	MCG_S_KERNEL,
-	MCG_S_SHMEM,
-	MCG_S_FILE_MAPPED,
-	MCG_S_FILE_DIRTY,
-	MCG_S_FILE_WRITEBACK,
-	MCG_S_ANON_THP,
-	MCG_S_INACTIVE_ANON,
-	MCG_S_ACTIVE_ANON,
-	MCG_S_INACTIVE_FILE,
-	MCG_S_ACTIVE_FILE,
-	MCG_S_UNEVICTABLE,
-	MCG_S_SLAB,
-	MCG_S_SLAB_RECLAIMABLE,
-	MCG_S_SWAP,
-	MCG_S_WORKINGSET_REFAULT_ANON, /* events (pages) */
-	MCG_S_WORKINGSET_REFAULT_FILE,
-	MCG_S_WORKINGSET_ACTIVATE_FILE,
-	MCG_S_PGFAULT,
-	MCG_S_PGMAJFAULT,
-	MCG_S_PGPGIN,  /* v1 only */
-	MCG_S_PGPGOUT, /* v1 only */
-	MCG_S_PGSCAN,  /* v2 only */
-	MCG_S_PGSTEAL,
-	MCG_S_PGSCAN_KSWAPD,
-	MCG_S_PGSCAN_DIRECT,
-	MCG_S_PGSTEAL_KSWAPD,
-	MCG_S_PGSTEAL_DIRECT,
-	MCG_S_PGREFILL,
-	MCG_S__COUNT
-};
 
 /* One memory.stat key as the kernel printed it. */
 struct mcg_kv {
@@ -257,10 +191,9 @@ struct mcg_kv {
 	uint64_t value;
 };
 
+/* Every "key number" line of memory.stat, in file order, known to the table or not. */
 struct mcg_stat {
-	uint64_t v[MCG_S__COUNT];
-	uint64_t valid; /* bit i set: v[i] came from the kernel */
-	size_t n_raw;   /* every key, in file order, known or not */
+	size_t n_raw;
 	struct mcg_kv *raw;
 };
 
@@ -276,49 +209,26 @@ struct mcg_psi {
 /* The one table of counters, struct mcg_record and the verdicts over it. */
 #include <memcg/schema.h>
 
-/*
- * Everything about one group (show, list). REC is the record every reader
- * fills (struct mcg_record); F and STAT are the same values under the old
- * MCG_F_ and MCG_S_ views (compat: removed once cli/ reads REC).
- */
+/* Everything about one group (show, list): its record and memory.stat's raw keys. */
 struct mcg_info {
 	int version;
 	char *path; /* relative to the root */
-	uint64_t f[MCG_F__COUNT];
-	uint64_t fvalid; /* bit i set: f[i] is known */
-	struct mcg_stat stat;
-	struct mcg_psi psi;
 	struct mcg_record rec;
+	struct mcg_stat stat;
 };
-
-static inline bool mcg_info_has(const struct mcg_info *i, enum mcg_field f)
-{
-	return (i->fvalid >> f) & 1;
-}
-static inline bool mcg_stat_has(const struct mcg_stat *s, enum mcg_stat_id id)
-{
-	return (s->valid >> id) & 1;
-}
 
 /* Read everything about one group. Release with mcg_info_release(). */
 MCG_EXPORT int mcg_group_info(const struct mcg_group *g, struct mcg_info *ret);
 MCG_EXPORT void mcg_info_release(struct mcg_info *info);
 /*
  * Read every counter of the table that G's version has into REC (one read of
- * each file); with ST (may be NULL), also memory.stat under the MCG_S_ view
- * with every raw key (release with mcg_stat_release()).
+ * each file); with ST (may be NULL), also every raw key of memory.stat
+ * (release with mcg_stat_release()).
  */
 MCG_EXPORT int mcg_group_read_record(const struct mcg_group *g, struct mcg_record *rec,
 				     struct mcg_stat *st);
-/* Names used in JSON and text ("usage", "limit", "file_dirty", ...). */
-MCG_EXPORT const char *mcg_field_name(enum mcg_field f);
-MCG_EXPORT const char *mcg_stat_name(enum mcg_stat_id id);
-/* Is the stat a byte amount (true) or an event count (false)? */
-MCG_EXPORT bool mcg_stat_is_bytes(enum mcg_stat_id id);
-MCG_EXPORT bool mcg_field_is_bytes(enum mcg_field f);
-
-/* Parse memory.stat text for VERSION into ST (normalised through the schema + every raw key). */
-MCG_EXPORT int mcg_stat_parse(const char *text, int version, struct mcg_stat *ret);
+/* Every "key number" line of memory.stat text (normalised values: mcg_record_parse). */
+MCG_EXPORT int mcg_stat_parse(const char *text, struct mcg_stat *ret);
 MCG_EXPORT void mcg_stat_release(struct mcg_stat *st);
 MCG_EXPORT int mcg_psi_parse(const char *text, struct mcg_psi *ret);
 /* Find KEY in a "key value" per line text; 0 or -ENOENT. */

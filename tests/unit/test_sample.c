@@ -85,14 +85,14 @@ static const struct mcg_sample_row *row(const struct mcg_snapshot *s, const char
 	return r;
 }
 
-static bool has(const struct mcg_sample_row *r, enum mcg_counter c)
+static bool has(const struct mcg_sample_row *r, enum mcg_key c)
 {
-	return (r->valid >> c) & 1;
+	return mcg_record_has(&r->rec, c);
 }
 
-static bool has_rate(const struct mcg_sample_row *r, enum mcg_counter c)
+static bool has_rate(const struct mcg_sample_row *r, enum mcg_key c)
 {
-	return (r->rate_valid >> c) & 1;
+	return mcg_sample_rate_has(r, c);
 }
 
 static void test_sampler_fixture(void **state)
@@ -126,23 +126,23 @@ static void test_sampler_fixture(void **state)
 	assert_int_equal(r->parent, 0);
 	assert_int_equal(r->depth, 1);
 	assert_string_equal(r->name, "a");
-	assert_true(has(r, MCG_C_USAGE) && r->v[MCG_C_USAGE] == 65536);
-	assert_true(r->v[MCG_C_LIMIT] == 1048576);
-	assert_true(r->v[MCG_C_FILE] == 65536 - 4096);
-	assert_true(r->v[MCG_C_ANON] == 4096);
-	assert_true(r->v[MCG_C_DIRTY] == 8192); /* the total_ key, not the local one */
-	assert_true(r->v[MCG_C_PGPGOUT] == 10);
-	assert_true(r->v[MCG_C_REFAULT] == 8); /* anon + file */
-	assert_true(r->v[MCG_C_FAILCNT] == 5);
+	assert_true(has(r, MCG_K_USAGE) && r->rec.v[MCG_K_USAGE] == 65536);
+	assert_true(r->rec.v[MCG_K_LIMIT] == 1048576);
+	assert_true(r->rec.v[MCG_K_FILE] == 65536 - 4096);
+	assert_true(r->rec.v[MCG_K_ANON] == 4096);
+	assert_true(r->rec.v[MCG_K_DIRTY] == 8192); /* the total_ key, not the local one */
+	assert_true(r->rec.v[MCG_K_PGPGOUT] == 10);
+	assert_true(r->rec.v[MCG_K_REFAULT] == 8); /* anon + file */
+	assert_true(r->rec.v[MCG_K_FAILCNT] == 5);
 	/* v2-only counters are absent on v1, not zero */
-	assert_false(has(r, MCG_C_PGSCAN));
-	assert_false(has(r, MCG_C_HIGH));
-	assert_false(has(r, MCG_C_EV_OOM));
-	assert_false(has(r, MCG_C_STALL_NS));
+	assert_false(has(r, MCG_K_PGSCAN));
+	assert_false(has(r, MCG_K_HIGH));
+	assert_false(has(r, MCG_K_EV_OOM));
+	assert_false(has(r, MCG_K_STALL));
 	/* the first snapshot has no rates */
-	assert_int_equal(r->rate_valid, 0);
-	assert_true(row(s1, "/b")->v[MCG_C_LIMIT] == MCG_MAX);
-	assert_true(row(s1, "/")->v[MCG_C_LIMIT] == MCG_MAX);
+	assert_true(mcg_keyset_empty(&r->rate_valid));
+	assert_true(row(s1, "/b")->rec.v[MCG_K_LIMIT] == MCG_MAX);
+	assert_true(row(s1, "/")->rec.v[MCG_K_LIMIT] == MCG_MAX);
 	assert_true(mcg_sampler_nfds(s) >= 16);
 
 	/* a: counters grow; b: its counters go back (reset); c vanishes; d appears */
@@ -158,28 +158,28 @@ static void test_sampler_fixture(void **state)
 	dt = s2->interval;
 	assert_true(dt > 0.015 && dt < 5);
 	r = row(s2, "/a");
-	assert_true(r->v[MCG_C_LIMIT] == 2097152); /* the write was seen */
-	assert_true(has_rate(r, MCG_C_PGPGOUT));
-	assert_true(fabs(r->rate[MCG_C_PGPGOUT] * dt - 100) < 1e-6);
-	assert_true(fabs(r->rate[MCG_C_FAILCNT] * dt - 4) < 1e-6);
-	assert_true(fabs(r->rate[MCG_C_REFAULT] * dt - 10) < 1e-6);
-	assert_true(fabs(r->rate[MCG_C_USAGE] * dt - 65536) < 1e-3);
-	assert_true(r->since[MCG_C_PGPGOUT] == 100);
+	assert_true(r->rec.v[MCG_K_LIMIT] == 2097152); /* the write was seen */
+	assert_true(has_rate(r, MCG_K_PGPGOUT));
+	assert_true(fabs(r->rate[MCG_K_PGPGOUT] * dt - 100) < 1e-6);
+	assert_true(fabs(r->rate[MCG_K_FAILCNT] * dt - 4) < 1e-6);
+	assert_true(fabs(r->rate[MCG_K_REFAULT] * dt - 10) < 1e-6);
+	assert_true(fabs(r->rate[MCG_K_USAGE] * dt - 65536) < 1e-3);
+	assert_true(r->since[MCG_K_PGPGOUT] == 100);
 	assert_true(r->id == row(s1, "/a")->id);
 	/* reset: no rate for the interval, counting goes on from the new value */
 	r = row(s2, "/b");
-	assert_true(r->v[MCG_C_FAILCNT] == 2);
-	assert_false(has_rate(r, MCG_C_PGPGOUT));
-	assert_true(r->since[MCG_C_PGPGOUT] == 3);
+	assert_true(r->rec.v[MCG_K_FAILCNT] == 2);
+	assert_false(has_rate(r, MCG_K_PGPGOUT));
+	assert_true(r->since[MCG_K_PGPGOUT] == 3);
 	/* new: values but no rates */
 	r = row(s2, "/d");
-	assert_true(has(r, MCG_C_USAGE));
-	assert_int_equal(r->rate_valid, 0);
+	assert_true(has(r, MCG_K_USAGE));
+	assert_true(mcg_keyset_empty(&r->rate_valid));
 	assert_int_equal(r->parent, 0);
 
 	/* immutable: the first snapshot still reads as it was */
 	assert_non_null(find(s1, "/c"));
-	assert_true(row(s1, "/a")->v[MCG_C_PGPGOUT] == 10);
+	assert_true(row(s1, "/a")->rec.v[MCG_K_PGPGOUT] == 10);
 	mcg_snapshot_unref(s1);
 	mcg_snapshot_unref(s2);
 	mcg_sampler_free(s);
@@ -198,10 +198,9 @@ static void mk(struct mcg_snapshot *s, struct mcg_sample_row *rows, size_t n, ui
 	s->page_size = 4096;
 }
 
-static void set(struct mcg_sample_row *r, enum mcg_counter c, uint64_t v)
+static void set(struct mcg_sample_row *r, enum mcg_key c, uint64_t v)
 {
-	r->v[c] = v;
-	r->valid |= 1ULL << c;
+	mcg_record_set(&r->rec, c, v);
 }
 
 /* The pure function with an exact interval: 2 s. */
@@ -212,37 +211,37 @@ static void test_rates_pure(void **state)
 
 	(void)state;
 	p[0].id = 1, p[1].id = 2, p[2].id = 3;
-	set(&p[0], MCG_C_PGSTEAL, 1000);
-	set(&p[0], MCG_C_EV_OOM, 2);
-	set(&p[1], MCG_C_PGSTEAL, 500);
-	set(&p[2], MCG_C_PGSTEAL, 7);
+	set(&p[0], MCG_K_PGSTEAL, 1000);
+	set(&p[0], MCG_K_EV_OOM, 2);
+	set(&p[1], MCG_K_PGSTEAL, 500);
+	set(&p[2], MCG_K_PGSTEAL, 7);
 	mk(&sp, p, 3, 1000000000ULL);
 	mcg_snapshot_rates(NULL, &sp);
-	assert_int_equal(sp.rows[0].rate_valid, 0);
+	assert_true(mcg_keyset_empty(&sp.rows[0].rate_valid));
 	assert_true(sp.interval == 0);
 
 	/* rows in another order (ids 3 and 1 kept, 2 vanished, 9 new) */
 	c[0].id = 3, c[1].id = 1, c[2].id = 9;
-	set(&c[0], MCG_C_PGSTEAL, 4);   /* went back: reset */
-	set(&c[1], MCG_C_PGSTEAL, 3000); /* +2000 in 2 s */
-	set(&c[1], MCG_C_EV_OOM, 2);
-	set(&c[1], MCG_C_USAGE, 100);
-	set(&c[2], MCG_C_PGSTEAL, 50);
+	set(&c[0], MCG_K_PGSTEAL, 4);   /* went back: reset */
+	set(&c[1], MCG_K_PGSTEAL, 3000); /* +2000 in 2 s */
+	set(&c[1], MCG_K_EV_OOM, 2);
+	set(&c[1], MCG_K_USAGE, 100);
+	set(&c[2], MCG_K_PGSTEAL, 50);
 	mk(&sc, c, 3, 3000000000ULL);
-	sp.rows[0].since[MCG_C_PGSTEAL] = 40;
-	sp.rows[2].since[MCG_C_PGSTEAL] = 6;
+	sp.rows[0].since[MCG_K_PGSTEAL] = 40;
+	sp.rows[2].since[MCG_K_PGSTEAL] = 6;
 	mcg_snapshot_rates(&sp, &sc);
 	assert_true(sc.interval == 2.0);
-	assert_true(sc.rows[1].rate[MCG_C_PGSTEAL] == 1000.0);
-	assert_true(sc.rows[1].since[MCG_C_PGSTEAL] == 2040);
-	assert_true((sc.rows[1].rate_valid >> MCG_C_EV_OOM) & 1);
-	assert_true(sc.rows[1].rate[MCG_C_EV_OOM] == 0.0);
+	assert_true(sc.rows[1].rate[MCG_K_PGSTEAL] == 1000.0);
+	assert_true(sc.rows[1].since[MCG_K_PGSTEAL] == 2040);
+	assert_true(mcg_sample_rate_has(&sc.rows[1], MCG_K_EV_OOM));
+	assert_true(sc.rows[1].rate[MCG_K_EV_OOM] == 0.0);
 	/* usage was not in the previous sample: no rate */
-	assert_false((sc.rows[1].rate_valid >> MCG_C_USAGE) & 1);
-	assert_false((sc.rows[0].rate_valid >> MCG_C_PGSTEAL) & 1);
-	assert_true(sc.rows[0].since[MCG_C_PGSTEAL] == 10);
-	assert_int_equal(sc.rows[2].rate_valid, 0);
-	assert_true(sc.rows[2].since[MCG_C_PGSTEAL] == 0);
+	assert_false(mcg_sample_rate_has(&sc.rows[1], MCG_K_USAGE));
+	assert_false(mcg_sample_rate_has(&sc.rows[0], MCG_K_PGSTEAL));
+	assert_true(sc.rows[0].since[MCG_K_PGSTEAL] == 10);
+	assert_true(mcg_keyset_empty(&sc.rows[2].rate_valid));
+	assert_true(sc.rows[2].since[MCG_K_PGSTEAL] == 0);
 }
 
 /* Taskstats over libnl: replies are read whole (no stray ACK), errors do not desync the socket. */

@@ -26,38 +26,64 @@ static char *slurp(const char *name)
 	return buf;
 }
 
-static uint64_t raw(const struct mcg_stat *st, const char *key)
+static bool find_raw(const struct mcg_stat *st, const char *key, uint64_t *ret)
 {
 	size_t i;
 
 	for (i = 0; i < st->n_raw; i++)
-		if (!strcmp(st->raw[i].key, key))
-			return st->raw[i].value;
-	fail_msg("raw key %s missing", key);
-	return 0;
+		if (!strcmp(st->raw[i].key, key)) {
+			*ret = st->raw[i].value;
+			return true;
+		}
+	return false;
 }
+
+static uint64_t raw(const struct mcg_stat *st, const char *key)
+{
+	uint64_t v = 0;
+
+	if (!find_raw(st, key, &v))
+		fail_msg("raw key %s missing", key);
+	return v;
+}
+
+/* memory.stat TEXT both ways: normalised into a record (the schema) and every raw key. */
+static int parse(const char *text, int version, struct mcg_stat *st, struct mcg_record *rec)
+{
+	int r;
+
+	memset(rec, 0, sizeof(*rec));
+	r = mcg_record_parse(rec, version, "memory.stat", text);
+	if (r < 0)
+		return r;
+	return mcg_stat_parse(text, st);
+}
+
+#define V(k) mcg_record_get(&rec, MCG_K_##k, 0xdead)
+#define HAS(k) mcg_record_has(&rec, MCG_K_##k)
 
 static void test_v1(void **state)
 {
 	char *text = slurp("v1.memory.stat");
+	struct mcg_record rec;
 	struct mcg_stat st;
 
 	(void)state;
-	assert_int_equal(mcg_stat_parse(text, 1, &st), 0);
+	assert_int_equal(parse(text, 1, &st, &rec), 0);
 	/* hierarchical total_* wins over the local key */
-	assert_true(mcg_stat_has(&st, MCG_S_FILE));
-	assert_int_equal(st.v[MCG_S_FILE], raw(&st, "total_cache"));
-	assert_int_equal(st.v[MCG_S_ANON], raw(&st, "total_rss"));
-	assert_int_equal(st.v[MCG_S_FILE_DIRTY], raw(&st, "total_dirty"));
-	assert_int_equal(st.v[MCG_S_FILE_WRITEBACK], raw(&st, "total_writeback"));
-	assert_int_equal(st.v[MCG_S_PGPGOUT], raw(&st, "total_pgpgout"));
+	assert_true(HAS(FILE));
+	assert_int_equal(V(FILE), raw(&st, "total_cache"));
+	assert_int_equal(V(ANON), raw(&st, "total_rss"));
+	assert_int_equal(V(DIRTY), raw(&st, "total_dirty"));
+	assert_int_equal(V(WRITEBACK), raw(&st, "total_writeback"));
+	assert_int_equal(V(PGPGOUT), raw(&st, "total_pgpgout"));
 	/* v1 has no per-cgroup pgscan/pgsteal and no kernel key in memory.stat */
-	assert_false(mcg_stat_has(&st, MCG_S_PGSCAN));
-	assert_false(mcg_stat_has(&st, MCG_S_PGSTEAL));
-	assert_false(mcg_stat_has(&st, MCG_S_KERNEL));
-	assert_false(mcg_stat_has(&st, MCG_S_SLAB));
+	assert_false(HAS(PGSCAN));
+	assert_false(HAS(PGSTEAL));
+	assert_false(HAS(KERNEL));
+	assert_false(HAS(SLAB));
 	/* every key is kept, known or not */
-	assert_int_equal(raw(&st, "hierarchical_memory_limit"), raw(&st, "hierarchical_memory_limit"));
+	assert_int_equal(raw(&st, "hierarchical_memory_limit"), V(EFFECTIVE_LIMIT));
 	assert_true(st.n_raw >= 40);
 	mcg_stat_release(&st);
 	free(text);
@@ -65,38 +91,54 @@ static void test_v1(void **state)
 
 static void test_v1_local_only(void **state)
 {
+	struct mcg_record rec;
 	struct mcg_stat st;
 
 	(void)state;
 	/* an old or trimmed file with only local keys still normalises */
-	assert_int_equal(mcg_stat_parse("cache 4096\nrss 8192\ndirty 0\n", 1, &st), 0);
-	assert_int_equal(st.v[MCG_S_FILE], 4096);
-	assert_int_equal(st.v[MCG_S_ANON], 8192);
-	assert_true(mcg_stat_has(&st, MCG_S_FILE_DIRTY));
-	assert_false(mcg_stat_has(&st, MCG_S_FILE_WRITEBACK));
+	assert_int_equal(parse("cache 4096\nrss 8192\ndirty 0\n", 1, &st, &rec), 0);
+	assert_int_equal(V(FILE), 4096);
+	assert_int_equal(V(ANON), 8192);
+	assert_true(HAS(DIRTY));
+	assert_false(HAS(WRITEBACK));
 	mcg_stat_release(&st);
 	/* total_ first, then the local key: the total stays */
-	assert_int_equal(mcg_stat_parse("total_cache 100\ncache 5\n", 1, &st), 0);
-	assert_int_equal(st.v[MCG_S_FILE], 100);
+	assert_int_equal(parse("total_cache 100\ncache 5\n", 1, &st, &rec), 0);
+	assert_int_equal(V(FILE), 100);
 	mcg_stat_release(&st);
 }
 
+/*
+ * Every counter the table reads from v2 memory.stat is normalised to the
+ * kernel's value when the file has its key, and absent when it has not.
+ */
 static void test_v2(void **state)
 {
 	char *text = slurp("v2.memory.stat");
+	struct mcg_record rec;
 	struct mcg_stat st;
-	unsigned i;
+	unsigned k, n = 0;
 
 	(void)state;
-	assert_int_equal(mcg_stat_parse(text, 2, &st), 0);
-	for (i = 0; i < MCG_S__COUNT; i++) {
-		if (i == MCG_S_PGPGIN || i == MCG_S_PGPGOUT || i == MCG_S_SWAP)
-			assert_false(mcg_stat_has(&st, i));
-		else if (!mcg_stat_has(&st, i))
-			fail_msg("v2 key %s not normalised", mcg_stat_name(i));
-		else
-			assert_int_equal(st.v[i], raw(&st, mcg_stat_name(i)));
+	assert_int_equal(parse(text, 2, &st, &rec), 0);
+	for (k = 0; k < MCG_K__COUNT; k++) {
+		const struct mcg_key_desc *d = mcg_key_desc(k);
+		uint64_t v;
+
+		if (!d->file[1] || strcmp(d->file[1], "memory.stat"))
+			continue;
+		if (find_raw(&st, d->key[1], &v)) {
+			if (!mcg_record_has(&rec, k))
+				fail_msg("v2 key %s not normalised", d->key[1]);
+			assert_int_equal(rec.v[k], v);
+			n++;
+		} else {
+			assert_false(mcg_record_has(&rec, k));
+		}
 	}
+	assert_true(n >= 25);
+	assert_false(HAS(PGPGIN));
+	assert_false(HAS(PGPGOUT));
 	/* unknown keys kept */
 	assert_int_equal(raw(&st, "thp_collapse_alloc"), 0);
 	assert_int_equal(raw(&st, "kernel_stack"), 65536);
@@ -108,35 +150,38 @@ static void test_v2(void **state)
 static void test_v2_captured(void **state)
 {
 	char *text = slurp("v2-6.1.memory.stat");
+	struct mcg_record rec;
 	struct mcg_stat st;
 
 	(void)state;
-	assert_int_equal(mcg_stat_parse(text, 2, &st), 0);
-	assert_true(mcg_stat_has(&st, MCG_S_KERNEL));
-	assert_int_equal(st.v[MCG_S_FILE], raw(&st, "file"));
-	assert_int_equal(st.v[MCG_S_FILE_DIRTY], raw(&st, "file_dirty"));
-	assert_int_equal(st.v[MCG_S_PGSTEAL_DIRECT], raw(&st, "pgsteal_direct"));
-	assert_true(st.v[MCG_S_FILE_DIRTY] >= 24ULL << 20); /* the capture wrote 24 MiB dirty */
+	assert_int_equal(parse(text, 2, &st, &rec), 0);
+	assert_true(HAS(KERNEL));
+	assert_int_equal(V(FILE), raw(&st, "file"));
+	assert_int_equal(V(DIRTY), raw(&st, "file_dirty"));
+	assert_int_equal(V(PGSTEAL_DIRECT), raw(&st, "pgsteal_direct"));
+	assert_true(V(DIRTY) >= 24ULL << 20); /* the capture wrote 24 MiB dirty */
 	mcg_stat_release(&st);
 	free(text);
 }
 
 static void test_v2_future_keys(void **state)
 {
+	struct mcg_record rec;
 	struct mcg_stat st;
 
 	(void)state;
 	/* keys appear anywhere and new ones come: parse by key */
-	assert_int_equal(mcg_stat_parse("pgscan_proactive 7\nfile 4096\nnew_thing 3\n", 2, &st), 0);
-	assert_int_equal(st.v[MCG_S_FILE], 4096);
-	assert_false(mcg_stat_has(&st, MCG_S_ANON));
+	assert_int_equal(parse("pgscan_proactive 7\nfile 4096\nnew_thing 3\n", 2, &st, &rec), 0);
+	assert_int_equal(V(FILE), 4096);
+	assert_false(HAS(ANON));
 	assert_int_equal(st.n_raw, 3);
 	assert_string_equal(st.raw[0].key, "pgscan_proactive");
 	mcg_stat_release(&st);
-	assert_int_equal(mcg_stat_parse("", 2, &st), 0);
-	assert_int_equal(st.valid, 0);
+	assert_int_equal(parse("", 2, &st, &rec), 0);
+	assert_true(mcg_keyset_empty(&rec.valid));
+	assert_int_equal(st.n_raw, 0);
 	mcg_stat_release(&st);
-	assert_true(mcg_stat_parse("file 1\n", 3, &st) < 0);
+	assert_true(parse("file 1\n", 3, &st, &rec) < 0);
 }
 
 static void test_psi(void **state)
@@ -273,11 +318,50 @@ static void test_knob_file(void **state)
 	assert_string_equal(mcg_unit_suffix(mcg_key_desc(MCG_K_DIRTY)->unit), "_bytes");
 	assert_int_equal(mcg_key_lookup("pgscan"), MCG_K_PGSCAN);
 	assert_int_equal(mcg_key_lookup("nonesuch"), -ENOENT);
-	/* the old views keep their names */
-	assert_string_equal(mcg_stat_name(MCG_S_FILE_DIRTY), "file_dirty");
-	assert_string_equal(mcg_counter_name(MCG_C_DIRTY), "dirty");
-	assert_string_equal(mcg_counter_name(MCG_C_PSI_SOME_US), "psi_some_us");
-	assert_string_equal(mcg_field_name(MCG_F_SWAP_USAGE), "swap_usage");
+	assert_string_equal(mcg_knob_file(2, MCG_K_OOM_GROUP), "memory.oom.group");
+	assert_string_equal(mcg_knob_file(2, MCG_K_ZSWAP_LIMIT), "memory.zswap.max");
+	assert_null(mcg_knob_file(1, MCG_K_SWAP_HIGH));
+}
+
+/* The counters past the first 64 of the table have validity bits like the others. */
+static void test_keyset(void **state)
+{
+	struct mcg_record r;
+	struct mcg_keyset ks, all;
+	unsigned k, n = 0;
+
+	(void)state;
+	assert_true(MCG_K__COUNT > 64);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(mcg_record_parse(&r, 2, "memory.swap.high", "max\n"), 0);
+	assert_int_equal(mcg_record_parse(&r, 2, "memory.zswap.max", "1048576\n"), 0);
+	assert_int_equal(mcg_record_parse(&r, 2, "memory.oom.group", "1\n"), 0);
+	assert_true(mcg_record_has(&r, MCG_K_SWAP_HIGH) && r.v[MCG_K_SWAP_HIGH] == MCG_MAX);
+	assert_true(mcg_record_get(&r, MCG_K_ZSWAP_LIMIT, 0) == 1048576);
+	assert_true(mcg_record_get(&r, MCG_K_OOM_GROUP, 0) == 1);
+	assert_false(mcg_record_has(&r, MCG_K_ZSWAP));
+	mcg_record_set(&r, MCG_K_STALL, 5); /* the last row of the table */
+	assert_true(mcg_record_has(&r, MCG_K_STALL));
+	mcg_record_unset(&r, MCG_K_STALL);
+	assert_false(mcg_record_has(&r, MCG_K_STALL));
+	/* iteration visits exactly the members, across words */
+	memset(&ks, 0, sizeof(ks));
+	assert_true(mcg_keyset_empty(&ks));
+	mcg_keyset_add(&ks, 0);
+	mcg_keyset_add(&ks, 63);
+	mcg_keyset_add(&ks, 64);
+	mcg_keyset_add(&ks, MCG_K__COUNT - 1);
+	mcg_keyset_add(&ks, MCG_K__COUNT); /* out of range: ignored */
+	k = mcg_keyset_next(&ks, 0);
+	assert_int_equal(k, 0);
+	assert_int_equal(mcg_keyset_next(&ks, 1), 63);
+	assert_int_equal(mcg_keyset_next(&ks, 64), 64);
+	assert_int_equal(mcg_keyset_next(&ks, 65), MCG_K__COUNT - 1);
+	assert_int_equal(mcg_keyset_next(&ks, MCG_K__COUNT), MCG_K__COUNT);
+	mcg_keyset_all(&all);
+	mcg_keyset_foreach(k, &all)
+		n++;
+	assert_int_equal(n, MCG_K__COUNT);
 }
 
 /* The scanner: "Key:   N kB" lines, PSI fields in any order, blank lines. */
@@ -311,7 +395,8 @@ int main(void)
 		cmocka_unit_test(test_v2_future_keys),
 		cmocka_unit_test(test_psi), cmocka_unit_test(test_keyed),
 		cmocka_unit_test(test_record_captured), cmocka_unit_test(test_record_files),
-		cmocka_unit_test(test_knob_file), cmocka_unit_test(test_scanner),
+		cmocka_unit_test(test_knob_file),
+		cmocka_unit_test(test_keyset), cmocka_unit_test(test_scanner),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,17 +37,18 @@ static void setup_rows(void)
 		rows[i].id = 10 + i;
 		rows[i].async = -1;
 		if (i != 4) {
-			rows[i].v[MCG_C_USAGE] = usage[i];
-			rows[i].valid |= 1ULL << MCG_C_USAGE;
+			rows[i].rec.v[MCG_K_USAGE] = usage[i];
+			mcg_keyset_add(&rows[i].rec.valid, MCG_K_USAGE);
 		}
-		rows[i].v[MCG_C_LIMIT] = MCG_MAX;
-		rows[i].valid |= 1ULL << MCG_C_LIMIT;
+		rows[i].rec.v[MCG_K_LIMIT] = MCG_MAX;
+		mcg_keyset_add(&rows[i].rec.valid, MCG_K_LIMIT);
 	}
-	rows[1].v[MCG_C_LIMIT] = 600;
+	rows[1].rec.v[MCG_K_LIMIT] = 600;
 	/* v2 reclaim: 10 pages/s stolen of 40 scanned */
-	rows[3].rate[MCG_C_PGSTEAL] = 10;
-	rows[3].rate[MCG_C_PGSCAN] = 40;
-	rows[3].rate_valid = (1ULL << MCG_C_PGSTEAL) | (1ULL << MCG_C_PGSCAN);
+	rows[3].rate[MCG_K_PGSTEAL] = 10;
+	rows[3].rate[MCG_K_PGSCAN] = 40;
+	mcg_keyset_add(&rows[3].rate_valid, MCG_K_PGSTEAL);
+	mcg_keyset_add(&rows[3].rate_valid, MCG_K_PGSCAN);
 	memset(&snap, 0, sizeof(snap));
 	snap.version = 2;
 	snap.page_size = 4096;

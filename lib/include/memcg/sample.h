@@ -16,56 +16,33 @@
  * the previous snapshot (valid only when both values exist and did not go back).
  */
 
-/* Counters of one row. Amounts are bytes; events are counts; *_US microseconds. */
-enum mcg_counter {
-	MCG_C_USAGE,
-	MCG_C_LIMIT,
-	MCG_C_HIGH, /* v2 */
-	MCG_C_ANON,
-	MCG_C_FILE,
-	MCG_C_DIRTY,
-	MCG_C_WRITEBACK,
-	MCG_C_PGSCAN,        /* v2 memory.stat, pages */
-	MCG_C_PGSTEAL,       /* v2 */
-	MCG_C_PGSCAN_KSWAPD, /* v2 */
-	MCG_C_PGSCAN_DIRECT,
-	MCG_C_PGSTEAL_KSWAPD,
-	MCG_C_PGSTEAL_DIRECT,
-	MCG_C_PGPGOUT, /* v1 (pages uncharged: reclaim and frees) */
-	MCG_C_REFAULT, /* workingset_refault_anon + _file (or v1 total_ forms) */
-	MCG_C_EV_HIGH, /* v2 memory.events */
-	MCG_C_EV_MAX,
-	MCG_C_EV_OOM,
-	MCG_C_EV_OOM_KILL,
-	MCG_C_FAILCNT,     /* v1 memory.failcnt */
-	MCG_C_PSI_SOME_US, /* memory.pressure totals */
-	MCG_C_PSI_FULL_US,
-	MCG_C_STALL_NS, /* taskstats freepages_delay_total summed over the tasks */
-	MCG_C__COUNT
-};
-
-/* Is the counter monotonic (an event count), so that a rate makes sense? */
-MCG_EXPORT bool mcg_counter_is_event(enum mcg_counter c);
-/* JSON / text name: "usage", "pgsteal", "events_oom_kill", ... */
-MCG_EXPORT const char *mcg_counter_name(enum mcg_counter c);
-
+/*
+ * One row: the cgroup's record (struct mcg_record, counters by MCG_K_ id,
+ * absent stays absent) for the counters the sampler reads
+ * (mcg_sampler_set_keys), with rates and since-start counts.
+ */
 struct mcg_sample_row {
 	const char *path; /* relative to the root: "/", "/a", "/a/b" */
 	const char *name; /* last component ("/" for the root) */
 	int depth;        /* 0 for the root of the walk */
 	int parent;       /* row index of the parent, -1 for the first row */
 	uint64_t id;      /* identity across snapshots (a cgroup recreated gets a new id) */
-	uint64_t v[MCG_C__COUNT];
-	uint64_t valid; /* bit c: v[c] read from the kernel */
-	/* Per second over the last interval; bit c of rate_valid says it was computed. */
-	double rate[MCG_C__COUNT];
-	uint64_t rate_valid;
-	/* Events counted since this row was first seen (resets absorbed). */
-	uint64_t since[MCG_C__COUNT];
-	double psi_some_avg10, psi_full_avg10;
-	bool psi_some_valid, psi_full_valid;
+	struct mcg_record rec;
+	/*
+	 * Per second over the last interval (an amount's change, an event
+	 * counter's increase); rate_valid says which were computed: a counter
+	 * seen in both samples that did not go back.
+	 */
+	double rate[MCG_K__COUNT];
+	struct mcg_keyset rate_valid;
+	/* Event counters (MCG_KIND_COUNTER): counted since the row was first seen (resets absorbed). */
+	uint64_t since[MCG_K__COUNT];
 	int async; /* async-reclaim: 1 on, 0 off, -1 unknown (no state directory) */
 };
+static inline bool mcg_sample_rate_has(const struct mcg_sample_row *r, enum mcg_key k)
+{
+	return mcg_keyset_has(&r->rate_valid, k);
+}
 
 struct mcg_sample_global {
 	uint64_t valid; /* bit g: v[g] known */
@@ -114,9 +91,17 @@ enum {
 	MCG_SAMPLER_TASKSTATS = 1 << 0, /* collect per-cgroup direct-reclaim stall times */
 };
 
-/* Sample the tree under PATH ("/" for everything). */
+/* Sample the tree under PATH ("/" for everything), reading the counters top shows. */
 MCG_EXPORT int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned flags,
 			       struct mcg_sampler **ret);
+/*
+ * Read the counters of KEYS from the next sample on (the derived ones bring
+ * their sources; NULL: every counter of the table). Only the files they need
+ * are opened. The default is mcg_sampler_default_keys().
+ */
+MCG_EXPORT int mcg_sampler_set_keys(struct mcg_sampler *s, const struct mcg_keyset *keys);
+/* The counters top shows: usage, limits, anon/file/dirty/writeback, reclaim, events, PSI, stall. */
+MCG_EXPORT void mcg_sampler_default_keys(struct mcg_keyset *keys);
 MCG_EXPORT void mcg_sampler_free(struct mcg_sampler *s);
 MCG_EXPORT int mcg_sampler_set_flags(struct mcg_sampler *s, unsigned flags);
 /* Take a snapshot (rates against the previous one). The caller owns one reference. */

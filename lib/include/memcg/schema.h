@@ -21,7 +21,7 @@
  * Adding a counter touches this table only (and a test): every reader (show's
  * mcg_group_info, top's sampler, dirty's sampler) picks the files and keys
  * from it, and the record (struct mcg_record) has a slot and a validity bit
- * for it. Keep it at most 64 rows (the validity mask).
+ * for it (struct mcg_keyset grows with the table).
  */
 #define MCG_SCHEMA(X)                                                                              \
 	/* limits and usage: single-value files */                                                 \
@@ -35,6 +35,14 @@
 	/* v1: memsw usage - usage (derived) */                                                     \
 	X(SWAP_USAGE, "swap", BYTES, GAUGE, NULL, NULL, "memory.swap.current", NULL)                \
 	X(SWAP_LIMIT, "swap_limit", BYTES, GAUGE, NULL, NULL, "memory.swap.max", NULL)              \
+	X(SWAP_HIGH, "swap_high", BYTES, GAUGE, NULL, NULL, "memory.swap.high", NULL)               \
+	/* zswap (v2, 5.19 on; zswap.writeback 6.8 on: 1 or 0) */                                \
+	X(ZSWAP, "zswap", BYTES, GAUGE, NULL, NULL, "memory.zswap.current", NULL)                   \
+	X(ZSWAP_LIMIT, "zswap_limit", BYTES, GAUGE, NULL, NULL, "memory.zswap.max", NULL)           \
+	X(ZSWAP_WRITEBACK, "zswap_writeback", NUMBER, GAUGE, NULL, NULL, "memory.zswap.writeback",  \
+	  NULL)                                                                                     \
+	/* v2: 1 when the OOM killer takes the whole cgroup */                                    \
+	X(OOM_GROUP, "oom_group", NUMBER, GAUGE, NULL, NULL, "memory.oom.group", NULL)              \
 	X(MEMSW_USAGE, "memsw", BYTES, GAUGE, "memory.memsw.usage_in_bytes", NULL, NULL, NULL)      \
 	X(MEMSW_LIMIT, "memsw_limit", BYTES, GAUGE, "memory.memsw.limit_in_bytes", NULL, NULL,      \
 	  NULL)                                                                                     \
@@ -175,19 +183,69 @@ MCG_EXPORT const char *mcg_knob_file(int version, enum mcg_key k);
  * never a 0). Filled by mcg_group_info() (show, list), the top sampler and
  * the dirty sampler, through one reader (lib/record.c).
  */
+/*
+ * A set of counters (a bit per MCG_K_ id): a record's validity, the counters
+ * a sampler reads. Grows with the table.
+ */
+#define MCG_KEYSET_WORDS ((MCG_K__COUNT + 63) / 64)
+struct mcg_keyset {
+	uint64_t w[MCG_KEYSET_WORDS];
+};
+static inline bool mcg_keyset_has(const struct mcg_keyset *s, enum mcg_key k)
+{
+	return (unsigned)k < MCG_K__COUNT && (s->w[k / 64] >> (k % 64)) & 1;
+}
+static inline void mcg_keyset_add(struct mcg_keyset *s, enum mcg_key k)
+{
+	if ((unsigned)k < MCG_K__COUNT)
+		s->w[k / 64] |= 1ULL << (k % 64);
+}
+static inline void mcg_keyset_del(struct mcg_keyset *s, enum mcg_key k)
+{
+	if ((unsigned)k < MCG_K__COUNT)
+		s->w[k / 64] &= ~(1ULL << (k % 64));
+}
+/* Every counter of the table. */
+MCG_EXPORT void mcg_keyset_all(struct mcg_keyset *s);
+/* The next id in S from K on (K itself included), or MCG_K__COUNT: for (k = mcg_keyset_next(s, 0); ...) */
+MCG_EXPORT unsigned mcg_keyset_next(const struct mcg_keyset *s, unsigned k);
+static inline bool mcg_keyset_empty(const struct mcg_keyset *s)
+{
+	unsigned i;
+
+	for (i = 0; i < MCG_KEYSET_WORDS; i++)
+		if (s->w[i])
+			return false;
+	return true;
+}
+#define mcg_keyset_foreach(k, s)                                                                   \
+	for ((k) = mcg_keyset_next((s), 0); (k) < MCG_K__COUNT; (k) = mcg_keyset_next((s), (k) + 1))
+
 struct mcg_record {
-	uint64_t valid; /* bit k: v[k] came from the kernel (or was derived from what did) */
+	struct mcg_keyset valid; /* k: v[k] came from the kernel (or was derived from what did) */
 	uint64_t v[MCG_K__COUNT];
 	struct mcg_psi psi; /* the averages of memory.pressure, with their own validity */
 };
 static inline bool mcg_record_has(const struct mcg_record *r, enum mcg_key k)
 {
-	return (r->valid >> k) & 1;
+	return mcg_keyset_has(&r->valid, k);
 }
 /* V[K] if valid, else DFLT. */
 static inline uint64_t mcg_record_get(const struct mcg_record *r, enum mcg_key k, uint64_t dflt)
 {
 	return mcg_record_has(r, k) ? r->v[k] : dflt;
+}
+/* Set V[K] and its validity. */
+static inline void mcg_record_set(struct mcg_record *r, enum mcg_key k, uint64_t v)
+{
+	if ((unsigned)k < MCG_K__COUNT) {
+		r->v[k] = v;
+		mcg_keyset_add(&r->valid, k);
+	}
+}
+static inline void mcg_record_unset(struct mcg_record *r, enum mcg_key k)
+{
+	mcg_keyset_del(&r->valid, k);
 }
 
 /*
