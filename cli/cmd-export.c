@@ -11,16 +11,23 @@
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
+
+/* cli/cmd-reclaimd.c: the async-reclaim state directory (--state-dir or the run dir's) */
+int cli_async_statedir(struct cli *cli, const char *opt, char *buf, size_t len);
 
 /*
  * The text exposition format 0.0.4 (what Prometheus scrapes and node_exporter's
  * textfile collector reads; promtool check metrics checks it). One family per
  * counter of the schema (MCG_SCHEMA): memcgctl_ + the base name + the unit in
  * base units (_bytes, _seconds) + _total for counters; one sample per cgroup
- * with the label cgroup="PATH" (mcg_om_label_dup). An unlimited limit and a
- * counter the kernel does not provide have no sample.
+ * with the label cgroup="PATH" and, where systemd owns it, unit="NAME"
+ * (mcg_om_cgroup_labels). An unlimited limit and a counter the kernel does not
+ * provide have no sample. Besides the table: the dirty state of each cgroup
+ * and the global dirty thresholds (lib/dirty.c's verdict over the record),
+ * and reclaimd's per-cgroup counters (its stats files, lib/async.c).
  */
 
 #define TEXTFILE_NAME "memcgctl.prom"
@@ -34,14 +41,33 @@ enum fam {
 	FAM_EVENTS,
 	FAM_PSI,
 	FAM_TREE,
+	FAM_DIRTY,
+	FAM_RECLAIMD,
 	FAM__COUNT
 };
 static const char *const fam_names[FAM__COUNT] = {
-	"usage", "limits", "memory", "reclaim", "events", "psi", "tree",
+	"usage", "limits", "memory", "reclaim", "events", "psi", "tree", "dirty", "reclaimd",
 };
+#define FAM_LIST "usage, limits, memory, reclaim, events, psi, tree, dirty, reclaimd"
 
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/*
+ * The family of a counter of the table. The rows named here are the
+ * exceptions; a row added to the table falls in by its file, unit and kind
+ * (a memory.stat amount is "memory", its events "reclaim"; a single-value
+ * setting or a file named _limit or _high is "limits", an amount "usage").
+ */
 static enum fam key_family(enum mcg_key k)
 {
+	const struct mcg_key_desc *d = mcg_key_desc(k);
+	const char *file = d->file[1] ? d->file[1] : d->file[0];
+
 	switch (k) {
 	case MCG_K_USAGE:
 	case MCG_K_PEAK:
@@ -53,25 +79,14 @@ static enum fam key_family(enum mcg_key k)
 	case MCG_K_HIGH:
 	case MCG_K_LOW:
 	case MCG_K_MIN:
-	case MCG_K_SOFT_LIMIT:
-	case MCG_K_SWAP_LIMIT:
-	case MCG_K_MEMSW_LIMIT:
 	case MCG_K_EFFECTIVE_LIMIT:
-	case MCG_K_SWAPPINESS:
-	case MCG_K_OOM_KILL_DISABLE:
 		return FAM_LIMITS;
 	case MCG_K_FAILCNT:
-	case MCG_K_EV_LOW:
-	case MCG_K_EV_HIGH:
-	case MCG_K_EV_MAX:
-	case MCG_K_EV_OOM:
-	case MCG_K_EV_OOM_KILL:
-	case MCG_K_EV_OOM_GROUP_KILL:
 	case MCG_K_UNDER_OOM:
 		return FAM_EVENTS;
-	case MCG_K_PSI_SOME:
-	case MCG_K_PSI_FULL:
-	case MCG_K_STALL:
+	case MCG_K_SWAP: /* v1 memory.stat, v2 memory.swap.current */
+		return FAM_MEMORY;
+	case MCG_K_STALL: /* taskstats: the direct-reclaim delay, next to pressure */
 		return FAM_PSI;
 	case MCG_K_NR_PROCS:
 	case MCG_K_NR_CHILDREN:
@@ -79,8 +94,20 @@ static enum fam key_family(enum mcg_key k)
 	default:
 		break;
 	}
-	/* the memory.stat rows: amounts, and the reclaim/fault/refault event counters */
-	return mcg_key_desc(k)->unit == MCG_UNIT_BYTES ? FAM_MEMORY : FAM_RECLAIM;
+	if (!file) /* computed */
+		return d->kind == MCG_KIND_COUNTER ? FAM_RECLAIM : FAM_TREE;
+	if (!strcmp(file, "memory.events") || !strcmp(file, "memory.oom_control"))
+		return d->kind == MCG_KIND_COUNTER ? FAM_EVENTS : FAM_LIMITS;
+	if (!strcmp(file, "memory.pressure"))
+		return FAM_PSI;
+	if (!strcmp(file, "memory.stat"))
+		return d->unit == MCG_UNIT_BYTES ? FAM_MEMORY : FAM_RECLAIM;
+	if (d->kind == MCG_KIND_COUNTER)
+		return FAM_EVENTS;
+	if (d->unit != MCG_UNIT_BYTES || ends_with(d->name, "_limit") ||
+	    ends_with(d->name, "_high") || ends_with(d->name, "_max"))
+		return FAM_LIMITS;
+	return FAM_USAGE;
 }
 
 /* The metric name of K: memcgctl_pgscan_total, memcgctl_psi_some_seconds_total */
@@ -143,25 +170,78 @@ static void print_value(FILE *f, const struct mcg_key_desc *d, uint64_t v)
 		fprintf(f, "%llu\n", (unsigned long long)v);
 }
 
-/* ---- one scrape: a set of (label, record) rows ---------------------------- */
+/* ---- one scrape: a set of (labels, record) rows ---------------------------- */
+
+/* reclaimd's per-cgroup counters (struct mcg_async_stats), one family each */
+enum rd {
+	RD_RECLAIMED,
+	RD_WAKEUPS,
+	RD_STEPS,
+	RD_CPU,
+	RD_DEFERRED,
+	RD_THRASH,
+	RD__COUNT
+};
+static const struct {
+	const char *name, *help;
+} rd_fams[RD__COUNT] = {
+	[RD_RECLAIMED] = {"memcgctl_reclaimd_reclaimed_bytes_total",
+			  "bytes reclaimd reclaimed from the cgroup (usage before - after, summed over "
+			  "its steps)"},
+	[RD_WAKEUPS] = {"memcgctl_reclaimd_wakeups_total",
+			"reclaimd wake-ups that found the cgroup's usage above its high watermark"},
+	[RD_STEPS] = {"memcgctl_reclaimd_steps_total", "reclaim steps reclaimd ran on the cgroup"},
+	[RD_CPU] = {"memcgctl_reclaimd_cpu_seconds_total",
+		    "CPU time reclaimd spent reclaiming from the cgroup, seconds"},
+	[RD_DEFERRED] = {"memcgctl_reclaimd_deferred_total",
+			 "times the CPU budget (--max-cpu) postponed reclaim of the cgroup: reclaimd "
+			 "falls behind"},
+	[RD_THRASH] = {"memcgctl_reclaimd_thrash_episodes_total",
+		       "times reclaimd backed off from the cgroup because refaults kept pace with "
+		       "reclaim"},
+};
+
+/* the dirty states as label values (the words of memcgctl-dirty(8)'s JSON) */
+static const char *const dirty_words[] = {
+	[MCG_DIRTY_BELOW_BG] = "below-background",
+	[MCG_DIRTY_BACKGROUND] = "background",
+	[MCG_DIRTY_THROTTLED] = "throttled",
+	[MCG_DIRTY_AT_LIMIT] = "over",
+};
+#define DIRTY_STATES (sizeof(dirty_words) / sizeof(dirty_words[0]))
 
 struct ex_row {
-	char *label; /* the escaped cgroup label value */
+	char *path;   /* relative to the hierarchy root */
+	char *labels; /* cgroup="..." [,unit="..."] (escaped) */
+	int depth;
+	ssize_t parent;    /* row index, -1 for the first row */
+	uint64_t headroom; /* v2, pages: min over the rows up to the first of min(max, high) - usage */
+	int dirty;         /* enum mcg_dirty_state, -1 when the record has no dirty/writeback */
+	bool has_rd;
+	uint64_t rd[RD__COUNT];
 	struct mcg_record rec;
 };
 
 struct ex_set {
 	struct ex_row *rows;
 	size_t n, cap;
+	int version;
+	bool units; /* unit labels: systemd runs the host */
+	bool dirty_valid;
+	struct mcg_dirty_global dirty;
+	ssize_t stack[MCG_WALK_MAX_DEPTH + 2]; /* the last row seen at each depth */
 };
 
 static void set_clear(struct ex_set *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->n; i++)
-		free(s->rows[i].label);
+	for (i = 0; i < s->n; i++) {
+		free(s->rows[i].labels);
+		free(s->rows[i].path);
+	}
 	s->n = 0;
+	s->dirty_valid = false;
 }
 
 static void set_free(struct ex_set *s)
@@ -172,7 +252,8 @@ static void set_free(struct ex_set *s)
 	s->cap = 0;
 }
 
-static struct ex_row *set_add(struct ex_set *s, const char *path)
+/* Add PATH at DEPTH (rows come in pre-order: the parent is the last row one level up). */
+static struct ex_row *set_add(struct ex_set *s, const char *path, int depth)
 {
 	struct ex_row *r;
 
@@ -186,10 +267,21 @@ static struct ex_row *set_add(struct ex_set *s, const char *path)
 		s->cap = cap;
 	}
 	r = &s->rows[s->n];
-	r->label = mcg_om_label_dup(path);
-	if (!r->label)
+	memset(r, 0, sizeof(*r));
+	r->labels = mcg_om_cgroup_labels(path, s->units);
+	r->path = strdup(path);
+	if (!r->labels || !r->path) {
+		free(r->labels);
+		free(r->path);
 		return NULL;
-	memset(&r->rec, 0, sizeof(r->rec));
+	}
+	if (depth < 0 || depth > MCG_WALK_MAX_DEPTH)
+		depth = 0;
+	r->depth = depth;
+	r->parent = s->n && depth > 0 && s->rows[s->n - 1].depth >= depth - 1 ? s->stack[depth - 1]
+									       : -1;
+	r->dirty = -1;
+	s->stack[depth] = (ssize_t)s->n;
 	s->n++;
 	return r;
 }
@@ -198,6 +290,164 @@ static struct ex_row *set_add(struct ex_set *s, const char *path)
 static bool unlimited(enum mcg_key k, uint64_t v)
 {
 	return mcg_key_desc(k)->unit == MCG_UNIT_BYTES && v == MCG_MAX;
+}
+
+/* ---- what the record gives: the dirty state and the thresholds ------------ */
+
+/*
+ * The v2 headroom of every row (mm/page-writeback.c's mdtc: the least room
+ * under max and high up the path, in pages), from the rows themselves: limits
+ * above the first row are not counted.
+ */
+static uint64_t own_headroom(const struct mcg_record *r, uint64_t ps)
+{
+	uint64_t max = mcg_record_get(r, MCG_K_LIMIT, MCG_MAX),
+		 high = mcg_record_get(r, MCG_K_HIGH, MCG_MAX), use, cur;
+
+	use = max < high ? max : high;
+	if (use == MCG_MAX || !mcg_record_has(r, MCG_K_USAGE))
+		return UINT64_MAX;
+	cur = r->v[MCG_K_USAGE];
+	return use > cur ? (use - cur) / ps : 0;
+}
+
+/* The dirty state of every row (lib/dirty.c's verdict over the record). */
+static void eval_dirty(struct mcg_ctx *ctx, struct ex_set *s)
+{
+	size_t i;
+
+	s->dirty_valid = mcg_dirty_global_read(ctx, &s->dirty) == 0;
+	if (!s->dirty_valid)
+		return;
+	for (i = 0; i < s->n; i++) {
+		struct ex_row *row = &s->rows[i];
+		struct mcg_dirty_cg c = {0};
+		uint64_t h = own_headroom(&row->rec, s->dirty.page_size);
+
+		if (row->parent >= 0 && s->rows[row->parent].headroom < h)
+			h = s->rows[row->parent].headroom;
+		row->headroom = h;
+		if (mcg_dirty_cg_from_record(&row->rec, s->version, &c) < 0)
+			continue;
+		c.headroom = h;
+		mcg_dirty_cg_eval(&c, s->version, &s->dirty);
+		row->dirty = (int)c.state;
+	}
+}
+
+/* ---- reclaimd's counters: the stats files it keeps ------------------------ */
+
+static void read_reclaimd(const char *statedir, struct ex_set *s)
+{
+	struct mcg_async_stats *st = NULL;
+	size_t n = 0, i, j;
+
+	/* no state directory (async reclaim never used) is no sample; nor is a bad one */
+	if (!statedir || mcg_async_stats_list(statedir, &st, &n) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		if (st[i].state == MCG_ASYNC_GONE)
+			continue;
+		for (j = 0; j < s->n; j++) {
+			struct ex_row *row = &s->rows[j];
+
+			if (strcmp(row->path, st[i].path))
+				continue;
+			row->has_rd = true;
+			row->rd[RD_RECLAIMED] = st[i].reclaimed;
+			row->rd[RD_WAKEUPS] = st[i].wakeups;
+			row->rd[RD_STEPS] = st[i].steps;
+			row->rd[RD_CPU] = st[i].cpu_ns;
+			row->rd[RD_DEFERRED] = st[i].deferred;
+			row->rd[RD_THRASH] = st[i].thrash_episodes;
+			break;
+		}
+	}
+	free(st);
+}
+
+/* ---- the exposition ------------------------------------------------------ */
+
+static void print_seconds_ns(FILE *f, uint64_t v)
+{
+	fprintf(f, "%llu.%09llu\n", (unsigned long long)(v / 1000000000),
+		(unsigned long long)(v % 1000000000));
+}
+
+static void render_dirty(const struct ex_set *s, FILE *f)
+{
+	const struct mcg_dirty_global *g = &s->dirty;
+	enum mcg_dirty_state gs;
+	bool head = false;
+	size_t i, k;
+
+	if (!s->dirty_valid)
+		return;
+	fputs("# HELP memcgctl_dirty_threshold_bytes writers are throttled when dirty + writeback "
+	      "reach it (/proc/vmstat nr_dirty_threshold)\n"
+	      "# TYPE memcgctl_dirty_threshold_bytes gauge\n",
+	      f);
+	fprintf(f, "memcgctl_dirty_threshold_bytes %llu\n",
+		(unsigned long long)((g->kernel_valid ? g->kernel_thresh : g->lim.thresh) *
+				     g->page_size));
+	fputs("# HELP memcgctl_dirty_background_threshold_bytes background writeback starts above "
+	      "it (/proc/vmstat nr_dirty_background_threshold)\n"
+	      "# TYPE memcgctl_dirty_background_threshold_bytes gauge\n",
+	      f);
+	fprintf(f, "memcgctl_dirty_background_threshold_bytes %llu\n",
+		(unsigned long long)((g->kernel_valid ? g->kernel_bg_thresh : g->lim.bg_thresh) *
+				     g->page_size));
+	gs = mcg_dirty_global_state(g);
+	fputs("# HELP memcgctl_dirty_global_state where the system's dirty and writeback pages "
+	      "stand against the thresholds: 1 for the current state, 0 for the others\n"
+	      "# TYPE memcgctl_dirty_global_state gauge\n",
+	      f);
+	for (k = 0; k < DIRTY_STATES; k++)
+		fprintf(f, "memcgctl_dirty_global_state{state=\"%s\"} %d\n", dirty_words[k],
+			(size_t)gs == k);
+	for (i = 0; i < s->n; i++) {
+		const struct ex_row *row = &s->rows[i];
+
+		if (row->dirty < 0)
+			continue;
+		if (!head) {
+			fputs("# HELP memcgctl_dirty_state where the cgroup's dirty page cache stands "
+			      "(memcgctl dirty: the global domain, on v2 also the cgroup's own): 1 for "
+			      "the current state, 0 for the others\n"
+			      "# TYPE memcgctl_dirty_state gauge\n",
+			      f);
+			head = true;
+		}
+		for (k = 0; k < DIRTY_STATES; k++)
+			fprintf(f, "memcgctl_dirty_state{%s,state=\"%s\"} %d\n", row->labels,
+				dirty_words[k], (size_t)row->dirty == k);
+	}
+}
+
+static void render_reclaimd(const struct ex_set *s, FILE *f)
+{
+	size_t i, k;
+
+	for (k = 0; k < RD__COUNT; k++) {
+		bool head = false;
+
+		for (i = 0; i < s->n; i++) {
+			const struct ex_row *row = &s->rows[i];
+
+			if (!row->has_rd)
+				continue;
+			if (!head) {
+				fprintf(f, "# HELP %s %s\n# TYPE %s counter\n", rd_fams[k].name,
+					rd_fams[k].help, rd_fams[k].name);
+				head = true;
+			}
+			fprintf(f, "%s{%s} ", rd_fams[k].name, row->labels);
+			if (k == RD_CPU)
+				print_seconds_ns(f, row->rd[k]);
+			else
+				fprintf(f, "%llu\n", (unsigned long long)row->rd[k]);
+		}
+	}
 }
 
 /* The exposition of SET for the families in FAMS. */
@@ -223,10 +473,14 @@ static void render(const struct ex_set *s, unsigned fams, FILE *f)
 				print_help(f, k, name);
 				head = true;
 			}
-			fprintf(f, "%s{cgroup=\"%s\"} ", name, s->rows[i].label);
+			fprintf(f, "%s{%s} ", name, s->rows[i].labels);
 			print_value(f, d, r->v[k]);
 		}
 	}
+	if (fams & (1u << FAM_DIRTY))
+		render_dirty(s, f);
+	if (fams & (1u << FAM_RECLAIMD))
+		render_reclaimd(s, f);
 }
 
 /* ---- the rows by a walk: every counter of the record (stdout, --textfile) --- */
@@ -245,7 +499,6 @@ static int visit(const char *path, int depth, void *userdata)
 	struct ex_row *row;
 	int r;
 
-	(void)depth;
 	r = mcg_group_open(w->ctx, path, &g);
 	/*
 	 * Removed during the walk. A directory the walk found that no longer
@@ -272,7 +525,7 @@ static int visit(const char *path, int depth, void *userdata)
 		free(e);
 		return 0;
 	}
-	row = set_add(w->set, path);
+	row = set_add(w->set, path, depth);
 	if (!row) {
 		w->err = -ENOMEM;
 		return -ENOMEM;
@@ -293,21 +546,60 @@ static int collect_walk(struct mcg_ctx *ctx, const char *path, int depth, struct
 
 /* ---- the rows from the sampler's snapshot (--listen: kept descriptors) ---- */
 
+#ifndef MCG_KEYSET_WORDS
+/* Until the sampler rows carry the record (SESSION.md): the schema key of a sampler counter. */
+static int counter_key(enum mcg_counter c)
+{
+	const char *name = mcg_counter_name(c);
+	char base[64];
+	size_t n;
+	int k;
+
+	if (!name)
+		return -ENOENT;
+	k = mcg_key_lookup(name);
+	if (k >= 0)
+		return k;
+	n = strlen(name);
+	if (n < 4 || n >= sizeof(base) || name[n - 3] != '_')
+		return -ENOENT;
+	memcpy(base, name, n - 3);
+	base[n - 3] = '\0';
+	return mcg_key_lookup(base);
+}
+#endif
+
 static int collect_snapshot(const struct mcg_snapshot *snap, int depth, struct ex_set *set)
 {
 	size_t i;
 
 	set_clear(set);
+	set->version = snap->version;
 	for (i = 0; i < snap->n_rows; i++) {
 		const struct mcg_sample_row *sr = &snap->rows[i];
 		struct ex_row *row;
 
 		if (depth >= 0 && sr->depth > depth)
 			continue;
-		row = set_add(set, sr->path);
+		row = set_add(set, sr->path, sr->depth);
 		if (!row)
 			return -ENOMEM;
+#ifdef MCG_KEYSET_WORDS
 		row->rec = sr->rec;
+#else
+		{
+			unsigned c;
+
+			for (c = 0; c < MCG_C__COUNT; c++) {
+				int k = counter_key(c);
+
+				if (k < 0 || !((sr->valid >> c) & 1))
+					continue;
+				row->rec.v[k] = sr->v[c];
+				row->rec.valid |= 1ULL << k;
+			}
+		}
+#endif
 	}
 	return 0;
 }
@@ -319,7 +611,11 @@ enum {
 	OPT_FAMILIES,
 	OPT_TEXTFILE,
 	OPT_LISTEN,
+	OPT_STATE_DIR,
 };
+
+/* --listen systemd: the socket systemd passes (memcgctl-export.socket) */
+#define LISTEN_SYSTEMD "systemd"
 
 struct export_args {
 	const char *cgroup;
@@ -327,6 +623,7 @@ struct export_args {
 	unsigned fams;
 	const char *textfile;
 	const char *listen;
+	const char *statedir;
 	uint64_t interval_ms;
 	bool interval_set;
 	long count; /* 0: until stopped */
@@ -336,15 +633,18 @@ struct export_args {
 static const struct argp_option export_options[] = {
 	{"depth", OPT_DEPTH, "N", 0, "Export N levels below CGROUP (default: all)", 0},
 	{"families", OPT_FAMILIES, "LIST", 0,
-	 "Only these counter families, comma-separated: usage, limits, memory, reclaim, events, "
-	 "psi, tree (default: all)",
-	 0},
+	 "Only these counter families, comma-separated: " FAM_LIST " (default: all)", 0},
 	{"textfile", OPT_TEXTFILE, "DIR", 0,
 	 "Write DIR/" TEXTFILE_NAME " atomically (for node_exporter's textfile collector)", 0},
 	{"interval", 'd', "DURATION", 0, "With --textfile: write again every DURATION", 0},
 	{"count", 'n', "N", 0, "With --textfile --interval: stop after N writes", 0},
 	{"listen", OPT_LISTEN, "ADDR:PORT", 0,
-	 "Serve /metrics over HTTP on ADDR:PORT (127.0.0.1:9756, [::1]:9756, :9756 for all)", 0},
+	 "Serve /metrics over HTTP on ADDR:PORT (127.0.0.1:9756, [::1]:9756, :9756 for all), or "
+	 "on the socket systemd passes with 'systemd' (memcgctl-export.socket)",
+	 0},
+	{"state-dir", OPT_STATE_DIR, "DIR", 0,
+	 "reclaimd's counters from DIR (as async-reclaim --state-dir; default RUNDIR/async-reclaim)",
+	 0},
 	{0},
 };
 
@@ -390,17 +690,17 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_FAMILIES:
 		if (parse_families(arg, &a->fams) < 0)
-			argp_error(
-				state,
-				"invalid --families '%s': a comma-separated list of usage, limits, "
-				"memory, reclaim, events, psi, tree",
-				arg);
+			argp_error(state, "invalid --families '%s': a comma-separated list of " FAM_LIST,
+				   arg);
 		break;
 	case OPT_TEXTFILE:
 		a->textfile = arg;
 		break;
 	case OPT_LISTEN:
 		a->listen = arg;
+		break;
+	case OPT_STATE_DIR:
+		a->statedir = arg;
 		break;
 	case 'd':
 		if (cli_parse_duration("--interval", arg, &a->interval_ms) < 0 || !a->interval_ms)
@@ -442,7 +742,8 @@ static const struct argp export_argp = {
 	"Print the counters of every memory cgroup under CGROUP (default: the whole hierarchy) "
 	"in the Prometheus text exposition format: usage and limits, memory.stat amounts, reclaim "
 	"and refault counters, events, failcnt and pressure, one family per counter with a "
-	"cgroup label. --textfile writes them for node_exporter, --listen serves them over HTTP.",
+	"cgroup label; the dirty state of each cgroup and the global dirty thresholds; reclaimd's "
+	"counters. --textfile writes them for node_exporter, --listen serves them over HTTP.",
 	cli_common_children,
 	NULL,
 	NULL,
@@ -450,23 +751,46 @@ static const struct argp export_argp = {
 
 /* ---- modes ------------------------------------------------------------- */
 
-/* The exposition of the tree as a malloc'd buffer. */
-static int scrape_walk(struct mcg_ctx *ctx, const char *path, const struct export_args *a,
-		       struct ex_set *set, char **ret, size_t *ret_len)
+struct exporter {
+	struct mcg_ctx *ctx;
+	const struct export_args *a;
+	const char *statedir; /* NULL: reclaimd's counters are not read */
+	struct ex_set set;
+};
+
+/* What the rows' records give beyond the table: dirty states, reclaimd's counters. */
+static void annotate(struct exporter *x)
+{
+	if (x->a->fams & (1u << FAM_DIRTY))
+		eval_dirty(x->ctx, &x->set);
+	if (x->a->fams & (1u << FAM_RECLAIMD))
+		read_reclaimd(x->statedir, &x->set);
+}
+
+/* The exposition of the set as a malloc'd buffer. */
+static int expose(struct exporter *x, char **ret, size_t *ret_len)
 {
 	FILE *f;
-	int r;
 
-	r = collect_walk(ctx, path, a->depth, set);
-	if (r < 0)
-		return r;
+	annotate(x);
 	f = open_memstream(ret, ret_len);
 	if (!f)
 		return -errno;
-	render(set, a->fams, f);
+	render(&x->set, x->a->fams, f);
 	if (fclose(f) != 0)
 		return -ENOMEM;
 	return 0;
+}
+
+/* The exposition of the tree by a walk, as a malloc'd buffer. */
+static int scrape_walk(struct exporter *x, const char *path, char **ret, size_t *ret_len)
+{
+	int r;
+
+	r = collect_walk(x->ctx, path, x->a->depth, &x->set);
+	if (r < 0)
+		return r;
+	return expose(x, ret, ret_len);
 }
 
 static bool sleep_ms(uint64_t ms)
@@ -479,9 +803,9 @@ static bool sleep_ms(uint64_t ms)
 	return !cli_interrupted;
 }
 
-static int run_textfile(struct mcg_ctx *ctx, const char *path, const struct export_args *a)
+static int run_textfile(struct exporter *x, const char *path)
 {
-	struct ex_set set = {0};
+	const struct export_args *a = x->a;
 	long done = 0;
 	int dfd, r;
 
@@ -498,7 +822,7 @@ static int run_textfile(struct mcg_ctx *ctx, const char *path, const struct expo
 		char *buf = NULL;
 		size_t len = 0;
 
-		r = scrape_walk(ctx, path, a, &set, &buf, &len);
+		r = scrape_walk(x, path, &buf, &len);
 		if (r == 0)
 			r = mcg__write_atomic_at(dfd, TEXTFILE_NAME, buf, len, 0644);
 		free(buf);
@@ -515,15 +839,14 @@ static int run_textfile(struct mcg_ctx *ctx, const char *path, const struct expo
 		if (!sleep_ms(a->interval_ms))
 			break;
 	}
-	set_free(&set);
 	close(dfd);
 	return r < 0 ? EXIT_FAILURE : EXIT_OK;
 }
 
 struct server {
+	struct exporter *x;
 	struct mcg_sampler *sampler;
-	const struct export_args *a;
-	struct ex_set set;
+	unsigned flags; /* the sampler's: taskstats while delay accounting is on */
 	unsigned long scrapes;
 };
 
@@ -544,6 +867,21 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, char *bo
 	return ret;
 }
 
+/*
+ * The taskstats stall (MCG_K_STALL) is collected while kernel.task_delayacct
+ * is 1 and the psi family is exported: the sampler follows the sysctl, seen
+ * in each snapshot, from the next scrape on.
+ */
+static void follow_delayacct(struct server *s, const struct mcg_snapshot *snap)
+{
+	unsigned want = 0;
+
+	if ((s->x->a->fams & (1u << FAM_PSI)) && snap->global.delayacct == 1)
+		want = MCG_SAMPLER_TASKSTATS;
+	if (want != s->flags && mcg_sampler_set_flags(s->sampler, want) == 0)
+		s->flags = want;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **req)
@@ -552,7 +890,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct mcg_snapshot *snap;
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *f;
 	int r;
 
 	(void)version;
@@ -571,24 +908,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return reply(c, MHD_HTTP_NOT_FOUND, strdup("not found\n"), 10, "text/plain");
 	r = mcg_sampler_sample(s->sampler, &snap);
 	if (r == 0) {
-		r = collect_snapshot(snap, s->a->depth, &s->set);
+		r = collect_snapshot(snap, s->x->a->depth, &s->x->set);
+		follow_delayacct(s, snap);
 		mcg_snapshot_unref(snap);
 	}
+	if (r == 0)
+		r = expose(s->x, &buf, &len);
 	if (r < 0) {
 		char msg[160];
 		int n = snprintf(msg, sizeof(msg), "cannot sample the memory cgroups: %s\n",
 				 mcg_strerror(r));
 
+		free(buf);
 		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, strdup(msg), (size_t)n,
 			     "text/plain");
-	}
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return MHD_NO;
-	render(&s->set, s->a->fams, f);
-	if (fclose(f) != 0) {
-		free(buf);
-		return MHD_NO;
 	}
 	s->scrapes++;
 	return reply(c, MHD_HTTP_OK, buf, len, CONTENT_TYPE);
@@ -604,7 +937,7 @@ static int listen_on(const char *spec, char *why, size_t whylen)
 	int fd, on = 1, r;
 
 	if (!colon || !colon[1]) {
-		snprintf(why, whylen, "expected ADDR:PORT");
+		snprintf(why, whylen, "expected ADDR:PORT or '" LISTEN_SYSTEMD "'");
 		return -EINVAL;
 	}
 	hl = (size_t)(colon - spec);
@@ -643,14 +976,46 @@ out:
 	return r;
 }
 
-static int run_listen(struct mcg_ctx *ctx, const char *path, const struct export_args *a)
+/*
+ * --listen systemd: the one listening stream socket systemd passes
+ * (LISTEN_FDS/LISTEN_PID, memcgctl-export.socket), or -errno with WHY.
+ */
+static int listen_systemd(char *why, size_t whylen)
 {
-	struct server s = {.a = a};
+	int n = sd_listen_fds(1), r;
+
+	if (n < 0) {
+		snprintf(why, whylen, "%s", strerror(-n));
+		return n;
+	}
+	if (n != 1) {
+		snprintf(why, whylen, "%s",
+			 n ? "systemd passed more than one socket"
+			   : "no socket from systemd (LISTEN_FDS; start it through "
+			     "memcgctl-export.socket)");
+		return -EBADF;
+	}
+	r = sd_is_socket(SD_LISTEN_FDS_START, AF_UNSPEC, SOCK_STREAM, 1);
+	if (r <= 0) {
+		snprintf(why, whylen, "%s",
+			 r < 0 ? strerror(-r) : "the socket from systemd is not a listening stream");
+		return r < 0 ? r : -ENOTSOCK;
+	}
+	return SD_LISTEN_FDS_START;
+}
+
+static int run_listen(struct exporter *x, const char *path)
+{
+	const struct export_args *a = x->a;
+	struct server s = {.x = x};
 	struct MHD_Daemon *d;
-	char why[128];
+	char why[160];
 	int fd, r;
 
-	fd = listen_on(a->listen, why, sizeof(why));
+	if (!strcmp(a->listen, LISTEN_SYSTEMD))
+		fd = listen_systemd(why, sizeof(why));
+	else
+		fd = listen_on(a->listen, why, sizeof(why));
 	if (fd < 0) {
 		char *e = mcg_escape_dup(a->listen);
 
@@ -658,7 +1023,9 @@ static int run_listen(struct mcg_ctx *ctx, const char *path, const struct export
 		free(e);
 		return fd == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
 	}
-	r = mcg_sampler_new(ctx, path, 0, &s.sampler);
+	if ((a->fams & (1u << FAM_PSI)) && mcg_delayacct_get(x->ctx) == 1)
+		s.flags = MCG_SAMPLER_TASKSTATS;
+	r = mcg_sampler_new(x->ctx, path, s.flags, &s.sampler);
 	if (r < 0) {
 		cli_err("cannot sample the memory cgroups: %s", mcg_strerror(r));
 		close(fd);
@@ -673,7 +1040,10 @@ static int run_listen(struct mcg_ctx *ctx, const char *path, const struct export
 			     MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_TIMEOUT, 10u,
 			     MHD_OPTION_CONNECTION_LIMIT, 64u, MHD_OPTION_END);
 	if (!d) {
-		cli_err("cannot serve HTTP on '%s'", a->listen);
+		char *e = mcg_escape_dup(a->listen);
+
+		cli_err("cannot serve HTTP on '%s'", e ? e : "?");
+		free(e);
 		mcg_sampler_free(s.sampler);
 		close(fd);
 		return EXIT_FAILURE;
@@ -684,25 +1054,23 @@ static int run_listen(struct mcg_ctx *ctx, const char *path, const struct export
 	MHD_stop_daemon(d);
 	close(fd);
 	mcg_sampler_free(s.sampler);
-	set_free(&s.set);
 	return EXIT_OK;
 }
 
 static int export_run(struct cli *cli, int argc, char **argv)
 {
 	struct export_args a = {.depth = -1, .fams = (1u << FAM__COUNT) - 1};
-	struct mcg_ctx *ctx;
+	struct exporter x = {.a = &a};
 	struct mcg_group *g;
-	struct ex_set set = {0};
-	char *path, *buf = NULL;
+	char statedir[4096], *path, *buf = NULL;
 	size_t len = 0;
 	int r, ret;
 
 	r = cli_parse(&export_argp, argc, argv, &a);
 	if (r)
 		return r;
-	ctx = cli_ctx(cli);
-	if (!ctx)
+	x.ctx = cli_ctx(cli);
+	if (!x.ctx)
 		return EXIT_FAILURE;
 	r = cli_open_group(cli, a.cgroup ? a.cgroup : "/", &g);
 	if (r < 0)
@@ -711,12 +1079,18 @@ static int export_run(struct cli *cli, int argc, char **argv)
 	mcg_group_close(g);
 	if (!path)
 		return EXIT_FAILURE;
+	x.set.version = mcg_ctx_version(x.ctx);
+	/* a unit label only where systemd names the cgroups (not for a --root tree) */
+	x.set.units = sd_booted() > 0 && !cli->root;
+	if ((a.fams & (1u << FAM_RECLAIMD)) &&
+	    cli_async_statedir(cli, a.statedir, statedir, sizeof(statedir)) == 0)
+		x.statedir = statedir;
 	if (a.listen)
-		ret = run_listen(ctx, path, &a);
+		ret = run_listen(&x, path);
 	else if (a.textfile)
-		ret = run_textfile(ctx, path, &a);
+		ret = run_textfile(&x, path);
 	else {
-		r = scrape_walk(ctx, path, &a, &set, &buf, &len);
+		r = scrape_walk(&x, path, &buf, &len);
 		if (r < 0) {
 			cli_err("cannot export the memory cgroups: %s", mcg_strerror(r));
 			ret = EXIT_FAILURE;
@@ -726,8 +1100,8 @@ static int export_run(struct cli *cli, int argc, char **argv)
 				      : EXIT_FAILURE;
 		}
 		free(buf);
-		set_free(&set);
 	}
+	set_free(&x.set);
 	free(path);
 	return ret;
 }
