@@ -546,28 +546,28 @@ static int collect_walk(struct mcg_ctx *ctx, const char *path, int depth, struct
 
 /* ---- the rows from the sampler's snapshot (--listen: kept descriptors) ---- */
 
-#ifndef MCG_KEYSET_WORDS
-/* Until the sampler rows carry the record (SESSION.md): the schema key of a sampler counter. */
-static int counter_key(enum mcg_counter c)
+/*
+ * The counters the sampler reads for FAMS: those of the selected families (a
+ * file no selected counter needs is never opened), and what the dirty state
+ * is computed from.
+ */
+static void fams_keys(unsigned fams, struct mcg_keyset *ks)
 {
-	const char *name = mcg_counter_name(c);
-	char base[64];
-	size_t n;
-	int k;
+	static const enum mcg_key dirty_keys[] = {
+		MCG_K_DIRTY, MCG_K_WRITEBACK, MCG_K_INACTIVE_FILE, MCG_K_ACTIVE_FILE,
+		MCG_K_EFFECTIVE_LIMIT, MCG_K_LIMIT, MCG_K_HIGH, MCG_K_USAGE,
+	};
+	unsigned k;
+	size_t i;
 
-	if (!name)
-		return -ENOENT;
-	k = mcg_key_lookup(name);
-	if (k >= 0)
-		return k;
-	n = strlen(name);
-	if (n < 4 || n >= sizeof(base) || name[n - 3] != '_')
-		return -ENOENT;
-	memcpy(base, name, n - 3);
-	base[n - 3] = '\0';
-	return mcg_key_lookup(base);
+	memset(ks, 0, sizeof(*ks));
+	for (k = 0; k < MCG_K__COUNT; k++)
+		if (fams & (1u << key_family(k)))
+			mcg_keyset_add(ks, k);
+	if (fams & (1u << FAM_DIRTY))
+		for (i = 0; i < sizeof(dirty_keys) / sizeof(dirty_keys[0]); i++)
+			mcg_keyset_add(ks, dirty_keys[i]);
 }
-#endif
 
 static int collect_snapshot(const struct mcg_snapshot *snap, int depth, struct ex_set *set)
 {
@@ -584,22 +584,7 @@ static int collect_snapshot(const struct mcg_snapshot *snap, int depth, struct e
 		row = set_add(set, sr->path, sr->depth);
 		if (!row)
 			return -ENOMEM;
-#ifdef MCG_KEYSET_WORDS
 		row->rec = sr->rec;
-#else
-		{
-			unsigned c;
-
-			for (c = 0; c < MCG_C__COUNT; c++) {
-				int k = counter_key(c);
-
-				if (k < 0 || !((sr->valid >> c) & 1))
-					continue;
-				row->rec.v[k] = sr->v[c];
-				row->rec.valid |= 1ULL << k;
-			}
-		}
-#endif
 	}
 	return 0;
 }
@@ -1026,6 +1011,14 @@ static int run_listen(struct exporter *x, const char *path)
 	if ((a->fams & (1u << FAM_PSI)) && mcg_delayacct_get(x->ctx) == 1)
 		s.flags = MCG_SAMPLER_TASKSTATS;
 	r = mcg_sampler_new(x->ctx, path, s.flags, &s.sampler);
+	if (r == 0) {
+		struct mcg_keyset keys;
+
+		fams_keys(a->fams, &keys);
+		r = mcg_sampler_set_keys(s.sampler, &keys);
+		if (r < 0)
+			mcg_sampler_free(s.sampler);
+	}
 	if (r < 0) {
 		cli_err("cannot sample the memory cgroups: %s", mcg_strerror(r));
 		close(fd);
