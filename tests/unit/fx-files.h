@@ -10,7 +10,7 @@ static inline void put(const char *dir, const char *name, const char *val)
 	char p[512];
 	FILE *f;
 
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	assert_true((size_t)snprintf(p, sizeof(p), "%s/%s", dir, name) < sizeof(p));
 	f = fopen(p, "w");
 	assert_non_null(f);
 	fputs(val, f);
