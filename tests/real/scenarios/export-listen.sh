@@ -3,8 +3,13 @@
 # export --listen: a real Prometheus 2.x (its own config and TSDB in a temp dir, scrape every
 # 1 s, 127.0.0.1 on a free port) scrapes memcgctl; its HTTP API's value of a scratch cgroup's
 # usage lies between the kernel's usage read before and after that scrape, its limit is the
-# kernel's; the server keeps its descriptors across scrapes; scrapes during cgroup churn are
-# well formed (promtool); a port in use is exit 1 with the reason, a malformed address 64;
+# kernel's; a cgroup removed and made again between scrapes is a counter reset in its API
+# (resets() 1, the old value kept by max_over_time, the new one the kernel's 0); the server
+# keeps its descriptors across scrapes and opens only the files of the --families asked for;
+# it serves the whole record (soft limit, swappiness, peak); scrapes during cgroup churn are
+# well formed (promtool); the installed socket unit's command, started by
+# systemd-socket-activate on the unit's kind of socket, serves the same samples; a port in
+# use is exit 1 with the reason, a malformed address 64, --listen systemd without a socket 1;
 # SIGTERM stops it with 0.
 set -eu
 . "$MCG_TESTLIB"
@@ -17,6 +22,8 @@ need_tool jq jq
 
 scratch_new listen
 echo $((128 * 1024 * 1024)) >"$CG/$K_LIMIT"
+echo $((96 * 1024 * 1024)) >"$CG/memory.soft_limit_in_bytes"
+echo 37 >"$CG/memory.swappiness"
 spawn_in "$CG" "$MCG_LOAD" anon 24 --hold
 
 p1=$(free_port)
@@ -42,6 +49,38 @@ curl -fsS "http://127.0.0.1:$p1/metrics" >/dev/null
 fds2=$(ls -l "/proc/$ex/fd" | grep -c "$CG/memory\." || true)
 assert_eq "descriptors on the scratch cgroup's files across scrapes" "$fds1" "$fds2"
 promtool check metrics <"$MCG_TMP/s1.prom" || fail "promtool rejects /metrics"
+# the whole record, not only top's counters (the sampler reads every key of the families)
+lval() { # METRIC: the scratch cgroup's sample in s1.prom, or "absent"
+	M="$1{cgroup=\"$CGREL\"}" awk '$1 == ENVIRON["M"] { print $2; f = 1 }
+		END { if (!f) print "absent" }' "$MCG_TMP/s1.prom"
+}
+assert_eq "--listen soft limit" "$(knob "$CG" memory.soft_limit_in_bytes)" "$(lval memcgctl_soft_limit_bytes)"
+assert_eq "--listen swappiness" "$(knob "$CG" memory.swappiness)" "$(lval memcgctl_swappiness)"
+assert_le "--listen peak >= the 24 MiB held" $((24 * 1024 * 1024)) "$(lval memcgctl_peak_bytes)"
+assert_le "--listen peak <= the kernel's after" "$(lval memcgctl_peak_bytes)" "$(knob "$CG" memory.max_usage_in_bytes)"
+
+# --families usage: only those families, and no descriptor on a file none of them needs
+p4=$(free_port)
+serve narrow "$MEMCGCTL" export --listen "127.0.0.1:$p4" --families usage "$CGREL"
+nw=$SERVE_PID
+wait_http "http://127.0.0.1:$p4/metrics" "$nw"
+curl -fsS "http://127.0.0.1:$p4/metrics" >"$MCG_TMP/narrow.prom"
+promtool check metrics <"$MCG_TMP/narrow.prom" || fail "promtool rejects the usage-only /metrics"
+fams=$(awk '$1 == "#" && $2 == "TYPE" { print $3 }' "$MCG_TMP/narrow.prom" | tr '\n' ' ')
+for m in $fams; do
+	case $m in
+	memcgctl_usage_bytes | memcgctl_peak_bytes | memcgctl_memsw_bytes | memcgctl_kmem_bytes | memcgctl_swap_bytes) ;;
+	*) fail "--families usage serves $m" ;;
+	esac
+done
+grep -q "^memcgctl_usage_bytes{cgroup=\"$CGREL\"} " "$MCG_TMP/narrow.prom" || fail "--families usage: no usage"
+ls -l "/proc/$nw/fd" >"$MCG_TMP/narrow.fds"
+grep -q "$CG/$K_USAGE\$" "$MCG_TMP/narrow.fds" || fail "--families usage: no descriptor on $K_USAGE"
+! grep -q "$CG/memory.stat\$" "$MCG_TMP/narrow.fds" || fail "--families usage keeps memory.stat open"
+! grep -q "$CG/memory.limit_in_bytes\$" "$MCG_TMP/narrow.fds" || fail "--families usage keeps the limit open"
+ok "--families usage: $fams; memory.stat and the limit never opened"
+stop_server "$nw"
+assert_eq "narrow server after SIGTERM: exit" 0 "$STOP_STATUS"
 
 # a real Prometheus
 p2=$(free_port)
@@ -88,6 +127,39 @@ ok "Prometheus's usage $got within the kernel's [$lo, $hi]"
 assert_eq "Prometheus's limit" $((128 * 1024 * 1024)) "$(query "memcgctl_limit_bytes$sel")"
 assert_eq "scrape health" 1 "$(query 'up{job="memcgctl"}')"
 
+# ---- a counter reset: a cgroup removed and made again under the same path ----
+# wait_value PROMQL WANT: until Prometheus answers WANT (30 s)
+wait_value() {
+	i=0
+	until [ "$(query "$1")" = "$2" ]; do
+		i=$((i + 1))
+		[ $i -gt 150 ] && fail "Prometheus's $1 is $(query "$1"), not $2, after 30 s"
+		sleep 0.2
+	done
+}
+mkdir "$CG/reset"
+echo $((8 * 1024 * 1024)) >"$CG/reset/$K_LIMIT"
+# 32 MiB of page cache through an 8 MiB limit: the charges fail at the limit, failcnt rises
+run_in "$CG/reset" dd if=/dev/zero of="$MCG_DATA/reset" bs=1M count=32 2>/dev/null
+f1=$(knob "$CG/reset" memory.failcnt)
+[ "$f1" -gt 0 ] || fail "no failcnt after 32 MiB through 8 MiB"
+rsel="{cgroup=\"$CGREL/reset\"}"
+wait_value "memcgctl_failcnt_total$rsel" "$f1"
+ok "Prometheus has the kernel's failcnt $f1 of $CGREL/reset"
+rmdir "$CG/reset"
+mkdir "$CG/reset"
+rm -f "$MCG_DATA/reset"
+assert_eq "kernel's failcnt of the new cgroup" 0 "$(knob "$CG/reset" memory.failcnt)"
+wait_value "memcgctl_failcnt_total$rsel" 0
+assert_eq "resets() over the re-creation" 1 "$(query "resets(memcgctl_failcnt_total$rsel[2m])")"
+assert_eq "max_over_time keeps the old cgroup's value" "$f1" \
+	"$(query "max_over_time(memcgctl_failcnt_total$rsel[2m])")"
+# rate() reads the drop as a reset, not as a negative rate
+r=$(query "rate(memcgctl_failcnt_total$rsel[2m])")
+awk -v r="$r" 'BEGIN { exit !(r >= 0) }' || fail "rate() over the reset is $r"
+ok "re-created cgroup: Prometheus counts 1 reset, max $f1, rate $r"
+rmdir "$CG/reset"
+
 # scrapes while cgroups are created and removed under the served tree
 i=0
 while [ $i -lt 20 ]; do
@@ -109,3 +181,46 @@ stop_server "$pr"
 stop_server "$ex"
 assert_eq "memcgctl export --listen after SIGTERM: exit" 0 "$STOP_STATUS"
 ! grep -q 'Sanitizer\|runtime error' "$MCG_TMP/memcgctl.log" || fail "$(cat "$MCG_TMP/memcgctl.log")"
+
+# ---- socket activation: the units memcgctl installs ----
+st=0
+"$MEMCGCTL" export --listen systemd "$CGREL" 2>"$MCG_TMP/err" || st=$?
+assert_eq "--listen systemd without a socket: exit" 1 "$st"
+grep -q "cannot listen on 'systemd': no socket from systemd" "$MCG_TMP/err" || fail "message: $(cat "$MCG_TMP/err")"
+u="$MCG_SRCDIR/lib/systemd"
+assert_eq "socket unit: address" 127.0.0.1:9756 "$(sed -n 's/^ListenStream=//p' "$u/memcgctl-export.socket")"
+assert_eq "socket unit: one socket for the service" no "$(sed -n 's/^Accept=//p' "$u/memcgctl-export.socket")"
+cmdline=$(sed -n 's/^ExecStart=//p' "$u/memcgctl-export.service")
+assert_eq "service: command" "/usr/sbin/memcgctl export --listen systemd" "$cmdline"
+if command -v systemd-analyze >/dev/null; then
+	mkdir "$MCG_TMP/units"
+	sed "s|/usr/sbin/memcgctl|$MEMCGCTL|" "$u/memcgctl-export.service" >"$MCG_TMP/units/memcgctl-export.service"
+	cp "$u/memcgctl-export.socket" "$MCG_TMP/units/"
+	systemd-analyze verify --man=no "$MCG_TMP/units/memcgctl-export.socket" \
+		"$MCG_TMP/units/memcgctl-export.service" >"$MCG_TMP/verify" 2>&1 ||
+		fail "systemd-analyze verify: $(cat "$MCG_TMP/verify")"
+	ok "systemd-analyze verify accepts the socket and service units"
+fi
+if command -v systemd-socket-activate >/dev/null; then
+	p3=$(free_port)
+	# the service's command (the built binary) on a socket systemd-socket-activate holds
+	# shellcheck disable=SC2086
+	serve activated systemd-socket-activate -l "127.0.0.1:$p3" \
+		$(printf '%s' "$cmdline" | sed "s|^/usr/sbin/memcgctl|$MEMCGCTL|") "$CGREL"
+	act=$SERVE_PID
+	wait_http "http://127.0.0.1:$p3/metrics" "$act"
+	curl -fsS "http://127.0.0.1:$p3/metrics" >"$MCG_TMP/act.prom"
+	promtool check metrics <"$MCG_TMP/act.prom" || fail "promtool rejects the activated /metrics"
+	assert_eq "activated: limit" $((128 * 1024 * 1024)) \
+		"$(M="memcgctl_limit_bytes{cgroup=\"$CGREL\"}" awk '$1 == ENVIRON["M"] { print $2 }' "$MCG_TMP/act.prom")"
+	# systemd-socket-activate executes the service in its own process: the pid serving is memcgctl
+	assert_eq "activated: the server is memcgctl" "$(readlink -f "$MEMCGCTL")" "$(readlink -f "/proc/$act/exe")"
+	ls -l "/proc/$act/fd/3" | grep -q 'socket:' || fail "activated: fd 3 is not the passed socket"
+	stop_server "$act"
+	assert_eq "activated server after SIGTERM: exit" 0 "$STOP_STATUS"
+	! grep -q 'Sanitizer\|runtime error' "$MCG_TMP/activated.log" || fail "$(cat "$MCG_TMP/activated.log")"
+	ok "socket activation: the service's command serves the scratch tree on the passed socket"
+else
+	[ "${CI:-}" = true ] && fail "systemd-socket-activate (Debian package systemd) is missing"
+	say "systemd-socket-activate is not installed: socket activation not tested"
+fi
