@@ -10,7 +10,9 @@ int cli_open_cgroup(struct cli *cli, const char *spec, struct mcg_group **ret)
 	char why[256], *cg = NULL;
 	int r, e;
 
-	if (!ctx || !mcg_unit_spec(ctx, spec))
+	if (!ctx)
+		return -MCG_E_NOCONTROLLER; /* cli_ctx() said why */
+	if (!mcg_unit_spec(ctx, spec))
 		return cli_open_group(cli, spec, ret);
 	r = mcg_group_open(ctx, spec, ret);
 	if (r == 0)

@@ -16,13 +16,15 @@ enum {
 	OPT_STEP,
 	OPT_TIMEOUT,
 	OPT_ALLOW_OOM,
+	OPT_RUNTIME,
+	OPT_NO_SYSTEMD,
 };
 
 struct sl_args {
 	const char *cgroup, *size;
 	const char *val[MCG_LK__COUNT]; /* strings of the value options, [MCG_LK_MAX] = SIZE */
 	const char *step, *timeout;
-	bool dry_run, allow_oom, force, wait;
+	bool dry_run, allow_oom, force, wait, runtime, no_systemd;
 };
 
 static const struct argp_option sl_options[] = {
@@ -41,6 +43,14 @@ static const struct argp_option sl_options[] = {
 	 "v2: let a shrink end in the kernel's OOM killer when reclaim cannot reach the target", 0},
 	{"force", 'f', NULL, 0, "Try even when the target is below what cannot be reclaimed", 0},
 	{"wait", 'w', NULL, 0, "Wait for another memcgctl changing the cgroup instead of failing",
+	 0},
+	{"runtime", OPT_RUNTIME, NULL, 0,
+	 "A systemd unit's cgroup: set the unit's properties until reboot only (systemctl "
+	 "set-property --runtime)",
+	 0},
+	{"no-systemd", OPT_NO_SYSTEMD, NULL, 0,
+	 "A systemd unit's cgroup: write the kernel's files only, not the unit's properties "
+	 "(systemd may revert the change)",
 	 0},
 	{0},
 };
@@ -83,6 +93,12 @@ static error_t sl_parse(int key, char *arg, struct argp_state *state)
 	case 'w':
 		a->wait = true;
 		break;
+	case OPT_RUNTIME:
+		a->runtime = true;
+		break;
+	case OPT_NO_SYSTEMD:
+		a->no_systemd = true;
+		break;
 	case ARGP_KEY_ARG:
 		if (!a->cgroup)
 			a->cgroup = arg;
@@ -102,6 +118,8 @@ static error_t sl_parse(int key, char *arg, struct argp_state *state)
 		if (!any)
 			argp_error(state,
 				   "missing SIZE (or one of --high --low --min --soft --swap)");
+		if (a->runtime && a->no_systemd)
+			argp_error(state, "--runtime sets systemd's properties: not with --no-systemd");
 		break;
 	}
 	default:
@@ -119,7 +137,11 @@ static const struct argp sl_argp = {
 	"restored "
 	"on failure, timeout or interrupt.\v"
 	"SIZE: 512M, 1.5G, 80% (of the parent's effective limit, else RAM), max, +256M or -256M "
-	"(relative to the current value; -256M needs no '--').",
+	"(relative to the current value; -256M needs no '--').\n"
+	"CGROUP may be a systemd unit (web.service). On cgroup v2 a unit's own cgroup gets the "
+	"final values through systemd too (SetUnitProperties, as systemctl set-property), so a "
+	"daemon-reload keeps them; --runtime for until reboot, --no-systemd for the kernel "
+	"only.",
 	cli_common_children,
 	NULL,
 	NULL,
@@ -396,6 +418,58 @@ static void systemd_hint(const struct mcg_group *g, const struct mcg_limit_req *
 		 out_esc(mcg_group_path(g)), out_esc(unit), out_esc(unit), props);
 }
 
+/* The D-Bus call to systemd, as a busctl command line (the dry run prints it). */
+static void busctl_line(const struct mcg_limit_systemd *sd, char *buf, size_t len)
+{
+	size_t o, i;
+
+	o = (size_t)snprintf(buf, len,
+			     "busctl call org.freedesktop.systemd1 /org/freedesktop/systemd1 "
+			     "org.freedesktop.systemd1.Manager SetUnitProperties 'sba(sv)' %s %s %zu",
+			     out_esc(sd->unit), sd->runtime ? "true" : "false", sd->n);
+	for (i = 0; i < sd->n && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, " %s t %llu", sd->props[i].name,
+				      (unsigned long long)sd->props[i].value);
+}
+
+/* MemoryMax=200M MemoryHigh=infinity, as systemctl set-property takes them. */
+static void props_text(const struct mcg_limit_systemd *sd, char *buf, size_t len)
+{
+	size_t o = 0, i;
+
+	buf[0] = '\0';
+	for (i = 0; i < sd->n && o < len; i++) {
+		if (sd->props[i].value == MCG_MAX)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s=infinity", i ? " " : "",
+					      sd->props[i].name);
+		else
+			o += (size_t)snprintf(buf + o, len - o, "%s%s=%llu", i ? " " : "",
+					      sd->props[i].name,
+					      (unsigned long long)sd->props[i].value);
+	}
+}
+
+static void json_systemd(const struct mcg_limit_systemd *sd, bool dry_run)
+{
+	size_t i;
+
+	if (!sd->used)
+		return;
+	jw_open_object(stdout, "systemd");
+	jw_string(stdout, "unit", sd->unit);
+	jw_bool(stdout, "runtime", sd->runtime);
+	jw_bool(stdout, "done", !dry_run && sd->done);
+	jw_open_array(stdout, "properties");
+	for (i = 0; i < sd->n; i++) {
+		jw_open_object(stdout, NULL);
+		jw_string(stdout, "name", sd->props[i].name);
+		jw_bytes(stdout, "value_bytes", sd->props[i].value, true);
+		jw_close_object(stdout);
+	}
+	jw_close_array(stdout);
+	jw_close_object(stdout);
+}
+
 /* When mcg_limit_apply() started, for elapsed_ns. */
 static uint64_t sl_start_ns;
 
@@ -406,7 +480,10 @@ static void print_result(struct cli *cli, const struct mcg_group *g,
 	const struct mcg_limit_req *req = &res->req;
 	const struct mcg_limit_pre *pre = &res->pre;
 	const struct mcg_limit_plan *pl = &res->plan;
-	bool restored = res->stage == MCG_LS_APPLY && res->fail.rolled_back;
+	/* put back after a failed write, or after systemd refused the values */
+	bool undone = res->stage == MCG_LS_APPLY ||
+		      (res->stage == MCG_LS_SYSTEMD && res->systemd.used);
+	bool restored = undone && res->fail.rolled_back;
 	uint64_t usage = 0;
 	bool have_usage = mcg_group_usage(g, &usage) == 0;
 	size_t i;
@@ -432,13 +509,14 @@ static void print_result(struct cli *cli, const struct mcg_group *g,
 			jw_null(stdout, "timeout_ns"); /* no timeout: unlimited */
 		if (!dry_run) /* the time the change took: a dry run makes none */
 			jw_u64(stdout, "elapsed_ns", mcg_monotonic_ns() - sl_start_ns);
-		if (res->stage == MCG_LS_APPLY && f->conflict) {
+		if (undone && f->conflict) {
 			jw_string(stdout, "knob", f->knob);
 			jw_bytes(stdout, "found_bytes", f->found, true);
 			jw_bytes(stdout, "expected_bytes", f->expected, true);
 		}
 		json_pre(pre);
 		json_plan(pl, !dry_run && !strcmp(status, "ok"));
+		json_systemd(&res->systemd, dry_run);
 		jw_bytes(stdout, "usage_bytes", usage, have_usage && !dry_run);
 		jw_close_object(stdout);
 		jw_end(stdout);
@@ -470,6 +548,14 @@ static void print_result(struct cli *cli, const struct mcg_group *g,
 	}
 	if (!pl->n)
 		printf("%s: nothing to change\n", out_esc(mcg_group_path(g)));
+	if (res->systemd.done) {
+		char props[512];
+
+		props_text(&res->systemd, props, sizeof(props));
+		printf("%s: systemd unit %s: %s (%s)\n", out_esc(mcg_group_path(g)),
+		       out_esc(res->systemd.unit), props,
+		       res->systemd.runtime ? "runtime, until reboot" : "persistent");
+	}
 	if (have_usage) {
 		char u[32];
 
@@ -497,7 +583,9 @@ static void sl_planned(void *userdata, const struct mcg_limit_result *res)
 	struct sl_state *s = userdata;
 	const struct mcg_limit_pre *pre = &res->pre;
 
-	systemd_hint(s->g, &res->req, s->spec);
+	/* the values go through systemd: nothing for it to revert */
+	if (!res->systemd.used)
+		systemd_hint(s->g, &res->req, s->spec);
 	if (pre->target != MCG_MAX && pre->parent_limit != MCG_MAX &&
 	    pre->target > pre->parent_limit) {
 		char a[32], b[32];
@@ -593,6 +681,11 @@ static int print_dry_run(struct cli *cli, const struct mcg_group *g,
 		}
 		if (!res->plan.n)
 			printf("  nothing to change\n");
+		if (res->systemd.used) {
+			busctl_line(&res->systemd, msg, sizeof(msg));
+			printf("  %zu. systemd unit %s (%s): %s\n", k + 1, out_esc(res->systemd.unit),
+			       res->systemd.runtime ? "runtime" : "persistent", msg);
+		}
 		text_verdict(&res->pre, oom_ok);
 	}
 	return refused ? EXIT_FAILURE : 0;
@@ -681,6 +774,48 @@ static int apply_failed(struct cli *cli, const struct mcg_group *g,
 	return EXIT_FAILURE;
 }
 
+/* systemd could not be asked, or refused the values: say why, and what was put back. */
+static int systemd_failed(struct cli *cli, const struct mcg_group *g,
+			  const struct mcg_limit_result *res, uint64_t timeout_ms)
+{
+	const struct mcg_limit_systemd *sd = &res->systemd;
+	const struct mcg_limit_failure *fail = &res->fail;
+	const char *path = out_esc(mcg_group_path(g));
+	char props[512];
+
+	if (!sd->used) {
+		/* the unit lookup, before anything was written */
+		cli_err("cannot change '%s': %s; nothing was changed (--no-systemd writes the "
+			"kernel's files only)",
+			path, sd->why);
+		return EXIT_FAILURE;
+	}
+	props_text(sd, props, sizeof(props));
+	if (fail->conflict) {
+		cli_err("systemd refused %s for unit %s: %s", props, out_esc(sd->unit), sd->why);
+		cli_report_conflict_from("set-limit of", mcg_group_path(g), fail->knob, fail->found,
+					 fail->expected, cli_limit_conflict_written(res));
+	} else if (fail->rolled_back) {
+		cli_err("cannot set %s of unit %s through systemd: %s; restored the original values "
+			"of '%s'",
+			props, out_esc(sd->unit), sd->why, path);
+	} else {
+		cli_err("cannot set %s of unit %s through systemd: %s; and could not restore the "
+			"original values of '%s': %s; the journal %s is kept: run 'memcgctl "
+			"recover %s'",
+			props, out_esc(sd->unit), sd->why, path, mcg_strerror(fail->rollback_err),
+			out_esc(res->journal), path);
+	}
+	print_result(cli, g, res, timeout_ms,
+		     !fail->rolled_back ? "not_restored"
+		     : fail->conflict	? "conflict"
+					: "failed",
+		     sd->why, false);
+	if (!fail->rolled_back)
+		return EXIT_NOT_RESTORED;
+	return fail->conflict ? EXIT_CONFLICT : EXIT_FAILURE;
+}
+
 /*
  * What mcg_limit_apply() said about SPEC, for the user: messages, output and
  * the exit status. Needs only the spec and the result: any caller of
@@ -712,6 +847,8 @@ static int sl_report(struct cli *cli, const struct mcg_group *g, const struct mc
 		return refused(cli, g, res, timeout_ms);
 	case MCG_LS_APPLY:
 		return apply_failed(cli, g, res, timeout_ms);
+	case MCG_LS_SYSTEMD:
+		return systemd_failed(cli, g, res, timeout_ms);
 	case MCG_LS_DONE:
 		break;
 	}
@@ -754,7 +891,8 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 	memcpy(spec.v, a.val, sizeof(spec.v));
 	spec.step = a.step;
 	spec.flags = (a.allow_oom ? MCG_LIMIT_ALLOW_OOM : 0) | (a.force ? MCG_LIMIT_FORCE : 0) |
-		     (a.dry_run ? MCG_LIMIT_DRY_RUN : 0) | (a.wait ? MCG_LIMIT_WAIT : 0);
+		     (a.dry_run ? MCG_LIMIT_DRY_RUN : 0) | (a.wait ? MCG_LIMIT_WAIT : 0) |
+		     (a.runtime ? MCG_LIMIT_RUNTIME : 0) | (a.no_systemd ? MCG_LIMIT_NO_SYSTEMD : 0);
 	if (!a.dry_run)
 		cli_trap_signals(); /* no SA_RESTART: a blocked limit write returns EINTR */
 	/* the deadline counts from here: the wait for the lock is part of it */

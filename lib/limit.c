@@ -707,9 +707,35 @@ static int v2_reclaim(struct run *run, struct mcg_limit_write *w, uint64_t *ret_
 	}
 }
 
-int mcg__limit_apply_plan(struct mcg_txn *t, const struct mcg_limit_req *req,
-			  struct mcg_limit_plan *plan, const struct mcg_cancel *cancel,
-			  const struct mcg_limit_ops *ops, struct mcg_limit_failure *fail)
+/*
+ * After a failure R (of a write, or systemd's refusal): put back every saved
+ * value (a conflicting one is left) and say so in FAIL.
+ */
+static void rollback(struct mcg_txn *t, int r, size_t index, uint64_t usage,
+		     struct mcg_limit_failure *fail)
+{
+	struct mcg_limit_failure f = {0};
+	const char *k;
+
+	f.err = r;
+	f.index = index;
+	if (mcg_group_usage(mcg_txn_group(t), &f.usage) < 0)
+		f.usage = usage;
+	f.rollback_err = mcg_txn_rollback(t);
+	/* a conflict leaves the other writer's value and restores the rest */
+	f.rolled_back = f.rollback_err == 0 || f.rollback_err == -MCG_E_CONFLICT;
+	if (mcg_txn_conflict(t, &k, &f.found, &f.expected) == 0) {
+		f.conflict = true;
+		snprintf(f.knob, sizeof(f.knob), "%s", k);
+	}
+	if (fail)
+		*fail = f;
+}
+
+/* The writes of PLAN; on a failure everything put back (FAIL), else left uncommitted. */
+static int apply_writes(struct mcg_txn *t, const struct mcg_limit_req *req,
+			struct mcg_limit_plan *plan, const struct mcg_cancel *cancel,
+			const struct mcg_limit_ops *ops, struct mcg_limit_failure *fail)
 {
 	struct run run = {.t = t, .g = mcg_txn_group(t), .req = req, .cancel = cancel, .ops = ops};
 	struct mcg_limit_failure f = {0};
@@ -763,25 +789,19 @@ int mcg__limit_apply_plan(struct mcg_txn *t, const struct mcg_limit_req *req,
 	}
 	if (mcg_group_usage(run.g, &usage) == 0)
 		progress(&run, usage, usage, usage);
-	return mcg_txn_commit(t);
+	return 0;
 fail:
-	f.err = r;
-	if (mcg_group_usage(run.g, &f.usage) < 0)
-		f.usage = usage;
-	f.rollback_err = mcg_txn_rollback(t);
-	/* a conflict leaves the other writer's value and restores the rest */
-	f.rolled_back = f.rollback_err == 0 || f.rollback_err == -MCG_E_CONFLICT;
-	{
-		const char *k;
-
-		if (mcg_txn_conflict(t, &k, &f.found, &f.expected) == 0) {
-			f.conflict = true;
-			snprintf(f.knob, sizeof(f.knob), "%s", k);
-		}
-	}
-	if (fail)
-		*fail = f;
+	rollback(t, r, f.index, usage, fail);
 	return r;
+}
+
+int mcg__limit_apply_plan(struct mcg_txn *t, const struct mcg_limit_req *req,
+			  struct mcg_limit_plan *plan, const struct mcg_cancel *cancel,
+			  const struct mcg_limit_ops *ops, struct mcg_limit_failure *fail)
+{
+	int r = apply_writes(t, req, plan, cancel, ops, fail);
+
+	return r < 0 ? r : mcg_txn_commit(t);
 }
 
 /* ---- the whole operation ---- */
@@ -828,6 +848,64 @@ static int prepare(struct mcg_group *g, const struct mcg_limit_spec *spec,
 	return 0;
 }
 
+/* ---- systemd ---- */
+
+const char *mcg_limit_systemd_property(enum mcg_limit_knob k)
+{
+	static const char *const prop[MCG_LK__COUNT] = {
+		[MCG_LK_MAX] = "MemoryMax", [MCG_LK_HIGH] = "MemoryHigh",
+		[MCG_LK_LOW] = "MemoryLow", [MCG_LK_MIN] = "MemoryMin",
+		[MCG_LK_SWAP] = "MemorySwapMax",
+	};
+
+	return (unsigned)k < MCG_LK__COUNT ? prop[k] : NULL;
+}
+
+/*
+ * Does systemd own G's cgroup, so that the final values go to it? Only on v2
+ * (systemd 252 writes MemoryMax= and the others to the unified hierarchy
+ * alone) and for the unit's own cgroup: a delegated child is not what the
+ * unit's properties set. 0 with SD->used false when not; -errno (D-Bus).
+ */
+static int systemd_owner(const struct mcg_group *g, unsigned flags, struct mcg_limit_systemd *sd)
+{
+	int r;
+
+	memset(sd, 0, sizeof(*sd));
+	if ((flags & MCG_LIMIT_NO_SYSTEMD) || g->ctx->version != 2)
+		return 0;
+	r = mcg_unit_owner(g, sd->unit, sizeof(sd->unit));
+	if (r < 0) {
+		snprintf(sd->why, sizeof(sd->why), "cannot ask systemd which unit owns it: %s",
+			 strerror(-r));
+		return r;
+	}
+	sd->used = r > 0;
+	sd->runtime = flags & MCG_LIMIT_RUNTIME;
+	return 0;
+}
+
+/* The request's values as the unit's properties (resolved: bytes, MCG_MAX infinity). */
+static void systemd_props(const struct mcg_limit_req *req, struct mcg_limit_systemd *sd)
+{
+	static const enum mcg_limit_knob order[] = {MCG_LK_MAX, MCG_LK_HIGH, MCG_LK_LOW,
+						    MCG_LK_MIN, MCG_LK_SWAP};
+	size_t i;
+
+	sd->n = 0;
+	for (i = 0; i < MCG_ARRAY_SIZE(order); i++) {
+		uint64_t v = req->v[order[i]];
+
+		if (v == MCG_KEEP)
+			continue;
+		sd->props[sd->n].name = mcg_limit_systemd_property(order[i]);
+		/* systemd's infinity is UINT64_MAX, as MCG_MAX */
+		sd->props[sd->n].value = v;
+		sd->props[sd->n].is_bool = false;
+		sd->n++;
+	}
+}
+
 int mcg_limit_apply(struct mcg_group *g, const struct mcg_limit_spec *spec,
 		    const struct mcg_cancel *cancel, const struct mcg_limit_ops *ops,
 		    struct mcg_limit_result *res)
@@ -844,10 +922,17 @@ int mcg_limit_apply(struct mcg_group *g, const struct mcg_limit_spec *spec,
 		r = validate(g, spec, &res->req, &res->error);
 		if (r < 0)
 			return stop_at(res, MCG_LS_REQUEST, r);
+		r = systemd_owner(g, spec->flags, &res->systemd);
+		if (r < 0)
+			return stop_at(res, MCG_LS_SYSTEMD, r);
 		/* what a real run would restore first: said, not done */
 		mcg_recover(g->ctx, g->path, true, rcb, ud);
 		r = prepare(g, spec, ops, res);
-		return r < 0 ? r : stop_at(res, MCG_LS_DONE, 0);
+		if (r < 0)
+			return r;
+		if (res->systemd.used)
+			systemd_props(&res->req, &res->systemd);
+		return stop_at(res, MCG_LS_DONE, 0);
 	}
 	/* Refuse a wrong request before touching the run directory or any journal. */
 	r = validate(g, spec, &res->req, &res->error);
@@ -856,6 +941,10 @@ int mcg_limit_apply(struct mcg_group *g, const struct mcg_limit_spec *spec,
 	r = check_access(g, spec, &res->error);
 	if (r < 0)
 		return stop_at(res, MCG_LS_ACCESS, r);
+	/* Which unit, if any, before anything is written: a D-Bus failure changes nothing. */
+	r = systemd_owner(g, spec->flags, &res->systemd);
+	if (r < 0)
+		return stop_at(res, MCG_LS_SYSTEMD, r);
 	r = mcg_txn_begin_recovering(g, spec->flags & MCG_LIMIT_WAIT ? MCG_TXN_WAIT : 0,
 				     "set-limit", cancel, rcb, ud, &t);
 	if (r < 0)
@@ -869,7 +958,30 @@ int mcg_limit_apply(struct mcg_group *g, const struct mcg_limit_spec *spec,
 		r = stop_at(res, MCG_LS_FLOOR, -ERANGE);
 		goto out;
 	}
-	r = mcg__limit_apply_plan(t, &res->req, &res->plan, cancel, ops, &res->fail);
+	r = apply_writes(t, &res->req, &res->plan, cancel, ops, &res->fail);
+	if (r < 0) {
+		stop_at(res, MCG_LS_APPLY, r);
+		goto out;
+	}
+	if (res->systemd.used) {
+		struct mcg_limit_systemd *sd = &res->systemd;
+
+		/*
+		 * Still under the lock and the journal: systemd checks every property
+		 * before it applies one, so a refusal changed nothing and the kernel's
+		 * values go back as after a failed write.
+		 */
+		systemd_props(&res->req, sd);
+		r = mcg_unit_set_properties(sd->unit, sd->runtime, sd->props, sd->n, sd->why,
+					    sizeof(sd->why));
+		if (r < 0) {
+			rollback(t, r, res->plan.n, 0, &res->fail);
+			stop_at(res, MCG_LS_SYSTEMD, r);
+			goto out;
+		}
+		sd->done = true;
+	}
+	r = mcg_txn_commit(t);
 	stop_at(res, r < 0 ? MCG_LS_APPLY : MCG_LS_DONE, r);
 out:
 	mcg_txn_free(t);

@@ -6,6 +6,8 @@
 #error "include <memcg.h>, not <memcg/limit.h>"
 #endif
 
+#include <memcg/unit.h> /* struct mcg_unit_prop */
+
 /* The values a limit change can set; MCG_KEEP in a request leaves one as it is. */
 enum mcg_limit_knob {
 	MCG_LK_MAX,  /* v2 memory.max, v1 memory.limit_in_bytes */
@@ -22,6 +24,12 @@ enum {
 	MCG_LIMIT_FORCE = 1 << 1,     /* try even below the unreclaimable floor */
 	MCG_LIMIT_DRY_RUN = 1 << 2,   /* mcg_limit_apply: resolve, preflight, plan; no lock, no write */
 	MCG_LIMIT_WAIT = 1 << 3,      /* mcg_limit_apply: wait for another memcgctl's lock */
+	/*
+	 * mcg_limit_apply on a systemd unit's own cgroup (v2, systemd running): the
+	 * final values are not handed to systemd (SetUnitProperties); the kernel only.
+	 */
+	MCG_LIMIT_NO_SYSTEMD = 1 << 4,
+	MCG_LIMIT_RUNTIME = 1 << 5, /* SetUnitProperties with runtime=true (until reboot) */
 };
 
 /* A request resolved against the cgroup: bytes. */
@@ -181,8 +189,29 @@ enum mcg_limit_stage {
 	MCG_LS_PLAN,
 	MCG_LS_FLOOR,	  /* refused, nothing written: the target is below the floor (-ERANGE) */
 	MCG_LS_APPLY,	  /* the writes: RESULT.fail says which, and what was put back */
+	MCG_LS_SYSTEMD,	  /* systemd: finding the unit failed (nothing written), or it refused
+			   * SetUnitProperties after the writes (RESULT.systemd.why; the
+			   * kernel's values put back as after a failed write: RESULT.fail) */
 	MCG_LS_DONE,	  /* success (a dry run: planned; see pre.verdict) */
 };
+
+/*
+ * A systemd unit owns the cgroup itself (v2, systemd running, no
+ * MCG_LIMIT_NO_SYSTEMD): once the writes are done and read back, the final
+ * values go to systemd as 'systemctl set-property' would send them, so that
+ * systemd's view and the kernel's agree and a daemon-reload keeps them.
+ */
+struct mcg_limit_systemd {
+	bool used;		/* the values go (a dry run: would go) through systemd */
+	bool runtime;		/* runtime=true: /run/systemd/system.control, until reboot */
+	bool done;		/* systemd accepted them */
+	char unit[256];
+	size_t n;
+	struct mcg_unit_prop props[MCG_LK__COUNT]; /* MemoryMax=..., in the request's order */
+	char why[256];		/* MCG_LS_SYSTEMD: systemd's reason */
+};
+/* The systemd property of knob K on cgroup v2 ("MemoryMax"), NULL if none. */
+MCG_EXPORT const char *mcg_limit_systemd_property(enum mcg_limit_knob k);
 
 struct mcg_limit_result {
 	enum mcg_limit_stage stage;
@@ -193,6 +222,7 @@ struct mcg_limit_result {
 	struct mcg_limit_plan plan;	/* from MCG_LS_FLOOR on; after MCG_LS_APPLY: after, done */
 	struct mcg_limit_failure fail;	/* MCG_LS_APPLY */
 	char journal[4400];		/* the journal file (kept when !fail.rolled_back) */
+	struct mcg_limit_systemd systemd; /* from MCG_LS_LOCK on */
 };
 
 /*
@@ -205,7 +235,10 @@ struct mcg_limit_result {
  * flag (-EINTR), every saved value is put back (rollback). Every write and
  * every restore first reads the file and goes on only if it holds what
  * set-limit wrote last: otherwise -MCG_E_CONFLICT, RESULT.fail names the value
- * found, and it is left. MCG_LIMIT_DRY_RUN: resolve, preflight and plan only
+ * found, and it is left. On a systemd unit's own cgroup (struct
+ * mcg_limit_systemd) the final values then go to systemd; if it refuses them,
+ * the kernel's values are put back and the stage is MCG_LS_SYSTEMD.
+ * MCG_LIMIT_DRY_RUN: resolve, preflight and plan only
  * (a stale journal reported as what would be restored). 0 on success;
  * RESULT (never NULL) says where it stopped and why. Prints nothing.
  */
