@@ -11,6 +11,8 @@
 
 MCG_SD_UNITS="$MCG_TMP/units"
 : >"$MCG_SD_UNITS"
+MCG_SD_FILES="$MCG_TMP/unit-files" # units with a file under /etc/systemd/system
+: >"$MCG_SD_FILES"
 
 sd_cleanup() {
 	sd_status=$?
@@ -19,6 +21,13 @@ sd_cleanup() {
 		systemctl stop "$u" 2>/dev/null
 		systemctl reset-failed "$u" 2>/dev/null
 	done <"$MCG_SD_UNITS"
+	sd_reload=
+	while read -r u; do
+		rm -rf "/etc/systemd/system/$u" "/etc/systemd/system.control/$u.d" \
+			"/run/systemd/system.control/$u.d"
+		sd_reload=1
+	done <"$MCG_SD_FILES"
+	[ -z "$sd_reload" ] || systemctl daemon-reload
 	(exit "$sd_status")
 	mcg_cleanup # exits with $sd_status
 }
@@ -139,4 +148,38 @@ $(cat "$ST_ERR")"
 	echo "$ST_PID" >>"$MCG_CLEAN_PIDS" # killed on failure, after strace
 	cp "$st_log" "$MCG_ARTIFACTS/strace.log" 2>/dev/null || true
 	ok "memcgctl $* stopped after its first write to ${st_file##*/}: $(grep -m1 'write' "$st_log")"
+}
+
+# sd_file_service NAME MAX MIB: like sd_cache_service, but from a unit file
+# /etc/systemd/system/mcgtest-NAME.service (MemoryMax=MAX), loaded by daemon-reload and
+# started; the file, its drop-ins under /etc and /run/systemd/system.control go on exit.
+sd_file_service() {
+	SD_UNIT=mcgtest-$1.service
+	sfs_f=$MCG_DATA/$1.dat
+	truncate -s "$3M" "$sfs_f"
+	echo "$SD_UNIT" >>"$MCG_SD_UNITS"
+	echo "$SD_UNIT" >>"$MCG_SD_FILES"
+	cat >"/etc/systemd/system/$SD_UNIT" <<UNIT
+[Service]
+MemoryMax=$2
+ExecStart=/bin/sh -c 'cat "\$1" >/dev/null && : >"\$1.ready" && exec sleep 1000' sh $sfs_f
+UNIT
+	systemctl daemon-reload
+	systemctl start "$SD_UNIT" || fail "systemctl start $SD_UNIT failed"
+	SD_CGREL=$(systemctl show -P ControlGroup "$SD_UNIT")
+	[ -n "$SD_CGREL" ] || fail "$SD_UNIT has no ControlGroup"
+	SD_CG=$MCG_CGROOT$SD_CGREL
+	wait_for "$SD_UNIT to read its file" 60 test -e "$sfs_f.ready"
+}
+
+# assert_agree WHAT UNIT CGDIR KNOB PROPERTY EXPECTED: the kernel's KNOB and systemd's
+# PROPERTY (systemctl show -P) both read EXPECTED (bytes; the kernel's "max" is systemd's
+# "infinity").
+assert_agree() {
+	aa_k=$(knob "$3" "$4")
+	aa_p=$(sd_prop "$2" "$5")
+	[ "$aa_k" = max ] && aa_k=infinity
+	[ "$aa_k" = "$6" ] && [ "$aa_p" = "$6" ] ||
+		fail "$1: $4 = $aa_k, $5 = $aa_p, expected both $6"
+	ok "$1: $4 = $5 = $6"
 }

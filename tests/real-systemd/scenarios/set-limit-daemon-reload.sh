@@ -13,6 +13,9 @@
 # writes memory.max = 64M, then finds memory.high is not the value it wrote: it must stop with
 # exit status 3 (EXIT_CONFLICT), say so, put back its own memory.max write (300M) and leave
 # systemd's memory.high: the kernel and systemctl show agree afterwards, no journal is left.
+#
+# Then the fix of issue 14: the same set-limit, not interrupted, hands 64M to systemd as
+# well (SetUnitProperties), and after daemon-reload the kernel and systemctl show still say 64M.
 set -eu
 . "$MCG_TESTLIB"
 require_systemd
@@ -48,4 +51,13 @@ assert_eq "memory.max (put back by set-limit: systemd's value)" 314572800 \
 assert_eq "systemctl show -P MemoryMax" 314572800 "$(sd_prop "$SD_UNIT" MemoryMax)"
 assert_eq "memory.high (systemd's value)" max "$(knob "$SD_CG" memory.high)"
 assert_eq "systemctl show -P MemoryHigh" infinity "$(sd_prop "$SD_UNIT" MemoryHigh)"
+assert_no_journal
+
+# The fix (issue 14): a set-limit that runs to the end hands its value to systemd too
+# (SetUnitProperties), so that daemon-reload keeps it instead of reverting it.
+assert_status "set-limit $SD_CGREL 64M, uninterrupted" 0 "$MEMCGCTL" set-limit "$SD_CGREL" 64M
+assert_agree "after set-limit" "$SD_UNIT" "$SD_CG" memory.max MemoryMax 67108864
+systemctl daemon-reload
+assert_agree "after daemon-reload" "$SD_UNIT" "$SD_CG" memory.max MemoryMax 67108864
+assert_agree "memory.high after daemon-reload" "$SD_UNIT" "$SD_CG" memory.high MemoryHigh infinity
 assert_no_journal

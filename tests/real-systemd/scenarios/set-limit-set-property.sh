@@ -13,6 +13,9 @@
 # set-limit's temporary value. set-limit resumes, finds memory.max is not what it saved, and
 # must stop with exit status 3 (EXIT_CONFLICT), say so, and leave systemd's values: the
 # kernel and systemctl show agree afterwards, and no journal is left.
+#
+# Then the fix of issue 14: the same set-limit, not interrupted, hands 64M to systemd as
+# well (SetUnitProperties), and after an unrelated set-property the kernel and systemctl show still say 64M.
 set -eu
 . "$MCG_TESTLIB"
 require_systemd
@@ -47,4 +50,12 @@ assert_eq "memory.max (systemd's value)" 293601280 "$(knob "$SD_CG" memory.max)"
 assert_eq "systemctl show -P MemoryMax" 293601280 "$(sd_prop "$SD_UNIT" MemoryMax)"
 assert_eq "memory.high (systemd's value)" max "$(knob "$SD_CG" memory.high)"
 assert_eq "systemctl show -P MemoryHigh" infinity "$(sd_prop "$SD_UNIT" MemoryHigh)"
+assert_no_journal
+
+# The fix (issue 14): a set-limit that runs to the end hands its value to systemd too
+# (SetUnitProperties), so that an unrelated set-property keeps it instead of reverting it.
+assert_status "set-limit $SD_CGREL 64M, uninterrupted" 0 "$MEMCGCTL" set-limit "$SD_CGREL" 64M
+assert_agree "after set-limit" "$SD_UNIT" "$SD_CG" memory.max MemoryMax 67108864
+systemctl set-property --runtime "$SD_UNIT" CPUWeight=50
+assert_agree "after set-property CPUWeight=50" "$SD_UNIT" "$SD_CG" memory.max MemoryMax 67108864
 assert_no_journal

@@ -1,0 +1,60 @@
+#!/bin/sh
+# set-limit-systemd-unit-file (issue 14): set-limit on a service from a unit file:
+# --runtime leaves a drop-in under /run/systemd/system.control only, without it under
+# /etc/systemd/system.control (as systemctl set-property); the kernel and systemctl show
+# agree after each, after daemon-reload and after an unrelated set-property. systemd
+# refusing a value (MemoryHigh=0: "out of range" on 252) puts the kernel's values back.
+# --no-systemd writes the kernel only, and a daemon-reload reverts it.
+set -eu
+. "$MCG_TESTLIB"
+require_systemd
+
+sd_file_service ufile 300M 64
+run_d=/run/systemd/system.control/$SD_UNIT.d
+etc_d=/etc/systemd/system.control/$SD_UNIT.d
+
+assert_status "set-limit --runtime $SD_UNIT 48M" 0 "$MEMCGCTL" set-limit --runtime "$SD_UNIT" 48M
+assert_agree "after set-limit --runtime" "$SD_UNIT" "$SD_CG" memory.max MemoryMax 50331648
+grep -qx 'MemoryMax=50331648' "$run_d/50-MemoryMax.conf" ||
+	fail "no MemoryMax=50331648 in $run_d/50-MemoryMax.conf"
+ok "runtime drop-in $run_d/50-MemoryMax.conf"
+[ ! -e "$etc_d/50-MemoryMax.conf" ] || fail "--runtime wrote $etc_d/50-MemoryMax.conf"
+ok "no persistent drop-in under $etc_d"
+systemctl daemon-reload
+assert_agree "after daemon-reload" "$SD_UNIT" "$SD_CG" memory.max MemoryMax 50331648
+
+assert_status "set-limit $SD_UNIT 40M (persistent)" 0 "$MEMCGCTL" set-limit "$SD_UNIT" 40M
+assert_agree "after set-limit" "$SD_UNIT" "$SD_CG" memory.max MemoryMax 41943040
+grep -qx 'MemoryMax=41943040' "$etc_d/50-MemoryMax.conf" ||
+	fail "no MemoryMax=41943040 in $etc_d/50-MemoryMax.conf"
+ok "persistent drop-in $etc_d/50-MemoryMax.conf"
+systemctl daemon-reload
+assert_agree "after daemon-reload" "$SD_UNIT" "$SD_CG" memory.max MemoryMax 41943040
+systemctl set-property --runtime "$SD_UNIT" CPUWeight=50
+assert_agree "after an unrelated set-property CPUWeight=50" "$SD_UNIT" "$SD_CG" memory.max \
+	MemoryMax 41943040
+systemctl restart "$SD_UNIT"
+SD_CG=$MCG_CGROOT$(systemctl show -P ControlGroup "$SD_UNIT")
+assert_agree "after a restart of the unit" "$SD_UNIT" "$SD_CG" memory.max MemoryMax 41943040
+
+# systemd refuses MemoryHigh=0 (252: "Value specified in MemoryHigh is out of range"): the
+# kernel's memory.high, written first, goes back
+assert_status "set-limit $SD_UNIT --high 0 (systemd refuses)" 1 "$MEMCGCTL" set-limit "$SD_UNIT" --high 0
+case $LAST_ERR in
+*"through systemd: "*"; restored the original values"*) ok "says why: $LAST_ERR" ;;
+*) fail "unexpected message: $LAST_ERR" ;;
+esac
+assert_agree "memory.high after systemd refused" "$SD_UNIT" "$SD_CG" memory.high MemoryHigh infinity
+assert_no_journal
+
+# --no-systemd: the kernel only, with the warning; systemd puts its value back on reload
+assert_status "set-limit --no-systemd $SD_UNIT 36M" 0 "$MEMCGCTL" set-limit --no-systemd "$SD_UNIT" 36M
+case $LAST_ERR in
+*"which may revert this change"*) ok "warns: $LAST_ERR" ;;
+*) fail "--no-systemd gave no warning: $LAST_ERR" ;;
+esac
+assert_eq "memory.max after --no-systemd" 37748736 "$(knob "$SD_CG" memory.max)"
+assert_eq "MemoryMax after --no-systemd (unchanged)" 41943040 "$(sd_prop "$SD_UNIT" MemoryMax)"
+systemctl daemon-reload
+assert_agree "after daemon-reload (systemd's value back)" "$SD_UNIT" "$SD_CG" memory.max \
+	MemoryMax 41943040
