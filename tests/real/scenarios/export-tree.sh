@@ -8,7 +8,8 @@
 # limit, swappiness); an unlimited knob has no sample; the global dirty thresholds are
 # /proc/vmstat's nr_dirty_threshold and nr_dirty_background_threshold (in the guest with
 # vm.dirty_bytes set: exactly; on the shared host: within 2% of reads around it);
-# exactly one dirty state is 1 for the system and for each cgroup.
+# exactly one dirty state is 1 for the system and for each cgroup; --listen serves the
+# taskstats stall only while kernel.task_delayacct is 1 (switched in the guest), as a counter.
 set -eu
 . "$MCG_TESTLIB"
 . "$MCG_SRCDIR/tests/real/export/lib-export.sh"
@@ -121,6 +122,30 @@ until fetch "http://127.0.0.1:$port/metrics" >"$MCG_TMP/listen.prom"; do
 done
 [ -n "${MCG_ARTIFACTS:-}" ] && cp "$MCG_TMP/listen.prom" "$MCG_ARTIFACTS/listen-v$MCG_CGVER.prom"
 check_values "$MCG_TMP/listen.prom" "--listen"
+# the taskstats stall: only while delay accounting is on. The guest switches it on and off
+# (a machine of its own); the host's setting is left as it is.
+stall() { # FILE: the scratch cgroup's stall sample, or "absent"
+	val "$1" memcgctl_stall_seconds_total "$CGREL"
+}
+if [ "$(cat /proc/sys/kernel/task_delayacct 2>/dev/null || echo x)" = 0 ]; then
+	assert_eq "delay accounting off: stall" absent "$(stall "$MCG_TMP/listen.prom")"
+fi
+if [ "$MCG_TIER" = real-v2 ] && [ -w /proc/sys/kernel/task_delayacct ]; then
+	SPAWN_NOWAIT=1 spawn_in "$CG/unlimited" sleep 300
+	sleeper=$SPAWN_PID
+	echo 1 >/proc/sys/kernel/task_delayacct
+	# the first scrape sees the setting, the next ones collect
+	for i in 1 2 3; do fetch "http://127.0.0.1:$port/metrics" >"$MCG_TMP/st$i.prom"; done
+	s2=$(stall "$MCG_TMP/st2.prom") s3=$(stall "$MCG_TMP/st3.prom")
+	[ "$s2" != absent ] && [ "$s3" != absent ] || fail "delay accounting on: no stall sample ($s2, $s3)"
+	awk -v a="$s2" -v b="$s3" 'BEGIN { exit !(a >= 0 && b >= a) }' || fail "stall went back: $s2 then $s3"
+	grep -q '^# TYPE memcgctl_stall_seconds_total counter$' "$MCG_TMP/st3.prom" || fail "stall is not a counter"
+	ok "delay accounting on: stall $s2 then $s3 s"
+	echo 0 >/proc/sys/kernel/task_delayacct
+	for i in 4 5; do fetch "http://127.0.0.1:$port/metrics" >"$MCG_TMP/st$i.prom"; done
+	assert_eq "delay accounting off again: stall" absent "$(stall "$MCG_TMP/st5.prom")"
+	stop_pid "$sleeper"
+fi
 kill -TERM "$srv"
 st=0
 wait "$srv" || st=$?
