@@ -80,6 +80,19 @@ _memcgctl()
 	fi
 	mapfile -d '' -t list < <("$bin" "${root[@]}" __complete cgroups 2>/dev/null)
 	_memcgctl_add "$cur" "${list[@]}"
+	# systemd units (web.service) are CGROUP arguments too, on the host's own tree
+	if ((${#root[@]} == 0)) && [[ $cur != /* && -d /run/systemd/system ]]; then
+		mapfile -t list < <(_memcgctl_units)
+		_memcgctl_add "$cur" "${list[@]}"
+	fi
 	return 0
+}
+
+# The loaded units of the types that own a cgroup, one name a line (systemd escapes unit
+# names to [A-Za-z0-9:_.\@-]: no blanks, no newlines).
+_memcgctl_units()
+{
+	systemctl list-units --plain --no-legend --full --no-pager \
+		--type=service,scope,slice,socket,mount,swap 2>/dev/null | awk '{ print $1 }'
 }
 complete -F _memcgctl memcgctl

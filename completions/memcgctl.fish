@@ -54,3 +54,10 @@ complete -c memcgctl -n 'not __memcgctl_cmd' -a '(memcgctl __complete commands 2
 complete -c memcgctl -n 'string match -q -- "-*" (commandline -ct)' -a '(__memcgctl_options)'
 complete -c memcgctl -n '__memcgctl_cmd' -a '(__memcgctl_words)'
 complete -c memcgctl -n '__memcgctl_cmd' -a '(memcgctl (__memcgctl_root) __complete cgroups 2>/dev/null | string split0)'
+# systemd units (web.service) are CGROUP arguments too, on the host's own tree
+function __memcgctl_units
+	test -z "(__memcgctl_root)"; and test -d /run/systemd/system; or return 0
+	systemctl list-units --plain --no-legend --full --no-pager \
+		--type=service,scope,slice,socket,mount,swap 2>/dev/null | string replace -r ' .*' ''
+end
+complete -c memcgctl -n '__memcgctl_cmd' -a '(__memcgctl_units)'

@@ -41,5 +41,10 @@ _memcgctl() {
 	local -a cgs
 	cgs=(${(0)"$($bin $root __complete cgroups 2>/dev/null)"})
 	compadd -- $cgs
+	# systemd units (web.service) are CGROUP arguments too, on the host's own tree
+	if (( ${#root} == 0 )) && [[ -d /run/systemd/system ]]; then
+		compadd -- ${(f)"$(systemctl list-units --plain --no-legend --full --no-pager \
+			--type=service,scope,slice,socket,mount,swap 2>/dev/null | awk '{ print $1 }')"}
+	fi
 }
 _memcgctl "$@"
