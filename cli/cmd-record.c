@@ -1,0 +1,443 @@
+/* cmd-record.c: "memcgctl record": the recorder daemon: every memory cgroup, every interval, into the history store. */
+#include "memcgctl.h"
+#include "output.h"
+
+#include <string.h>
+#include <time.h>
+
+struct record_args {
+	const char *store;
+	uint64_t interval_ms;
+	uint64_t retain_age_ms, retain_bytes;
+	long count;
+	bool sync;
+};
+
+enum { OPT_STORE = 0x300, OPT_RETAIN_AGE, OPT_RETAIN_SIZE, OPT_SYNC };
+
+static const struct argp_option record_options[] = {
+	{"interval", 'd', "INTERVAL", 0, "Time between samples: 5s, 500ms (default 5s, at least 50ms)",
+	 0},
+	{"store", OPT_STORE, "DIR", 0, "The history store (default /var/lib/memcgctl/history)", 0},
+	{"retain-age", OPT_RETAIN_AGE, "DURATION", 0,
+	 "Delete segments older than DURATION: 7d, 12h (default 7d; 0: keep)", 0},
+	{"retain-size", OPT_RETAIN_SIZE, "SIZE", 0,
+	 "Delete the oldest segments while the store is larger than SIZE (default 1G; 0: no bound)",
+	 0},
+	{"count", 'n', "COUNT", 0, "Stop after COUNT samples (default: until SIGTERM or SIGINT)", 0},
+	{"sync", OPT_SYNC, NULL, 0, "fdatasync every frame (survives power loss, costs a disk flush)",
+	 0},
+	{0},
+};
+
+/* 7d, 12h, 90m, 30s, 0 */
+static int parse_age(const char *s, uint64_t *ret_ms, char *why, size_t len)
+{
+	size_t n = strlen(s);
+
+	if (n > 1 && s[n - 1] == 'd') {
+		char *end;
+		unsigned long long d = strtoull(s, &end, 10);
+
+		if (end != s + n - 1 || d > 36500 || s[0] == '-') {
+			snprintf(why, len, "days are a whole number up to 36500");
+			return -EINVAL;
+		}
+		*ret_ms = d * 86400000ULL;
+		return 0;
+	}
+	return mcg_duration_parse(s, ret_ms, why, len);
+}
+
+static error_t record_parse(int key, char *arg, struct argp_state *state)
+{
+	struct record_args *a = state->input;
+	char why[128];
+	char *end;
+	long v;
+
+	switch (key) {
+	case 'd':
+		if (mcg_duration_parse(arg, &a->interval_ms, why, sizeof(why)) < 0)
+			argp_error(state, "invalid --interval '%s': %s", arg, why);
+		if (a->interval_ms < 50 || a->interval_ms > 3600 * 1000)
+			argp_error(state, "invalid --interval '%s': must be from 50ms to 1h", arg);
+		break;
+	case OPT_STORE:
+		a->store = arg;
+		break;
+	case OPT_RETAIN_AGE:
+		if (parse_age(arg, &a->retain_age_ms, why, sizeof(why)) < 0)
+			argp_error(state, "invalid --retain-age '%s': %s", arg, why);
+		break;
+	case OPT_RETAIN_SIZE:
+		if (!strcmp(arg, "0"))
+			a->retain_bytes = 0;
+		else if (mcg_size_parse(arg, 0, 0, 0, &a->retain_bytes, why, sizeof(why)) < 0)
+			argp_error(state, "invalid --retain-size '%s': %s", arg, why);
+		break;
+	case 'n':
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || *end || end == arg || v < 1 || v > 100000000)
+			argp_error(state, "invalid --count '%s': must be a whole number from 1", arg);
+		a->count = v;
+		break;
+	case OPT_SYNC:
+		a->sync = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "too many arguments: '%s'", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp record_argp = {
+	record_options, record_parse, "",
+	"Record every memory cgroup's counters at an interval into the history store, with the "
+	"events between samples: cgroups created and removed, OOM kills, max and high events "
+	"(v1: failcnt), dirty verdict changes and every change memcgctl made (set-limit, empty, "
+	"async-reclaim). Runs in the foreground until SIGTERM or SIGINT (the last frame is "
+	"flushed, exit 0). Read the store with 'memcgctl dump' and 'memcgctl top --replay'.",
+	cli_common_children, NULL, NULL,
+};
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- events between two snapshots ---- */
+
+struct evlist {
+	struct mcg_hist_event *ev;
+	size_t n, cap;
+	char **owned; /* detail strings made here */
+	size_t nowned;
+};
+
+static struct mcg_hist_event *ev_add(struct evlist *l, int type, const char *cgroup, uint64_t t)
+{
+	struct mcg_hist_event *e;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 32;
+		struct mcg_hist_event *p = realloc(l->ev, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		l->ev = p;
+		l->cap = cap;
+	}
+	e = &l->ev[l->n++];
+	memset(e, 0, sizeof(*e));
+	e->type = type;
+	e->cgroup = cgroup;
+	e->time_ns = t;
+	e->uid = e->pid = e->loginuid = -1;
+	return e;
+}
+
+static void ev_reset(struct evlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nowned; i++)
+		free(l->owned[i]);
+	free(l->owned);
+	l->owned = NULL;
+	l->nowned = 0;
+	l->n = 0;
+}
+
+static char *own(struct evlist *l, const char *s)
+{
+	char **p = realloc(l->owned, (l->nowned + 1) * sizeof(*p));
+	char *d = strdup(s);
+
+	if (!p || !d) {
+		free(d);
+		if (p)
+			l->owned = p;
+		return NULL;
+	}
+	l->owned = p;
+	l->owned[l->nowned++] = d;
+	return d;
+}
+
+static int cmp_row_id(const void *a, const void *b)
+{
+	uint64_t x = (*(const struct mcg_sample_row *const *)a)->id;
+	uint64_t y = (*(const struct mcg_sample_row *const *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+static const struct mcg_sample_row *find_id(const struct mcg_sample_row **idx, size_t n, uint64_t id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (idx[mid]->id == id)
+			return idx[mid];
+		if (idx[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The kernel's events that become history events: the counter and what it is called. */
+static const struct {
+	enum mcg_key k;
+	int type;
+} ev_counters[] = {
+	{MCG_K_EV_OOM_KILL, MCG_HEV_OOM_KILL}, {MCG_K_EV_OOM, MCG_HEV_OOM},
+	{MCG_K_EV_MAX, MCG_HEV_MAX},	       {MCG_K_EV_HIGH, MCG_HEV_HIGH},
+	{MCG_K_FAILCNT, MCG_HEV_FAILCNT},
+};
+
+/* Dirty verdict levels by row id, from the last sample. */
+struct dirty_seen {
+	uint64_t id;
+	int level;
+};
+
+struct recorder {
+	struct cli *cli;
+	struct mcg_ctx *ctx;
+	int version;
+	struct dirty_seen *dirty;
+	size_t ndirty;
+	bool dirty_ok; /* the global dirty picture is readable */
+};
+
+static int cmp_dirty(const void *a, const void *b)
+{
+	uint64_t x = ((const struct dirty_seen *)a)->id, y = ((const struct dirty_seen *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+static void diff(struct recorder *rc, const struct mcg_snapshot *prev,
+		 const struct mcg_snapshot *cur, uint64_t t, struct evlist *l)
+{
+	const struct mcg_sample_row **pidx = NULL, **cidx = NULL;
+	struct mcg_dirty_global g;
+	struct dirty_seen *nd = NULL;
+	size_t i, j, n = 0;
+
+	if (prev) {
+		pidx = malloc((prev->n_rows ? prev->n_rows : 1) * sizeof(*pidx));
+		cidx = malloc((cur->n_rows ? cur->n_rows : 1) * sizeof(*cidx));
+		if (!pidx || !cidx)
+			goto out;
+		for (i = 0; i < prev->n_rows; i++)
+			pidx[i] = &prev->rows[i];
+		for (i = 0; i < cur->n_rows; i++)
+			cidx[i] = &cur->rows[i];
+		qsort(pidx, prev->n_rows, sizeof(*pidx), cmp_row_id);
+		qsort(cidx, cur->n_rows, sizeof(*cidx), cmp_row_id);
+		for (i = 0; i < prev->n_rows; i++)
+			if (!find_id(cidx, cur->n_rows, prev->rows[i].id))
+				ev_add(l, MCG_HEV_REMOVED, own(l, prev->rows[i].path), t);
+	}
+	rc->dirty_ok = mcg_dirty_global_read(rc->ctx, &g) == 0;
+	nd = calloc(cur->n_rows ? cur->n_rows : 1, sizeof(*nd));
+	for (i = 0; i < cur->n_rows; i++) {
+		const struct mcg_sample_row *r = &cur->rows[i];
+		const struct mcg_sample_row *p = prev ? find_id(pidx, prev->n_rows, r->id) : NULL;
+		struct mcg_dirty_cg dc;
+
+		if (prev && !p)
+			ev_add(l, MCG_HEV_CREATED, r->path, t);
+		for (j = 0; p && j < sizeof(ev_counters) / sizeof(ev_counters[0]); j++) {
+			enum mcg_key k = ev_counters[j].k;
+			uint64_t now = mcg_record_get(&r->rec, k, 0), was = mcg_record_get(&p->rec, k, 0);
+			struct mcg_hist_event *e;
+
+			if (!mcg_record_has(&r->rec, k) || !mcg_record_has(&p->rec, k) || now <= was)
+				continue;
+			/* v1 failcnt of the root counts every charge that failed anywhere: only cgroups */
+			e = ev_add(l, ev_counters[j].type, r->path, t);
+			if (e)
+				e->count = now - was;
+		}
+		/* the dirty verdict: a change of level (ok, note, warn) is an event */
+		if (nd && rc->dirty_ok && mcg_dirty_cg_from_record(&r->rec, rc->version, &dc) == 0) {
+			char why[256];
+			int level;
+			struct dirty_seen key = {r->id, 0}, *was;
+
+			mcg_dirty_cg_eval(&dc, rc->version, &g);
+			level = (int)mcg_dirty_verdict(&dc, rc->version, &g, -1, why, sizeof(why));
+			was = rc->dirty ? bsearch(&key, rc->dirty, rc->ndirty, sizeof(key), cmp_dirty)
+					: NULL;
+			if (prev && (was ? was->level : MCG_DIRTY_OK) != level) {
+				struct mcg_hist_event *e = ev_add(l, MCG_HEV_DIRTY, r->path, t);
+				char d[320];
+
+				if (e) {
+					snprintf(d, sizeof(d), "%s -> %s: %s",
+						 mcg_dirty_level_name(was ? was->level : MCG_DIRTY_OK),
+						 mcg_dirty_level_name(level), why);
+					e->count = (uint64_t)level;
+					e->detail = own(l, d);
+				}
+			}
+			if (level != MCG_DIRTY_OK) {
+				nd[n].id = r->id;
+				nd[n++].level = level;
+			}
+		}
+	}
+	if (nd)
+		qsort(nd, n, sizeof(*nd), cmp_dirty);
+	free(rc->dirty);
+	rc->dirty = nd;
+	rc->ndirty = n;
+	nd = NULL;
+out:
+	free(nd);
+	free(pidx);
+	free(cidx);
+}
+
+static int run_record(struct cli *cli, int argc, char **argv)
+{
+	struct record_args a = {.interval_ms = 5000, .retain_age_ms = 7 * 86400000ULL,
+				.retain_bytes = 1ULL << 30};
+	struct mcg_hist_opts o = {0};
+	struct mcg_hist_writer *w = NULL;
+	struct mcg_sampler *s = NULL;
+	struct mcg_snapshot *prev = NULL, *snap = NULL;
+	struct mcg_hist_spool_batch batch = {0};
+	struct evlist l = {0};
+	struct recorder rc = {0};
+	struct timespec next;
+	const char *store;
+	uint64_t last_retain = 0;
+	long samples = 0;
+	bool spool, took;
+	int r, status = EXIT_OK;
+
+	r = cli_parse(&record_argp, argc, argv, &a);
+	if (r)
+		return r;
+	rc.cli = cli;
+	rc.ctx = cli_ctx(cli);
+	if (!rc.ctx)
+		return EXIT_FAILURE;
+	rc.version = mcg_ctx_version(rc.ctx);
+	store = a.store ? a.store : MCG_HIST_DEFAULT_DIR;
+	o.dir = store;
+	o.retain_age_ns = a.retain_age_ms * 1000000ULL;
+	o.retain_bytes = a.retain_bytes;
+	o.sync = a.sync;
+	r = mcg_hist_writer_open(&o, rc.version, mcg_ctx_root(rc.ctx), &w);
+	if (r < 0) {
+		cli_err("cannot open history store '%s': %s", out_esc(store), mcg_strerror(r));
+		return EXIT_FAILURE;
+	}
+	r = mcg_sampler_new(rc.ctx, "/", 0, &s);
+	if (r == 0)
+		r = mcg_sampler_set_keys(s, NULL);
+	if (r < 0) {
+		cli_err("cannot sample the memory cgroups: %s", mcg_strerror(r));
+		mcg_hist_writer_close(w);
+		mcg_sampler_free(s);
+		return EXIT_FAILURE;
+	}
+	r = mcg_hist_spool_create(rc.ctx);
+	spool = r == 0;
+	if (!spool)
+		cli_warn("cannot make the event spool in '%s' (changes memcgctl makes are not "
+			 "recorded): %s",
+			 out_esc(mcg_ctx_rundir(rc.ctx)), mcg_strerror(r));
+	cli_trap_signals();
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (!cli_interrupted) {
+		uint64_t t;
+
+		r = mcg_sampler_sample(s, &snap);
+		t = realtime_ns();
+		if (r < 0) {
+			cli_err("cannot sample the memory cgroups: %s", mcg_strerror(r));
+			status = EXIT_FAILURE;
+			break;
+		}
+		ev_reset(&l);
+		diff(&rc, prev, snap, t, &l);
+		took = spool && mcg_hist_spool_take(rc.ctx, &batch) == 0;
+		if (took) {
+			size_t i;
+
+			for (i = 0; i < batch.n; i++) {
+				struct mcg_hist_event *e = ev_add(&l, MCG_HEV_CHANGE, NULL, 0);
+
+				if (e)
+					*e = batch.ev[i];
+			}
+		}
+		r = mcg_hist_write_snapshot(w, t, snap, l.ev, l.n);
+		if (r < 0) {
+			cli_err("cannot write to history store '%s': %s", out_esc(store),
+				mcg_strerror(r));
+			status = EXIT_FAILURE;
+			break;
+		}
+		if (took) {
+			mcg_hist_spool_done(rc.ctx);
+			if (batch.bad)
+				cli_warn("%u lines of the event spool were not memcgctl's: dropped",
+					 batch.bad);
+		}
+		mcg_hist_spool_batch_free(&batch);
+		mcg_snapshot_unref(prev);
+		prev = snap;
+		snap = NULL;
+		if (t - last_retain >= 60ULL * 1000000000ULL) {
+			mcg_hist_writer_retain(w, t);
+			last_retain = t;
+		}
+		if (a.count && ++samples >= a.count)
+			break;
+		/* the next sample on the interval's grid, not interval after this one's end */
+		next.tv_nsec += (long)(a.interval_ms % 1000) * 1000000L;
+		next.tv_sec += (time_t)(a.interval_ms / 1000) + next.tv_nsec / 1000000000L;
+		next.tv_nsec %= 1000000000L;
+		while (!cli_interrupted &&
+		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+			;
+	}
+	mcg_hist_spool_batch_free(&batch);
+	ev_reset(&l);
+	free(l.ev);
+	free(rc.dirty);
+	mcg_snapshot_unref(prev);
+	mcg_snapshot_unref(snap);
+	mcg_sampler_free(s);
+	r = mcg_hist_writer_close(w);
+	if (r < 0 && status == EXIT_OK) {
+		cli_err("cannot flush history store '%s': %s", out_esc(store), mcg_strerror(r));
+		status = EXIT_FAILURE;
+	}
+	return status;
+}
+
+const struct mcg_cmd cmd_record = {
+	.name = "record",
+	.summary = "Record every memory cgroup into the history store (a daemon)",
+	.argp = &record_argp,
+	.run = run_record,
+};
