@@ -500,6 +500,10 @@ int mcg_empty_run(struct mcg_group *g, const struct mcg_empty_opts *o,
 	if (res.stop != MCG_EMPTY_INTERRUPTED && res.stop != MCG_EMPTY_TIMEOUT &&
 	    res.stop != MCG_EMPTY_CONFLICT && res.usage_after <= res.target)
 		res.stop = MCG_EMPTY_DONE;
+	mcg_hist_note(g->ctx, o->kernel ? "empty --kernel" : "empty", g->path,
+		      "reclaimed %llu bytes, usage %llu -> %llu, %s",
+		      (unsigned long long)res.reclaimed, (unsigned long long)res.usage_before,
+		      (unsigned long long)res.usage_after, mcg_empty_stop_name(res.stop));
 	*ret = res;
 out:
 	mcg_txn_free(t);

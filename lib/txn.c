@@ -1011,8 +1011,36 @@ int mcg_txn_rollback(struct mcg_txn *t)
 	return r;
 }
 
+/* History: each knob the transaction leaves changed, for the recorder (mcg_hist_note). */
+static void note_changes(struct mcg_txn *t)
+{
+	char detail[512], a[24], b[24];
+	size_t i, o = 0;
+
+	detail[0] = '\0';
+	for (i = 0; i < t->n_saved && o < sizeof(detail); i++) {
+		const struct saved *s = &t->saved[i];
+
+		if (s->exp1 == s->k.orig_v)
+			continue;
+		if (s->k.orig_v == MCG_MAX)
+			snprintf(a, sizeof(a), "max");
+		else
+			snprintf(a, sizeof(a), "%llu", (unsigned long long)s->k.orig_v);
+		if (s->exp1 == MCG_MAX)
+			snprintf(b, sizeof(b), "max");
+		else
+			snprintf(b, sizeof(b), "%llu", (unsigned long long)s->exp1);
+		o += (size_t)snprintf(detail + o, sizeof(detail) - o, "%s%s %s -> %s", o ? ", " : "",
+				      s->k.knob, a, b);
+	}
+	if (detail[0])
+		mcg_hist_note(t->g->ctx, t->op, t->g->path, "%s", detail);
+}
+
 int mcg_txn_commit(struct mcg_txn *t)
 {
+	note_changes(t);
 	drop_journal(t);
 	t->n_saved = 0;
 	t->finished = true;
