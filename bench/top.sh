@@ -40,13 +40,13 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 cc -O2 -Wall -o "$tmp/top-raw" "$src/bench/top-raw.c" -I"$src/lib/include" "$build/libmemcg.a" \
-	$(pkg-config --cflags --libs libnl-genl-3.0 libcgroup) -lm
+	$(pkg-config --cflags --libs libnl-genl-3.0 libcgroup libsystemd libzstd) -lm
 
 if [ -n "$base" ]; then
 	cc -O2 -Wall -o "$tmp/sampler-new" "$src/bench/top-sampler.c" -I"$src/lib/include" \
-		"$build/libmemcg.a" $(pkg-config --cflags --libs libnl-genl-3.0 libcgroup) -lm
+		"$build/libmemcg.a" $(pkg-config --cflags --libs libnl-genl-3.0 libcgroup libsystemd libzstd) -lm
 	cc -O2 -Wall -o "$tmp/sampler-base" "$src/bench/top-sampler.c" -I"$base/../lib/include" \
-		"$base/libmemcg.a" $(pkg-config --cflags --libs libnl-genl-3.0 libcgroup) -lm
+		"$base/libmemcg.a" $(pkg-config --cflags --libs libnl-genl-3.0 libcgroup libsystemd libzstd) -lm
 fi
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}'; }

@@ -200,9 +200,12 @@ static const struct out_col *top_out_cols(void)
 	return top_out;
 }
 
-/* One row per cgroup shown, in the model's order; text cells as the live view has them. */
+/*
+ * One row per cgroup shown, in the model's order: with TEXT the cells as the
+ * live view shows them (for the text table), else their values (for JSON).
+ */
 static int *top_fill(struct out_table *t, const struct mcg_snapshot *s, const struct top_opts *o,
-		     bool raw)
+		     bool raw, bool text)
 {
 	int *rows = malloc((s->n_rows ? s->n_rows : 1) * sizeof(*rows));
 	size_t n, i;
@@ -225,6 +228,11 @@ static int *top_fill(struct out_table *t, const struct mcg_snapshot *s, const st
 
 			if (!top_col_on(k, s->version) || !out_table_has(t, k))
 				continue;
+			if (text) {
+				top_cell_format(s, r, k, raw, cell, sizeof(cell));
+				out_cell_text(row, k, cell);
+				continue;
+			}
 			if (k == TOP_ASYNC) {
 				if (r->async >= 0)
 					out_cell_bool(row, k, r->async == 1);
@@ -245,8 +253,6 @@ static int *top_fill(struct out_table *t, const struct mcg_snapshot *s, const st
 				else
 					out_cell_num(row, k, k == TOP_STALL ? v * 1e6 : v);
 			}
-			top_cell_format(s, r, k, raw, cell, sizeof(cell));
-			out_cell_text(row, k, cell);
 		}
 	}
 	return rows; /* the snapshot row of each table row, in order */
@@ -260,7 +266,7 @@ static int print_text(const struct mcg_snapshot *s, const struct top_opts *o, bo
 	t = out_table_new(top_out_cols(), TOP_COL__COUNT, s->version, &status);
 	if (!t)
 		return status;
-	free(top_fill(t, s, o, raw));
+	free(top_fill(t, s, o, raw, true));
 	if (!out_opts.noheadings)
 		header_text(s, o);
 	out_table_print(t, stdout);
@@ -330,7 +336,7 @@ static int print_json(const struct mcg_snapshot *s, const struct top_opts *o)
 	t = out_table_new(top_out_cols(), TOP_COL__COUNT, s->version, &status);
 	if (!t)
 		return status;
-	idx = top_fill(t, s, o, false);
+	idx = top_fill(t, s, o, false, false);
 	jw_open_object(stdout, NULL);
 	jw_timestamp(stdout);
 	jw_u64(stdout, "sample", s->seq);
@@ -456,6 +462,9 @@ static int top_run(struct cli *cli, int argc, char **argv)
 		flags |= MCG_SAMPLER_TASKSTATS;
 	if (!o.batch)
 		o.taskstats = !o.no_taskstats;
+	/* `top -b -n 1`: one sample, nothing to watch */
+	if (o.batch && o.count == 1)
+		flags |= MCG_SAMPLER_ONESHOT;
 	r = mcg_sampler_new(ctx, o.cgroup ? o.cgroup : "/", flags, &s);
 	if (r < 0) {
 		cli_err("cannot open cgroup '%s': %s", o.cgroup ? o.cgroup : "/", mcg_strerror(r));

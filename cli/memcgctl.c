@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -434,6 +435,15 @@ int main(int argc, char **argv)
 	char *default_argv[] = {list_name, NULL};
 	int idx, status;
 
+	/*
+	 * top, export --listen, record and reclaimd allocate a snapshot (about a
+	 * kilobyte per cgroup) every interval and free the one before. glibc
+	 * raises its mmap threshold to the size of a freed mmapped block, after
+	 * which those arrays come from the heap and stay resident: a fixed
+	 * threshold keeps them mmapped and given back on free (RSS at 1000
+	 * cgroups: about 3 MiB less).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	if (argp_parse(&global_argp, argc, argv, ARGP_IN_ORDER, &idx, &g))
 		return EXIT_USAGE;
 	if (!g.cmd_argc) {

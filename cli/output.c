@@ -33,40 +33,6 @@ static void jw_key(FILE *f, const char *key)
 }
 
 /*
- * Length of the valid UTF-8 sequence at S (2..4 bytes), or 0: overlong forms,
- * surrogates and code points past U+10FFFF are invalid. (C1 controls are valid
- * UTF-8; the caller escapes them.)
- */
-static size_t utf8_len(const unsigned char *s, uint32_t *ret_cp)
-{
-	uint32_t cp;
-	size_t n, i;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	*ret_cp = cp;
-	return n;
-}
-
-/*
  * A JSON string for any bytes: valid UTF-8 as is, controls (C0, DEL, C1) as
  * \uXXXX, each byte of invalid UTF-8 as the four characters \xHH and a
  * backslash as two (each escaped for JSON): decoded, backslashes and bytes read
@@ -105,7 +71,7 @@ static void escape(FILE *f, const char *s)
 				fprintf(f, "\\u%04x", c);
 			} else if (c < 0x80) {
 				fputc(c, f);
-			} else if ((n = utf8_len(p, &cp)) > 0) {
+			} else if ((n = mcg_utf8_seq(p, &cp)) > 0) {
 				if (cp <= 0x9f)
 					fprintf(f, "\\u%04x", (unsigned)cp);
 				else
@@ -607,10 +573,15 @@ void out_cell_bool(struct out_row *r, size_t c, bool v)
 
 void out_cell_text(struct out_row *r, size_t c, const char *text)
 {
+	const char *p;
+
 	if (!r || !text)
 		return;
 	free(r->cells[c].text);
-	r->cells[c].text = mcg_escape_dup(text);
+	/* printable ASCII (numbers, sizes: most cells) is its own escape */
+	for (p = text; *p >= 0x20 && *p < 0x7f && *p != '\\'; p++)
+		;
+	r->cells[c].text = *p ? mcg_escape_dup(text) : strdup(text);
 }
 
 /* The cell as text, into BUF or a string the row owns. */
@@ -698,6 +669,17 @@ static const char *term_safe(const char *s, bool utf8, char **buf)
 	return *buf;
 }
 
+/* Is the column at print position K selected again after it (-o usage,usage)? */
+static bool selected_after(const struct out_table *t, size_t k)
+{
+	size_t j;
+
+	for (j = k + 1; j < t->nsel; j++)
+		if (t->sel[j] == t->sel[k])
+			return true;
+	return false;
+}
+
 void out_table_print(struct out_table *t, FILE *f)
 {
 	struct libscols_table *tb;
@@ -746,10 +728,20 @@ void out_table_print(struct out_table *t, FILE *f)
 			const struct out_col *c = &t->cols[t->sel[k]];
 			char buf[64];
 
-			scols_line_set_data(r->ln, k,
-					    term_safe(cell_text(c, &r->cells[t->sel[k]], tree, buf,
-								sizeof(buf)),
-						      utf8, &tbuf));
+			struct out_cell *ce = &r->cells[t->sel[k]];
+			const char *txt = term_safe(cell_text(c, ce, tree, buf, sizeof(buf)), utf8,
+						    &tbuf);
+
+			/*
+			 * The row's own text goes to the table as it is (the table frees
+			 * it), not copied; unless -o names the column again further on.
+			 */
+			if (txt == ce->text && !selected_after(t, k)) {
+				if (scols_line_refer_data(r->ln, k, ce->text) == 0)
+					ce->text = NULL;
+			} else {
+				scols_line_set_data(r->ln, k, txt);
+			}
 		}
 	}
 	scols_print_table(tb);

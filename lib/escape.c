@@ -4,12 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * Length of the valid, printable UTF-8 sequence at S (2..4 bytes), or 0 when
- * S does not start one: overlong forms, surrogates, code points past U+10FFFF
- * and the C1 controls U+0080..U+009F (a terminal acts on them) are refused.
- */
-static size_t utf8_seq(const unsigned char *s)
+size_t mcg_utf8_seq(const unsigned char *s, uint32_t *ret_cp)
 {
 	uint32_t cp;
 	size_t n, i;
@@ -32,8 +27,10 @@ static size_t utf8_seq(const unsigned char *s)
 		cp = cp << 6 | (s[i] & 0x3f);
 	}
 	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+	    (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
+	if (ret_cp)
+		*ret_cp = cp;
 	return n;
 }
 
@@ -46,6 +43,7 @@ size_t mcg_escape(const char *s, char *buf, size_t len)
 	while (*p) {
 		char tmp[8];
 		const char *piece = tmp;
+		uint32_t cp = 0;
 		size_t n;
 
 		if (*p == '\\') {
@@ -55,7 +53,8 @@ size_t mcg_escape(const char *s, char *buf, size_t len)
 		} else if (*p >= 0x20 && *p < 0x7f) {
 			tmp[0] = (char)*p++;
 			n = 1;
-		} else if (*p >= 0x80 && (n = utf8_seq(p)) > 0) {
+		} else if (*p >= 0x80 && (n = mcg_utf8_seq(p, &cp)) > 0 && cp > 0x9f) {
+			/* printable UTF-8 as is; C1 controls (U+0080..U+009F), which a terminal acts on, escaped */
 			piece = (const char *)p;
 			p += n;
 		} else {

@@ -136,11 +136,23 @@ static int node_path_fd(struct mcg_sampler *s, const struct node *n)
 	return fd;
 }
 
-/* N's directory opened for reading (readdir, openat of its files). */
+/*
+ * N's directory opened for reading (readdir): a duplicate of its kept
+ * descriptor rewound (one syscall), or opened name by name after EMFILE.
+ */
 static int open_dir(struct mcg_sampler *s, const struct node *n)
 {
-	int pfd = node_path_fd(s, n), fd;
+	int pfd, fd;
 
+	if (n->dfd >= 0) {
+		fd = fcntl(n->dfd, F_DUPFD_CLOEXEC, 0);
+		if (fd >= 0 && lseek(fd, 0, SEEK_SET) < 0) {
+			close(fd);
+			return -1;
+		}
+		return fd;
+	}
+	pfd = node_path_fd(s, n);
 	if (pfd < 0)
 		return -1;
 	fd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -267,8 +279,21 @@ static struct node *node_new(struct mcg_sampler *s, struct node *parent, const c
 	for (i = 0; i < F_MAX; i++)
 		n->fd[i] = FD_ABSENT;
 	s->nnodes++;
-	n->dfd = node_path_fd(s, n); /* -1 here (EMFILE): reopened through the parent */
-	dfd = open_dir(s, n);
+	/*
+	 * One descriptor per directory, opened for reading and kept: files are
+	 * opened under it, readdir reads a duplicate, inotify watches it through
+	 * /proc/self/fd. -1 here (EMFILE): reopened name by name from an ancestor.
+	 */
+	if (parent && parent->dfd >= 0)
+		dfd = openat(parent->dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	else if (!parent)
+		dfd = openat(s->topfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	else
+		dfd = open_dir(s, n);
+	if (dfd < 0 && (errno == EMFILE || errno == ENFILE))
+		dfd = open_dir(s, n); /* no kept descriptor: through the ancestors each time */
+	else if (dfd >= 0)
+		n->dfd = dfd;
 	if (dfd < 0) {
 		n->gone = true;
 		return n;
@@ -282,7 +307,8 @@ static struct node *node_new(struct mcg_sampler *s, struct node *parent, const c
 		if (n->wd < 0)
 			s->rescan_all = true; /* out of watches: fall back to rescanning */
 	}
-	close(dfd);
+	if (dfd != n->dfd)
+		close(dfd);
 	n->rescan = true;
 	return n;
 }
@@ -631,7 +657,8 @@ int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned flags, struc
 	}
 	s->buflen = 16384;
 	s->buf = malloc(s->buflen);
-	s->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	/* one sample: watching the tree would cost a watch per cgroup for nothing */
+	s->ifd = flags & MCG_SAMPLER_ONESHOT ? -1 : inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (!s->buf) {
 		mcg_group_close(g);
 		mcg_sampler_free(s);
@@ -1100,7 +1127,9 @@ int mcg_sampler_sample(struct mcg_sampler *s, struct mcg_snapshot **ret)
 	struct timespec ts;
 	struct fill f;
 
-	drain_inotify(s);
+	/* the first sample reads the tree mcg_sampler_new() just walked */
+	if (s->seq)
+		drain_inotify(s);
 	if (s->rescan_all) {
 		s->rescan_all = false;
 		mark_all(s->top);

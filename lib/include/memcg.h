@@ -58,6 +58,13 @@ MCG_EXPORT const char *mcg_strerror(int err);
 MCG_EXPORT size_t mcg_escape(const char *s, char *buf, size_t len);
 /* The same, into a malloc'd string; NULL on allocation failure. */
 MCG_EXPORT char *mcg_escape_dup(const char *s);
+/*
+ * Length of the valid UTF-8 sequence at S (2..4 bytes, its code point in
+ * *RET_CP if not NULL), or 0: an ASCII byte, overlong forms, surrogates and
+ * code points past U+10FFFF. C1 controls are valid UTF-8: callers that print
+ * escape them.
+ */
+MCG_EXPORT size_t mcg_utf8_seq(const unsigned char *s, uint32_t *ret_cp);
 
 /* ---- context ---------------------------------------------------------- */
 

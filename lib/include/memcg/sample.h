@@ -89,6 +89,11 @@ struct mcg_sampler;
 
 enum {
 	MCG_SAMPLER_TASKSTATS = 1 << 0, /* collect per-cgroup direct-reclaim stall times */
+	/*
+	 * One sample (or few, far apart): no inotify watches; the tree is read
+	 * again at each sample. For `top -b -n 1`, one-shot export and dirty.
+	 */
+	MCG_SAMPLER_ONESHOT = 1 << 1,
 };
 
 /* Sample the tree under PATH ("/" for everything), reading the counters top shows. */
