@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -112,19 +113,77 @@ static const char *absolute(const char *p, char *buf, size_t len)
 	return buf;
 }
 
+/* The unit that runs the daemon for the default state directory on a systemd host. */
+#define RECLAIMD_UNIT "memcgctl-reclaimd.service"
+/* The process name (comm; the kernel keeps 15 bytes of it) and argv[0] of the daemon. */
+#define RECLAIMD_NAME "memcgctl-reclaimd"
+
+/* Wait until the daemon for STATEDIR holds its pid file (3 s). */
+static int wait_pidfile(const char *statedir, pid_t *ret_pid)
+{
+	struct mcg_reclaimd_info info;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		struct timespec ts = {0, 10 * 1000 * 1000};
+
+		if (mcg_reclaimd_info(statedir, &info) == 0 && info.pid > 0) {
+			*ret_pid = info.pid;
+			return 0;
+		}
+		nanosleep(&ts, NULL);
+	}
+	return -ETIMEDOUT;
+}
+
+/*
+ * On a systemd host the daemon for the default state directory is the unit's
+ * (which runs 'reclaimd --foreground --keep' with the defaults): started with
+ * StartUnit, it runs in its own cgroup and sandbox, not as its caller's child.
+ * 1 when started so, 0 when this run is not the unit's (--root, --run-dir,
+ * --state-dir, no systemd, the unit not installed), -errno with the reason said.
+ */
+static int start_unit(struct cli *cli, const char *statedir, pid_t *ret_pid)
+{
+	struct mcg_ctx *ctx = cli_ctx(cli);
+	char def[4200], why[256];
+	int r;
+
+	if (!ctx || cli->root || cli->procfs || !mcg_unit_systemd_running() ||
+	    strcmp(mcg_ctx_rundir(ctx), "/run/memcgctl") ||
+	    mcg_async_statedir(ctx, def, sizeof(def)) < 0 || strcmp(def, statedir))
+		return 0;
+	r = mcg_unit_start(RECLAIMD_UNIT, why, sizeof(why));
+	if (r == -ENOENT)
+		return 0; /* not installed: a detached child as elsewhere */
+	if (r < 0) {
+		cli_err("cannot start %s: %s", RECLAIMD_UNIT, why);
+		return r;
+	}
+	r = wait_pidfile(statedir, ret_pid);
+	if (r < 0) {
+		cli_err("cannot start %s: it holds no pid file in %s (see journalctl -u %s)",
+			RECLAIMD_UNIT, statedir, RECLAIMD_UNIT);
+		return r;
+	}
+	return 1;
+}
+
 /* Start a detached daemon for STATEDIR with this run's global options. */
 int cli_reclaimd_start(struct cli *cli, const char *statedir, pid_t *ret_pid)
 {
 	char rootbuf[4200], procbuf[4200], runbuf[4200], ver[4];
 	const char *argv[24];
-	struct mcg_reclaimd_info info;
 	struct mcg_ctx *ctx = cli_ctx(cli);
-	int n = 0, status, i, logfd;
+	int n = 0, status, i, logfd, r;
 	pid_t pid;
 
 	if (!ctx)
 		return -MCG_E_NOCONTROLLER;
-	argv[n++] = "memcgctl";
+	r = start_unit(cli, statedir, ret_pid);
+	if (r != 0)
+		return r < 0 ? r : 0;
+	argv[n++] = RECLAIMD_NAME; /* ps shows it; /proc/self/exe is run */
 	if (cli->root) {
 		argv[n++] = "--root";
 		argv[n++] = absolute(cli->root, rootbuf, sizeof(rootbuf));
@@ -185,16 +244,7 @@ int cli_reclaimd_start(struct cli *cli, const char *statedir, pid_t *ret_pid)
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
 		return -ECHILD;
 	/* wait until it holds its pid file (or gave up: nothing to serve, or failed) */
-	for (i = 0; i < 300; i++) {
-		struct timespec ts = {0, 10 * 1000 * 1000};
-
-		if (mcg_reclaimd_info(statedir, &info) == 0 && info.pid > 0) {
-			*ret_pid = info.pid;
-			return 0;
-		}
-		nanosleep(&ts, NULL);
-	}
-	return -ETIMEDOUT;
+	return wait_pidfile(statedir, ret_pid);
 }
 
 static int reclaimd_run(struct cli *cli, int argc, char **argv)
@@ -252,6 +302,8 @@ static int reclaimd_run(struct cli *cli, int argc, char **argv)
 		printf("reclaimd started (pid %d)\n", (int)pid);
 		return 0;
 	}
+	/* "exe" in ps otherwise (started as /proc/self/exe): the kernel keeps 15 bytes */
+	prctl(PR_SET_NAME, RECLAIMD_NAME, 0, 0, 0);
 	/* a daemon says what it does: INFO at least */
 	r = reclaimd_main(ctx, statedir, a.keep ? RECLAIMD_KEEP : 0,
 			  cli->verbose < 1 ? 1 : cli->verbose);

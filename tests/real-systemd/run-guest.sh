@@ -154,6 +154,9 @@ done
 cp -R "$src/tests/real" "$m/src/tests/real"
 mkdir -p "$m/src/tests/real-systemd/scenarios"
 cp "$here"/*.sh "$m/src/tests/real-systemd/"
+# the unit files as shipped (lib/systemd/*.in: the scenarios fill in the paths)
+mkdir -p "$m/src/lib/systemd"
+cp "$src"/lib/systemd/* "$m/src/lib/systemd/"
 guest_scenarios=
 for f in $scenarios; do
 	cp "$f" "$m/src/tests/real-systemd/scenarios/"
