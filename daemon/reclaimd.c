@@ -23,12 +23,6 @@
 #define NOLIMIT_RECHECK_NS (5 * NSEC)
 /* Another memcgctl holds the cgroup's lock: a set-limit or empty is short, look again soon. */
 #define LOCKED_RETRY_NS (100 * MSEC)
-/*
- * Skipped for a clean cache while above high: no threshold event comes when
- * the cache turns dirty, so look again soon (one memory.stat read, ~20 us)
- * rather than at the fallback.
- */
-#define CLEAN_RECHECK_NS (20 * MSEC)
 /* A cgroup's stats file is rewritten at most once a second (status reads it). */
 #define STATS_EVERY_NS (1 * NSEC)
 /* The daemon's totals while nothing changes: every 10 s (its CPU time and wake-ups). */
@@ -45,6 +39,13 @@
 /* memory.events and memory.stat are short: one read of this size holds them. */
 #define EVENTS_BUF 512
 
+/* What an epoll event came from: the cgroup, and whether it was its PSI trigger. */
+struct cg;
+struct cg_src {
+	struct cg *c;
+	bool psi;
+};
+
 struct cg {
 	struct mcg_async_conf conf;
 	struct mcg_group *g;
@@ -52,17 +53,35 @@ struct cg {
 	int efd;       /* v1: threshold eventfd */
 	int psi_fd;    /* v2: memory.pressure trigger */
 	int events_fd; /* v2: memory.events, POLLPRI on change */
+	int failcnt_fd; /* v1: memory.failcnt (limit hits) */
+	struct cg_src src, psi_src; /* epoll data of efd/events_fd, and of psi_fd */
 	uint64_t registered_high;
-	uint64_t limit, high, low;
+	uint64_t limit, high, low; /* high and low as configured (status shows these) */
 	bool valid; /* watermarks resolved */
+	/*
+	 * Keeping up (memcg/async.h): the watermarks and the step in force,
+	 * derived from the measured charge rate, the daemon's own reaction time
+	 * and the limit hits seen; the limit hit counter at the last look.
+	 */
+	uint64_t eff_high, eff_low, step;
+	struct mcg_policy_rate rate;
+	struct mcg_policy_cost cost;
+	struct mcg_policy_miss miss;
+	uint64_t hits;
+	bool hits_known, stalled;
+	/*
+	 * Skipped for a clean cache while above high: no threshold event comes
+	 * when the cache turns dirty, so look again soon (mcg_policy_clean_wait).
+	 */
+	uint64_t clean_wait;
 	struct mcg_async_stats st;
 	struct mcg_policy_budget budget;
 	struct mcg_policy_thrash thrash;
 	uint64_t next_ns; /* look again at this time */
-	uint64_t last_usage, last_usage_ns; /* v2: growth rate for the adaptive timer */
 	bool stats_dirty;
 	uint64_t stats_written_ns;
 	bool mark;
+	bool looked; /* checked in this loop iteration: pays a share of its CPU */
 	char *ename; /* the path escaped for the log (mcg_escape) */
 };
 
@@ -78,6 +97,7 @@ struct daemon {
 	struct cg **cgs;
 	size_t n;
 	uint64_t started_wall, wakeups, totals_written_ns;
+	uint64_t iter_reclaim_ns; /* CPU of the bursts of this loop iteration */
 	bool totals_dirty; /* a cgroup's stats were written since the totals */
 };
 
@@ -141,33 +161,35 @@ static int v1_register(struct daemon *d, struct cg *c)
 	c->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (c->efd < 0)
 		return -errno;
-	snprintf(buf, sizeof(buf), "%d %d %llu", c->efd, c->usage_fd, (unsigned long long)c->high);
+	snprintf(buf, sizeof(buf), "%d %d %llu", c->efd, c->usage_fd,
+		 (unsigned long long)c->eff_high);
 	r = mcg_knob_write(c->g, "cgroup.event_control", buf);
 	if (r < 0) {
 		close_fd(&c->efd);
 		return r;
 	}
-	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &c->src};
 
 	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, c->efd, &ev) < 0) {
 		r = -errno;
 		close_fd(&c->efd);
 		return r;
 	}
-	c->registered_high = c->high;
+	c->registered_high = c->eff_high;
 	return 0;
 }
 
 /* v2: a PSI trigger (some stall) and memory.events changes; the timer does the rest. */
 static void v2_register(struct daemon *d, struct cg *c)
 {
-	struct epoll_event ev = {.events = EPOLLPRI, .data.ptr = c};
+	struct epoll_event ev = {.events = EPOLLPRI, .data.ptr = &c->src};
+	struct epoll_event pev = {.events = EPOLLPRI, .data.ptr = &c->psi_src};
 	static const char trig[] = PSI_TRIGGER;
 
 	if (c->psi_fd < 0) {
 		c->psi_fd = mcg_knob_open(c->g, "memory.pressure", O_RDWR | O_NONBLOCK);
 		if (c->psi_fd >= 0 && (write(c->psi_fd, trig, sizeof(trig)) < 0 ||
-				       epoll_ctl(d->epfd, EPOLL_CTL_ADD, c->psi_fd, &ev) < 0))
+				       epoll_ctl(d->epfd, EPOLL_CTL_ADD, c->psi_fd, &pev) < 0))
 			close_fd(&c->psi_fd);
 	}
 	if (c->events_fd < 0) {
@@ -182,20 +204,41 @@ static void v2_register(struct daemon *d, struct cg *c)
 	}
 	snprintf(c->st.event_source, sizeof(c->st.event_source), "%s%stimer",
 		 c->psi_fd >= 0 ? "psi+" : "", c->events_fd >= 0 ? "events+" : "");
-	c->registered_high = c->high;
+	c->registered_high = c->eff_high;
+}
+
+/*
+ * Move the v1 usage threshold to the high watermark in force? Only when it
+ * moved by more than a quarter of its margin: a registration is a write to
+ * cgroup.event_control and a new eventfd, and the poll timer covers the
+ * difference meanwhile.
+ */
+static bool rearm_due(const struct cg *c)
+{
+	uint64_t diff;
+
+	if (c->registered_high == 0)
+		return true;
+	if (c->efd < 0)
+		return false; /* v2, or v1 polling only: nothing armed to move */
+	diff = c->registered_high > c->eff_high ? c->registered_high - c->eff_high
+						: c->eff_high - c->registered_high;
+	return c->eff_high < c->limit && diff > (c->limit - c->eff_high) / 4;
 }
 
 /* Re-read the limit; resolve the watermarks; (re)arm the events. */
 static int refresh_limit(struct daemon *d, struct cg *c)
 {
 	uint64_t limit, high, low;
+	bool changed;
 	int r;
 
 	r = mcg__fd_read_u64(c->limit_fd, &limit);
 	if (r < 0)
 		return r;
-	if (limit == c->limit && c->valid && c->registered_high == c->high)
+	if (limit == c->limit && c->valid && !rearm_due(c))
 		return 0;
+	changed = limit != c->limit || !c->valid;
 	c->limit = c->st.limit = limit;
 	r = mcg_async_watermarks(&c->conf, limit, &high, &low);
 	if (r < 0) {
@@ -207,6 +250,11 @@ static int refresh_limit(struct daemon *d, struct cg *c)
 		close_fd(&c->efd);
 		c->registered_high = 0;
 		return 0;
+	}
+	if (changed || high != c->high || low != c->low) {
+		/* new watermarks: widened again from what is measured (next look) */
+		c->eff_high = high;
+		c->eff_low = low;
 	}
 	c->high = c->st.high = high;
 	c->low = c->st.low = low;
@@ -222,6 +270,7 @@ static int refresh_limit(struct daemon *d, struct cg *c)
 				c->ename, mcg_strerror(r),
 				(unsigned long long)(FALLBACK_NS / MSEC));
 			snprintf(c->st.event_source, sizeof(c->st.event_source), "timer");
+			c->registered_high = c->eff_high; /* tried: not again until the limit changes */
 		} else {
 			snprintf(c->st.event_source, sizeof(c->st.event_source), "eventfd");
 		}
@@ -238,6 +287,7 @@ static void cg_free(struct cg *c)
 	close_fd(&c->efd);
 	close_fd(&c->psi_fd);
 	close_fd(&c->events_fd);
+	close_fd(&c->failcnt_fd);
 	close_fd(&c->usage_fd);
 	close_fd(&c->limit_fd);
 	mcg_group_close(c->g);
@@ -326,8 +376,12 @@ static struct cg *cg_new(struct daemon *d, const struct mcg_async_conf *conf)
 
 	if (!c)
 		return NULL;
-	c->efd = c->psi_fd = c->events_fd = c->usage_fd = c->limit_fd = -1;
+	c->efd = c->psi_fd = c->events_fd = c->failcnt_fd = c->usage_fd = c->limit_fd = -1;
 	c->conf = *conf;
+	c->src.c = c->psi_src.c = c;
+	c->psi_src.psi = true;
+	c->cost = (struct mcg_policy_cost)MCG_POLICY_COST_INIT;
+	mcg_policy_miss_init(&c->miss, now);
 	c->ename = mcg_escape_dup(conf->path);
 	if (!c->ename) {
 		free(c);
@@ -363,6 +417,9 @@ static struct cg *cg_new(struct daemon *d, const struct mcg_async_conf *conf)
 		c->limit_fd = mcg_knob_open(c->g, lk, O_RDONLY);
 		if (c->usage_fd < 0 || c->limit_fd < 0)
 			r = c->usage_fd < 0 ? c->usage_fd : c->limit_fd;
+		/* limit hits without it: the rates and the usage still decide */
+		if (r == 0 && mcg_ctx_version(d->ctx) == 1)
+			c->failcnt_fd = mcg_knob_open(c->g, "memory.failcnt", O_RDONLY);
 	}
 	if (r < 0) {
 		if (r == -ENOENT || group_gone(d, c)) {
@@ -469,12 +526,13 @@ static void thrash_check(struct daemon *d, struct cg *c)
 }
 
 /* Account a burst's CPU cost. */
-static void spend(struct cg *c, uint64_t cpu0)
+static void spend(struct daemon *d, struct cg *c, uint64_t cpu0)
 {
 	uint64_t cost = rd_cpu_ns() - cpu0;
 
 	mcg_policy_budget_spend(&c->budget, cost);
 	c->st.cpu_ns += cost;
+	d->iter_reclaim_ns += cost;
 }
 
 /* Reclaim C down to its low watermark, in steps, within its CPU budget. */
@@ -519,22 +577,25 @@ static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 	 * the limit on v1) and one read, not a journal and four opens.
 	 */
 	r = mcg_reclaimer_new(t, &rc);
-	while (r == 0 && usage > c->low) {
-		uint64_t want = (uint64_t)c->conf.batch * ps;
+	while (r == 0 && usage > c->eff_low) {
+		uint64_t want = c->step, t0 = rd_now_ns(), t1;
 		struct mcg_step st;
 
-		if (usage - c->low < want)
-			want = (usage - c->low + ps - 1) / ps * ps;
+		if (usage - c->eff_low < want)
+			want = (usage - c->eff_low + ps - 1) / ps * ps;
 		/* a workload charges meanwhile: the limit goes back after every step */
 		r = mcg_reclaimer_step(rc, want, false, &st);
 		if (r < 0)
 			break;
+		t1 = rd_now_ns();
+		mcg_policy_cost_step(&c->cost, t1 - t0);
 		c->st.steps++;
 		if (st.usage_after < st.usage_before) {
 			c->st.reclaimed += st.usage_before - st.usage_after;
 			mcg_policy_thrash_reclaimed(&c->thrash, st.usage_before - st.usage_after);
 		}
 		usage = st.usage_after;
+		mcg_policy_rate_update(&c->rate, usage + c->st.reclaimed, t1);
 		if (st.short_) {
 			c->st.short_steps++;
 			if (st.usage_after >= st.usage_before)
@@ -572,7 +633,7 @@ static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 	if (r == -MCG_E_CONFLICT) {
 		mcg_txn_rollback(t); /* nothing saved is left: drops the journal */
 		mcg_txn_free(t);
-		spend(c, cpu0);
+		spend(d, c, cpu0);
 		c->st.usage = usage;
 		c->st.state = MCG_ASYNC_WAITING;
 		c->stats_dirty = true;
@@ -600,13 +661,13 @@ static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 		mcg_txn_commit(t);
 	}
 	mcg_txn_free(t);
-	spend(c, cpu0);
+	spend(d, c, cpu0);
 	c->st.usage = usage;
 	c->stats_dirty = true;
 	if (r >= 0) {
 		thrash_check(d, c);
 		if (c->st.state == MCG_ASYNC_RECLAIMING)
-			c->st.state = usage > c->low ? MCG_ASYNC_THROTTLED : MCG_ASYNC_WAITING;
+			c->st.state = usage > c->eff_low ? MCG_ASYNC_THROTTLED : MCG_ASYNC_WAITING;
 		if (c->st.state == MCG_ASYNC_THROTTLED) {
 			c->st.deferred++;
 			/* out of budget, or stopped short of low: never at once */
@@ -616,23 +677,69 @@ static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 	}
 }
 
+/* Limit hits so far: v1 memory.failcnt, v2 the max line of memory.events. */
+static bool read_hits(struct cg *c, uint64_t *ret)
+{
+	char buf[EVENTS_BUF];
+	const char *p;
+
+	if (c->failcnt_fd >= 0)
+		return mcg__fd_read_u64(c->failcnt_fd, ret) == 0;
+	if (c->events_fd < 0 || mcg_fd_pread(c->events_fd, buf, sizeof(buf)) <= 0)
+		return false;
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, "max ", 4))
+		{
+			char *end;
+
+			errno = 0;
+			*ret = strtoull(p + 4, &end, 10);
+			return errno == 0 && end != p + 4;
+		}
+	return false;
+}
+
+/*
+ * The watermarks, step and poll floor in force from what was measured: the
+ * charge rate (usage growth plus what was reclaimed), the misses, the
+ * daemon's reaction time (memcg/async.h, "keeping up").
+ */
+static uint64_t plan(struct cg *c, uint64_t usage, bool hits_rose, uint64_t now)
+{
+	uint64_t ps = (uint64_t)mcg_page_size();
+	uint64_t floor = mcg_policy_poll_floor(c->cost.look_ns, c->conf.max_cpu);
+	uint64_t react = mcg_policy_react_ns(floor, &c->cost);
+
+	mcg_policy_rate_update(&c->rate, usage + c->st.reclaimed, now);
+	/* a hit while the budget or the clean skip held reclaim back is no margin's miss */
+	mcg_policy_miss_update(&c->miss,
+			       hits_rose && c->st.state != MCG_ASYNC_THROTTLED &&
+				       c->st.state != MCG_ASYNC_CLEAN_SKIP,
+			       now);
+	mcg_policy_watermarks(c->limit, c->high, c->low, c->rate.bps, react, c->miss.boost,
+			      &c->eff_high, &c->eff_low);
+	c->step = mcg_policy_step(c->rate.bps, react, (uint64_t)c->conf.batch * ps, ps);
+	return floor;
+}
+
 /* Look at one cgroup: an event fired, or its timer is due. */
 static void check(struct daemon *d, struct cg *c, bool event)
 {
-	uint64_t usage, now = rd_now_ns();
+	uint64_t usage, hits, now = rd_now_ns(), floor;
+	bool hits_rose = false, stalled = c->stalled, behind;
 	int r;
 
+	c->looked = true;
+	c->stalled = false;
 	if (event && c->efd >= 0) {
 		uint64_t n;
 
 		if (read(c->efd, &n, sizeof(n)) < 0) { /* drain */
 		}
 	}
-	if (event && c->events_fd >= 0) {
-		char buf[EVENTS_BUF];
-
-		mcg_fd_pread(c->events_fd, buf, sizeof(buf));
-	}
+	/* a timed look: how late it came is part of the reaction time */
+	if (!event && c->valid && now >= c->next_ns)
+		mcg_policy_cost_late(&c->cost, now - c->next_ns);
 	c->next_ns = now + (c->valid ? FALLBACK_NS : NOLIMIT_RECHECK_NS);
 	r = refresh_limit(d, c);
 	if (r == 0)
@@ -648,16 +755,30 @@ static void check(struct daemon *d, struct cg *c, bool event)
 		return;
 	}
 	c->st.usage = usage;
-	mcg_log(d->ctx, MCG_LOG_DEBUG, "%s: %s, usage %llu, high %llu", c->ename,
-		event ? "event" : "timer", (unsigned long long)usage, (unsigned long long)c->high);
+	/* v2: also clears the POLLPRI of memory.events */
+	if (read_hits(c, &hits)) {
+		hits_rose = c->hits_known && hits > c->hits;
+		c->hits = hits;
+		c->hits_known = true;
+	}
 	if (!c->valid)
 		return;
+	floor = plan(c, usage, hits_rose, now);
+	behind = mcg_policy_behind(usage, c->limit, c->step, hits_rose, stalled);
+	mcg_log(d->ctx, MCG_LOG_DEBUG,
+		"%s: %s, usage %llu, high %llu low %llu step %llu, %.0f MiB/s, boost %.1f%s",
+		c->ename, event ? "event" : "timer", (unsigned long long)usage,
+		(unsigned long long)c->eff_high, (unsigned long long)c->eff_low,
+		(unsigned long long)c->step, c->rate.bps / 1048576, c->miss.boost,
+		behind ? ", behind" : "");
+	mcg_policy_budget_refill(&c->budget, now);
 	if (c->st.state == MCG_ASYNC_THRASHING && !mcg_policy_thrash_backing_off(&c->thrash, now)) {
 		c->st.state = MCG_ASYNC_WAITING;
 		c->stats_dirty = true;
 	}
-	/* above high: start; still above low after a deferral: go on */
-	if (usage > c->high || (c->st.state == MCG_ASYNC_THROTTLED && usage > c->low)) {
+	/* above high, or behind: start; still above low after a deferral: go on */
+	if (usage > c->eff_high || (behind && usage > c->eff_low) ||
+	    (c->st.state == MCG_ASYNC_THROTTLED && usage > c->eff_low)) {
 		c->st.wakeups++;
 		if (!(c->conf.flags & MCG_ASYNC_CLEAN) && c->st.state != MCG_ASYNC_THROTTLED &&
 		    skip_clean(c)) {
@@ -665,9 +786,11 @@ static void check(struct daemon *d, struct cg *c, bool event)
 				c->stats_dirty = true;
 			c->st.state = MCG_ASYNC_CLEAN_SKIP;
 			c->st.clean_skips++;
-			c->next_ns = now + CLEAN_RECHECK_NS;
+			c->clean_wait = mcg_policy_clean_wait(c->clean_wait);
+			c->next_ns = now + c->clean_wait;
 			return;
 		}
+		c->clean_wait = 0;
 		reclaim(d, c, usage);
 		if (group_gone(d, c)) {
 			mark_gone(d, c);
@@ -675,16 +798,19 @@ static void check(struct daemon *d, struct cg *c, bool event)
 			return;
 		}
 	} else if (c->st.state == MCG_ASYNC_THROTTLED || c->st.state == MCG_ASYNC_CLEAN_SKIP) {
+		c->clean_wait = 0;
 		c->st.state = MCG_ASYNC_WAITING;
 		c->stats_dirty = true;
 	}
-	if (mcg_ctx_version(d->ctx) == 2 && c->valid && c->st.state == MCG_ASYNC_WAITING) {
-		/* no usage threshold on v2: look again before usage can reach high */
-		c->next_ns = now + mcg_policy_next_wakeup(usage, c->high, c->last_usage,
-							  c->last_usage_ns, now);
+	if (c->st.state == MCG_ASYNC_WAITING) {
+		/*
+		 * Look again before usage can reach high at the measured rate
+		 * (v1's usage threshold is a backstop: it fires only at the
+		 * crossing and is moved lazily, see rearm_due()).
+		 */
+		now = rd_now_ns();
+		c->next_ns = now + mcg_policy_poll(c->st.usage, c->eff_high, c->rate.bps, floor);
 	}
-	c->last_usage = usage;
-	c->last_usage_ns = now;
 }
 
 static struct cg *find_cg(struct daemon *d, const struct mcg_async_conf *conf)
@@ -827,6 +953,32 @@ static int rescan(struct daemon *d)
 	return 0;
 }
 
+/*
+ * The CPU of this loop iteration (the wait's own system time included) less
+ * the bursts', shared by the cgroups looked at: what a look costs, measured,
+ * and paid from their budgets (the poll floor follows from it).
+ */
+static void account_looks(struct daemon *d, uint64_t cpu0)
+{
+	uint64_t used = rd_cpu_ns() - cpu0, n = 0;
+	size_t i;
+
+	used = used > d->iter_reclaim_ns ? used - d->iter_reclaim_ns : 0;
+	d->iter_reclaim_ns = 0;
+	for (i = 0; i < d->n; i++)
+		n += d->cgs[i]->looked;
+	for (i = 0; n && i < d->n; i++) {
+		struct cg *c = d->cgs[i];
+
+		if (!c->looked)
+			continue;
+		c->looked = false;
+		mcg_policy_cost_look(&c->cost, used / n);
+		mcg_policy_budget_spend(&c->budget, used / n);
+		c->st.cpu_ns += used / n;
+	}
+}
+
 static int pidfile_lock(struct daemon *d)
 {
 	int fd = rd_pidfile_lock(d->dir.fd);
@@ -912,9 +1064,10 @@ static int serve(struct daemon *d, unsigned flags)
 	write_totals(d);
 	for (;;) {
 		struct epoll_event evs[16];
-		uint64_t now = rd_now_ns(), next = now + IDLE_WAIT_NS;
+		uint64_t now = rd_now_ns(), next = now + IDLE_WAIT_NS, cpu0;
 		bool need_rescan = false;
-		int n, timeout;
+		struct timespec ts;
+		int n;
 
 		if (d->n == 0 && !(flags & RECLAIMD_KEEP)) {
 			/* Release the pid file, then look once more: an enable that raced
@@ -937,8 +1090,11 @@ static int serve(struct daemon *d, unsigned flags)
 			if (c->stats_dirty && c->stats_written_ns + STATS_EVERY_NS < next)
 				next = c->stats_written_ns + STATS_EVERY_NS;
 		}
-		timeout = next <= now ? 0 : (int)((next - now + MSEC - 1) / MSEC);
-		n = epoll_wait(d->epfd, evs, 16, timeout);
+		/* nanoseconds: the poll timer may be 1 ms, a millisecond timeout would double it */
+		ts.tv_sec = next <= now ? 0 : (time_t)((next - now) / NSEC);
+		ts.tv_nsec = next <= now ? 0 : (long)((next - now) % NSEC);
+		cpu0 = rd_cpu_ns();
+		n = epoll_pwait2(d->epfd, evs, 16, &ts, NULL);
 		if (n < 0 && errno != EINTR) {
 			r = -errno;
 			break;
@@ -967,14 +1123,18 @@ static int serve(struct daemon *d, unsigned flags)
 					;
 				need_rescan = true;
 			} else {
-				struct cg *c = p;
+				/* compared before use: the cgroup may have gone meanwhile */
+				for (i = 0; i < d->n; i++) {
+					struct cg *c = d->cgs[i];
 
-				for (i = 0; i < d->n; i++)
-					if (d->cgs[i] == c) {
-						c->mark = true;
-						check(d, c, true);
-						break;
-					}
+					if (p != &c->src && p != &c->psi_src)
+						continue;
+					c->mark = true;
+					if (p == &c->psi_src)
+						c->stalled = true;
+					check(d, c, true);
+					break;
+				}
 			}
 		}
 		drop_gone(d);
@@ -992,6 +1152,7 @@ static int serve(struct daemon *d, unsigned flags)
 				check(d, c, false);
 		}
 		drop_gone(d);
+		account_looks(d, cpu0);
 		for (i = 0; i < d->n; i++)
 			flush_stats(d, d->cgs[i], false);
 		if (now - d->totals_written_ns >= (d->totals_dirty ? STATS_EVERY_NS : TOTALS_IDLE_NS))

@@ -1,6 +1,8 @@
 /* policy.c: the async-reclaim daemon's decisions (budget, thrash back-off, clean skip, timer), pure. */
 #include "internal.h"
 
+#include <math.h>
+
 /* Wait for X ns (a double that may be huge or not a number), as a bounded integer. */
 static uint64_t wait_ns(double x)
 {
@@ -138,4 +140,175 @@ uint64_t mcg_policy_next_wakeup(uint64_t usage, uint64_t high, uint64_t last_usa
 		return eta < (double)MCG_POLICY_FALLBACK_NS ? (uint64_t)eta : MCG_POLICY_FALLBACK_NS;
 	}
 	return usage >= high ? MCG_POLICY_ADAPTIVE_MIN_NS : MCG_POLICY_FALLBACK_NS;
+}
+
+static double ewma(double avg, double x, double dt, double tau)
+{
+	return avg + (x - avg) * (dt / (dt + tau));
+}
+
+void mcg_policy_rate_update(struct mcg_policy_rate *r, uint64_t charged, uint64_t now)
+{
+	double dt, sample;
+
+	if (!r->started || now < r->ns) {
+		/* the first look, or a clock that went back: a new reference */
+		r->started = true;
+		r->base = charged;
+		r->ns = now;
+		return;
+	}
+	if (now - r->ns < MCG_POLICY_RATE_MIN_DT_NS)
+		return; /* merged into the next sample */
+	dt = (double)(now - r->ns);
+	/* freed by someone else (the kernel, the workload): no charge, not a negative one */
+	sample = charged > r->base ? (double)(charged - r->base) / dt * (double)MCG_POLICY_NSEC : 0;
+	r->bps = ewma(r->bps, sample, dt,
+		      sample > r->bps ? (double)MCG_POLICY_RATE_RISE_NS
+				      : (double)MCG_POLICY_RATE_FALL_NS);
+	r->base = charged;
+	r->ns = now;
+}
+
+/* One in eight: a sample moves the average by an eighth of the difference. */
+#define COST_WEIGHT 0.125
+
+void mcg_policy_cost_step(struct mcg_policy_cost *c, uint64_t wall_ns)
+{
+	c->step_ns += ((double)wall_ns - c->step_ns) * COST_WEIGHT;
+}
+
+void mcg_policy_cost_late(struct mcg_policy_cost *c, uint64_t late_ns)
+{
+	c->late_ns += ((double)late_ns - c->late_ns) * COST_WEIGHT;
+}
+
+void mcg_policy_cost_look(struct mcg_policy_cost *c, uint64_t cpu_ns)
+{
+	c->look_ns += ((double)cpu_ns - c->look_ns) * COST_WEIGHT;
+}
+
+void mcg_policy_miss_init(struct mcg_policy_miss *m, uint64_t now)
+{
+	m->boost = 1;
+	m->ns = now;
+}
+
+void mcg_policy_miss_update(struct mcg_policy_miss *m, bool hits_rose, uint64_t now)
+{
+	if (now > m->ns && m->boost > 1) {
+		m->boost *= exp2(-(double)(now - m->ns) / (double)MCG_POLICY_MISS_HALF_NS);
+		if (m->boost < 1)
+			m->boost = 1;
+	}
+	m->ns = now; /* a clock that went back is the new reference */
+	if (hits_rose) {
+		m->boost *= 2;
+		if (m->boost > MCG_POLICY_MISS_BOOST_MAX)
+			m->boost = MCG_POLICY_MISS_BOOST_MAX;
+	}
+}
+
+uint64_t mcg_policy_poll_floor(double look_ns, double max_cpu)
+{
+	double f;
+
+	if (!(max_cpu > 0))
+		return MCG_POLICY_FALLBACK_NS;
+	f = (look_ns > 0 ? look_ns : 0) * MCG_POLICY_POLL_SHARE * 100.0 / max_cpu;
+	if (f < (double)MCG_POLICY_POLL_MIN_NS)
+		return MCG_POLICY_POLL_MIN_NS;
+	return f < (double)MCG_POLICY_FALLBACK_NS ? (uint64_t)f : MCG_POLICY_FALLBACK_NS;
+}
+
+uint64_t mcg_policy_react_ns(uint64_t floor_ns, const struct mcg_policy_cost *c)
+{
+	double r = (double)floor_ns + (c->late_ns > 0 ? c->late_ns : 0) +
+		   (c->step_ns > 0 ? c->step_ns : 0);
+
+	return wait_ns(r);
+}
+
+/* X bytes as a whole number of bytes at most MAX (X may be huge or not a number). */
+static uint64_t bytes_at_most(double x, uint64_t max)
+{
+	if (!(x > 0))
+		return 0;
+	return x >= (double)max ? max : (uint64_t)x;
+}
+
+void mcg_policy_watermarks(uint64_t limit, uint64_t high, uint64_t low, double rate_bps,
+			   uint64_t react_ns, double boost, uint64_t *ret_high, uint64_t *ret_low)
+{
+	uint64_t hmax = limit / MCG_POLICY_MARGIN_MAX_DIV, lmax = 2 * hmax;
+	uint64_t hm0 = limit - high, lm0 = limit - low; /* as configured: 0 < hm0 < lm0 < limit */
+	uint64_t hm = hm0, gap, lm;
+	double need = rate_bps * (double)react_ns / (double)MCG_POLICY_NSEC;
+
+	if (!(low < high && high < limit)) {
+		/* not resolved watermarks: nothing to widen */
+		*ret_high = high;
+		*ret_low = low;
+		return;
+	}
+	if (!(boost >= 1))
+		boost = 1;
+	/* widened, up to the cap; a configured margin above the cap stays */
+	if (bytes_at_most(2 * need, hmax) > hm)
+		hm = bytes_at_most(2 * need, hmax);
+	if (bytes_at_most((double)hm * boost, hmax) > hm)
+		hm = bytes_at_most((double)hm * boost, hmax);
+	gap = lm0 - hm0;
+	if (bytes_at_most(need, lmax) > gap)
+		gap = bytes_at_most(need, lmax);
+	lm = hm + gap;
+	if (lm > (lm0 > lmax ? lm0 : lmax))
+		lm = lm0 > lmax ? lm0 : lmax;
+	if (lm < lm0)
+		lm = lm0;
+	if (lm <= hm) /* a degenerate cap (a tiny limit): the configured pair */
+		hm = hm0, lm = lm0;
+	*ret_high = limit - hm;
+	*ret_low = limit - lm;
+}
+
+uint64_t mcg_policy_step(double rate_bps, uint64_t react_ns, uint64_t batch_bytes, uint64_t page)
+{
+	uint64_t s = bytes_at_most(rate_bps * (double)react_ns / (double)MCG_POLICY_NSEC, batch_bytes);
+
+	if (s < MCG_POLICY_STEP_MIN)
+		s = MCG_POLICY_STEP_MIN;
+	if (s > batch_bytes)
+		s = batch_bytes;
+	if (page)
+		s = s / page * page;
+	return s ? s : page;
+}
+
+uint64_t mcg_policy_poll(uint64_t usage, uint64_t high, double rate_bps, uint64_t floor_ns)
+{
+	double eta;
+
+	if (usage >= high)
+		return floor_ns;
+	if (!(rate_bps > 0))
+		return MCG_POLICY_FALLBACK_NS > floor_ns ? MCG_POLICY_FALLBACK_NS : floor_ns;
+	/* half the time to reach high: the rate may grow meanwhile */
+	eta = (double)(high - usage) / rate_bps * (double)MCG_POLICY_NSEC / 2;
+	if (eta < (double)floor_ns)
+		return floor_ns;
+	return eta < (double)MCG_POLICY_FALLBACK_NS ? (uint64_t)eta
+		: (MCG_POLICY_FALLBACK_NS > floor_ns ? MCG_POLICY_FALLBACK_NS : floor_ns);
+}
+
+bool mcg_policy_behind(uint64_t usage, uint64_t limit, uint64_t step, bool hits_rose, bool stalled)
+{
+	return hits_rose || stalled || usage >= limit || limit - usage <= step;
+}
+
+uint64_t mcg_policy_clean_wait(uint64_t prev_ns)
+{
+	if (prev_ns < MCG_POLICY_CLEAN_MIN_NS)
+		return MCG_POLICY_CLEAN_MIN_NS;
+	return prev_ns >= MCG_POLICY_CLEAN_MAX_NS / 2 ? MCG_POLICY_CLEAN_MAX_NS : 2 * prev_ns;
 }

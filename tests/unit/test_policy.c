@@ -1,4 +1,4 @@
-/* test_policy.c: the async-reclaim policy (CPU budget, thrash back-off, clean-cache skip, adaptive timer). */
+/* test_policy.c: the async-reclaim policy (CPU budget, thrash back-off, clean-cache skip, timers, keeping up). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,7 +21,7 @@ static void test_constants(void **state)
 {
 	(void)state;
 	assert_int_equal(MCG_POLICY_FALLBACK_NS, 1 * NS);
-	assert_int_equal(MCG_POLICY_BUDGET_BURST_NS, 2 * NS);
+	assert_int_equal(MCG_POLICY_BUDGET_BURST_NS, NS / 2);
 	assert_int_equal(MCG_POLICY_BUDGET_SLACK_NS, 1 * MS);
 	assert_int_equal(MCG_POLICY_THRASH_BACKOFF_MIN_NS, 5 * NS);
 	assert_int_equal(MCG_POLICY_THRASH_BACKOFF_MAX_NS, 120 * NS);
@@ -41,21 +41,21 @@ static void test_budget_refill(void **state)
 		uint64_t t0, t1;
 		double tokens;  /* expected after the refill at t1 */
 	} cases[] = {
-		/* a full bucket: 2 s of wall time at max_cpu */
-		{5.0, 0, 100 * NS, 100 * NS, 0.1 * NS},
-		{100.0, 0, 0, 0, 2.0 * NS},
+		/* a full bucket: 0.5 s of wall time at max_cpu */
+		{5.0, 0, 100 * NS, 100 * NS, 0.025 * NS},
+		{100.0, 0, 0, 0, 0.5 * NS},
 		/* full stays full however long it waits */
-		{5.0, 0, 0, 3600 * NS, 0.1 * NS},
-		/* spent 0.1 s of CPU, then 1 s at 5%: 0.05 s back */
-		{5.0, 0.1 * NS, 10 * NS, 11 * NS, 0.05 * NS},
+		{5.0, 0, 0, 3600 * NS, 0.025 * NS},
+		/* spent the bucket and 0.01 s more, then 0.1 s at 5%: 0.005 s back */
+		{5.0, 35 * MS, 10 * NS, 10 * NS + 100 * MS, -0.005 * NS},
 		/* overrun by 1 s, 10 s at 5% pays 0.5 s of it */
-		{5.0, 1.1 * NS, 10 * NS, 20 * NS, -0.5 * NS},
+		{5.0, 1 * NS + 25 * MS, 10 * NS, 20 * NS, -0.5 * NS},
 		/* the clock went back: nothing earned */
-		{5.0, 0.1 * NS, 10 * NS, 9 * NS, 0},
+		{5.0, 25 * MS, 10 * NS, 9 * NS, 0},
 		/* no CPU share: never refilled, an empty bucket */
 		{0, 0, 0, 100 * NS, 0},
 		/* huge times: capped */
-		{100.0, 0, 0, UINT64_MAX, 2.0 * NS},
+		{100.0, 0, 0, UINT64_MAX, 0.5 * NS},
 	};
 	size_t i;
 
@@ -78,11 +78,11 @@ static void test_budget_clock_back(void **state)
 
 	(void)state;
 	mcg_policy_budget_init(&b, 10.0, 100 * NS);
-	mcg_policy_budget_spend(&b, (uint64_t)(0.2 * NS)); /* empty */
+	mcg_policy_budget_spend(&b, (uint64_t)(0.05 * NS)); /* empty */
 	mcg_policy_budget_refill(&b, 50 * NS);              /* back 50 s */
 	assert_true(b.tokens_ns > -1 && b.tokens_ns < 1);
-	mcg_policy_budget_refill(&b, 51 * NS); /* 1 s at 10% from 50 s, not from 100 s */
-	assert_true(b.tokens_ns > 0.1 * NS - 1 && b.tokens_ns < 0.1 * NS + 1);
+	mcg_policy_budget_refill(&b, 50 * NS + NS / 4); /* 0.25 s at 10% from 50 s, not from 100 s */
+	assert_true(b.tokens_ns > 0.025 * NS - 1 && b.tokens_ns < 0.025 * NS + 1);
 }
 
 static void test_budget_exhausted_wait(void **state)
@@ -333,6 +333,324 @@ static void test_next_wakeup(void **state)
 	}
 }
 
+/* The keeping-up constants are today's too. */
+static void test_keepup_constants(void **state)
+{
+	(void)state;
+	assert_int_equal(MCG_POLICY_RATE_RISE_NS, 10 * MS);
+	assert_int_equal(MCG_POLICY_RATE_FALL_NS, 1 * NS);
+	assert_int_equal(MCG_POLICY_RATE_MIN_DT_NS, 200 * 1000);
+	assert_int_equal(MCG_POLICY_POLL_MIN_NS, 1 * MS);
+	assert_int_equal(MCG_POLICY_POLL_SHARE, 4);
+	assert_int_equal(MCG_POLICY_MARGIN_MAX_DIV, 16);
+	assert_int_equal(MCG_POLICY_STEP_MIN, 1 * MIB);
+	assert_true(MCG_POLICY_MISS_BOOST_MAX == 8.0);
+	assert_int_equal(MCG_POLICY_MISS_HALF_NS, 2 * NS);
+	assert_int_equal(MCG_POLICY_CLEAN_MIN_NS, 20 * MS);
+	assert_int_equal(MCG_POLICY_CLEAN_MAX_NS, 160 * MS);
+}
+
+/* The charge rate: usage growth plus what was reclaimed, rising fast, falling slowly. */
+static void test_rate(void **state)
+{
+	struct mcg_policy_rate r = {0};
+	uint64_t t = 10 * NS, c = 100 * MIB;
+	int i;
+
+	(void)state;
+	mcg_policy_rate_update(&r, c, t); /* the first look: a reference, no rate */
+	assert_true(r.started && r.bps == 0);
+	/* 100 MiB/s steady, a look every 1 ms: within 2% after 50 ms (rise: 10 ms) */
+	for (i = 0; i < 50; i++) {
+		t += 1 * MS;
+		c += 100 * MIB / 1000;
+		mcg_policy_rate_update(&r, c, t);
+	}
+	assert_true(r.bps > 0.98 * 100 * MIB && r.bps < 1.001 * 100 * MIB);
+	/* a look 100 us later is merged into the next one: no change, no reference moved */
+	mcg_policy_rate_update(&r, c + 10 * MIB, t + 100 * 1000);
+	assert_true(r.bps > 0.98 * 100 * MIB && r.bps < 1.001 * 100 * MIB);
+	assert_int_equal(r.ns, t);
+	/* the writer stops: after 100 ms the estimate has fallen by about a tenth, not to zero */
+	for (i = 0; i < 100; i++) {
+		t += 1 * MS;
+		mcg_policy_rate_update(&r, c, t);
+	}
+	assert_true(r.bps > 0.85 * 100 * MIB && r.bps < 0.95 * 100 * MIB);
+	/* usage fell (the kernel reclaimed): no negative charge */
+	t += 10 * MS;
+	c -= 50 * MIB;
+	mcg_policy_rate_update(&r, c, t);
+	assert_true(r.bps > 0.8 * 100 * MIB);
+	/* the clock went back: a new reference, the estimate kept */
+	{
+		double before = r.bps;
+
+		mcg_policy_rate_update(&r, c + 10 * MIB, t - 5 * MS);
+		assert_true(r.bps == before);
+		assert_int_equal(r.ns, t - 5 * MS);
+		assert_int_equal(r.base, c + 10 * MIB);
+	}
+}
+
+/* Costs move by an eighth of each sample. */
+static void test_cost(void **state)
+{
+	struct mcg_policy_cost c = MCG_POLICY_COST_INIT;
+	int i;
+
+	(void)state;
+	assert_true(c.step_ns == 1e6 && c.late_ns == 1e6 && c.look_ns == 20e3);
+	mcg_policy_cost_step(&c, 9 * MS);
+	assert_true(c.step_ns == 2e6);
+	for (i = 0; i < 100; i++) {
+		mcg_policy_cost_late(&c, 0);
+		mcg_policy_cost_look(&c, 8000);
+	}
+	assert_true(c.late_ns < 1000 && c.look_ns > 7999 && c.look_ns < 8001);
+}
+
+/* Misses: doubled on a hit (capped), halved every 2 s without one, never below 1. */
+static void test_miss(void **state)
+{
+	struct mcg_policy_miss m;
+	int i;
+
+	(void)state;
+	mcg_policy_miss_init(&m, 10 * NS);
+	assert_true(m.boost == 1);
+	mcg_policy_miss_update(&m, false, 11 * NS);
+	assert_true(m.boost == 1);
+	mcg_policy_miss_update(&m, true, 11 * NS);
+	assert_true(m.boost == 2);
+	for (i = 0; i < 10; i++)
+		mcg_policy_miss_update(&m, true, 11 * NS);
+	assert_true(m.boost == MCG_POLICY_MISS_BOOST_MAX);
+	mcg_policy_miss_update(&m, false, 13 * NS); /* one half-life */
+	assert_true(m.boost > 3.99 && m.boost < 4.01);
+	mcg_policy_miss_update(&m, false, 12 * NS); /* the clock went back: nothing decays */
+	assert_true(m.boost > 3.99 && m.boost < 4.01);
+	mcg_policy_miss_update(&m, false, 3600 * NS);
+	assert_true(m.boost == 1);
+}
+
+/* The poll floor is what a quarter of the budget pays for, at least 1 ms. */
+static void test_poll_floor(void **state)
+{
+	static const struct {
+		double look_ns, max_cpu;
+		uint64_t floor;
+	} cases[] = {
+		/* 20 us a look at 5%: 20 us x 4 / 0.05 = 1.6 ms */
+		{20e3, 5.0, 1600 * 1000},
+		/* three times the budget: three times faster, down to the 1 ms floor */
+		{20e3, 15.0, 1 * MS},
+		{60e3, 15.0, 1600 * 1000},
+		/* a cheap look: the floor */
+		{1e3, 5.0, 1 * MS},
+		/* no budget, or an absurd cost: the fallback */
+		{20e3, 0, 1 * NS},
+		{1e12, 5.0, 1 * NS},
+		{-5, 5.0, 1 * MS},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N(cases); i++) {
+		uint64_t f = mcg_policy_poll_floor(cases[i].look_ns, cases[i].max_cpu);
+
+		assert_true(f + 1000 >= cases[i].floor && f <= cases[i].floor + 1000);
+	}
+	/* a raised budget never polls slower */
+	assert_true(mcg_policy_poll_floor(50e3, 15.0) <= mcg_policy_poll_floor(50e3, 5.0));
+}
+
+static void test_react(void **state)
+{
+	struct mcg_policy_cost c = {.step_ns = 2e6, .late_ns = 0.5e6, .look_ns = 1};
+
+	(void)state;
+	assert_int_equal(mcg_policy_react_ns(1 * MS, &c), 3500 * 1000);
+	c.step_ns = 1e30;
+	assert_int_equal(mcg_policy_react_ns(1 * MS, &c), MCG_POLICY_WAIT_MAX_NS);
+}
+
+/* Watermarks widen with rate x reaction time and the boost, within the caps, never above configured. */
+static void test_watermarks(void **state)
+{
+	static const struct {
+		uint64_t limit, high, low;
+		double rate;
+		uint64_t react;
+		double boost;
+		uint64_t eh, el;
+	} cases[] = {
+		/* nothing charged, no misses: as configured (320 MiB: 8/24 MiB margins) */
+		{320 * MIB, 312 * MIB, 296 * MIB, 0, 3 * MS, 1, 312 * MIB, 296 * MIB},
+		/* absurd rate: the high margin capped at limit/16, the low one at limit/8 */
+		{320 * MIB, 312 * MIB, 296 * MIB, 1e15, 4 * MS, 1, 300 * MIB, 280 * MIB},
+		/* 1280 MiB (32/96 MiB margins): 4000 MiB/s for 4 ms is 16 MiB, twice that is the margin */
+		{1280 * MIB, 1248 * MIB, 1184 * MIB, 4000.0 * MIB, 4 * MS, 1, 1248 * MIB, 1184 * MIB},
+		/* 8000 MiB/s: need 32 MiB: high margin 64 MiB, the gap (64 MiB) stays */
+		{1280 * MIB, 1248 * MIB, 1184 * MIB, 8000.0 * MIB, 4 * MS, 1, 1216 * MIB, 1152 * MIB},
+		/* absurd rate: 80 and 160 MiB */
+		{1280 * MIB, 1248 * MIB, 1184 * MIB, 1e15, 4 * MS, 1, 1200 * MIB, 1120 * MIB},
+		/* misses double the margin (the gap stays), up to the cap */
+		{1280 * MIB, 1248 * MIB, 1184 * MIB, 0, 3 * MS, 2, 1216 * MIB, 1152 * MIB},
+		{1280 * MIB, 1248 * MIB, 1184 * MIB, 0, 3 * MS, 8, 1200 * MIB, 1136 * MIB},
+		/* a boost below 1 is 1 */
+		{320 * MIB, 312 * MIB, 296 * MIB, 0, 3 * MS, 0.1, 312 * MIB, 296 * MIB},
+		/* a configured margin beyond the caps stays as configured */
+		{320 * MIB, 100 * MIB, 10 * MIB, 1e15, 4 * MS, 8, 100 * MIB, 10 * MIB},
+		/* not resolved (low >= high, high >= limit): returned as given */
+		{320 * MIB, 300 * MIB, 300 * MIB, 1e9, 4 * MS, 8, 300 * MIB, 300 * MIB},
+		{320 * MIB, 320 * MIB, 300 * MIB, 1e9, 4 * MS, 8, 320 * MIB, 300 * MIB},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N(cases); i++) {
+		uint64_t h, l;
+
+		mcg_policy_watermarks(cases[i].limit, cases[i].high, cases[i].low, cases[i].rate,
+				      cases[i].react, cases[i].boost, &h, &l);
+		if (h + 4096 < cases[i].eh || h > cases[i].eh + 4096 || l + 4096 < cases[i].el ||
+		    l > cases[i].el + 4096)
+			fail_msg("case %zu: high %llu low %llu, want %llu %llu", i,
+				 (unsigned long long)h, (unsigned long long)l,
+				 (unsigned long long)cases[i].eh, (unsigned long long)cases[i].el);
+		assert_true(h <= cases[i].high && l <= cases[i].low);
+		if (cases[i].low < cases[i].high && cases[i].high < cases[i].limit)
+			assert_true(l < h && h < cases[i].limit && l > 0);
+	}
+}
+
+/* A step is what the writer charges in one reaction time, 1 MiB .. --batch, whole pages. */
+static void test_step(void **state)
+{
+	static const struct {
+		double rate;
+		uint64_t react, batch, page, step;
+	} cases[] = {
+		{0, 3 * MS, 4 * MIB, 4096, 1 * MIB},
+		{100.0 * MIB, 3 * MS, 4 * MIB, 4096, 1 * MIB},
+		{1024.0 * MIB, 3 * MS, 4 * MIB, 4096, 3 * MIB + 73728},
+		{1e15, 3 * MS, 4 * MIB, 4096, 4 * MIB},
+		/* --batch below 1 MiB wins */
+		{1e15, 3 * MS, 256 * 4096, 4096, 1 * MIB},
+		{0, 3 * MS, 64 * 4096, 4096, 64 * 4096},
+		/* 64 KiB pages */
+		{1024.0 * MIB, 3 * MS, 64 * 65536, 65536, 49 * 65536},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N(cases); i++) {
+		uint64_t st = mcg_policy_step(cases[i].rate, cases[i].react, cases[i].batch,
+					      cases[i].page);
+
+		if (st != cases[i].step)
+			fail_msg("case %zu: step %llu, want %llu", i, (unsigned long long)st,
+				 (unsigned long long)cases[i].step);
+	}
+}
+
+/* Look again at half the time to reach high, between the floor and the fallback. */
+static void test_poll(void **state)
+{
+	static const struct {
+		uint64_t usage, high;
+		double rate;
+		uint64_t floor, next;
+	} cases[] = {
+		{100 * MIB, 200 * MIB, 0, 1 * MS, 1 * NS},           /* nothing charged */
+		{100 * MIB, 200 * MIB, 100.0 * MIB, 1 * MS, 500 * MS}, /* 1 s to go */
+		{199 * MIB, 200 * MIB, 100.0 * MIB, 1 * MS, 5 * MS},
+		{199 * MIB, 200 * MIB, 1e12, 1 * MS, 1 * MS},          /* the floor */
+		{199 * MIB, 200 * MIB, 1e12, 2 * MS, 2 * MS},
+		{200 * MIB, 200 * MIB, 0, 2 * MS, 2 * MS},             /* at high */
+		{1 * MIB, 200 * MIB, 1.0, 1 * MS, 1 * NS},             /* slow: the fallback */
+		{1 * MIB, 200 * MIB, 0, 2 * NS, 2 * NS},               /* a floor above the fallback */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N(cases); i++) {
+		uint64_t n = mcg_policy_poll(cases[i].usage, cases[i].high, cases[i].rate,
+					     cases[i].floor);
+
+		if (n + 1000 < cases[i].next || n > cases[i].next + 1000)
+			fail_msg("case %zu: %llu ns, want %llu", i, (unsigned long long)n,
+				 (unsigned long long)cases[i].next);
+	}
+}
+
+/* Behind: within one step of the limit, a limit hit since the last look, or a PSI stall. */
+static void test_behind(void **state)
+{
+	(void)state;
+	assert_false(mcg_policy_behind(300 * MIB, 320 * MIB, 1 * MIB, false, false));
+	assert_true(mcg_policy_behind(319 * MIB, 320 * MIB, 1 * MIB, false, false));
+	assert_true(mcg_policy_behind(320 * MIB, 320 * MIB, 1 * MIB, false, false));
+	assert_true(mcg_policy_behind(330 * MIB, 320 * MIB, 1 * MIB, false, false));
+	assert_true(mcg_policy_behind(100 * MIB, 320 * MIB, 1 * MIB, true, false));
+	assert_true(mcg_policy_behind(100 * MIB, 320 * MIB, 1 * MIB, false, true));
+}
+
+/*
+ * Budget spending while behind: a raised --max-cpu buys proportionally more
+ * reclaim over the same second (steps of a fixed cost, back to back, each
+ * stopping when the bucket is spent and waiting what the policy says).
+ */
+static double reclaim_second(double max_cpu)
+{
+	struct mcg_policy_budget b;
+	uint64_t t = 0, step_cpu = 2 * MS, steps = 0;
+
+	mcg_policy_budget_init(&b, max_cpu, t);
+	mcg_policy_budget_spend(&b, (uint64_t)b.tokens_ns); /* the saved-up burst spent */
+	while (t < 1 * NS) {
+		uint64_t w;
+
+		mcg_policy_budget_refill(&b, t);
+		w = mcg_policy_budget_wait(&b);
+		if (w) {
+			t += w;
+			continue;
+		}
+		mcg_policy_budget_spend(&b, step_cpu);
+		t += step_cpu;
+		steps++;
+	}
+	return (double)steps;
+}
+
+static void test_budget_spendable(void **state)
+{
+	double s5 = reclaim_second(5.0), s15 = reclaim_second(15.0);
+
+	(void)state;
+	/* 5% of a second is 25 steps of 2 ms; 15% three times as many */
+	assert_true(s5 >= 24 && s5 <= 26);
+	assert_true(s15 >= 3 * s5 - 2 && s15 <= 3 * s5 + 2);
+}
+
+static void test_clean_wait(void **state)
+{
+	uint64_t w = 0;
+	int i;
+
+	(void)state;
+	w = mcg_policy_clean_wait(w);
+	assert_int_equal(w, 20 * MS);
+	w = mcg_policy_clean_wait(w);
+	assert_int_equal(w, 40 * MS);
+	for (i = 0; i < 10; i++)
+		w = mcg_policy_clean_wait(w);
+	assert_int_equal(w, 160 * MS);
+	assert_int_equal(mcg_policy_clean_wait(UINT64_MAX), 160 * MS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +665,18 @@ int main(void)
 		cmocka_unit_test(test_thrash_reclaimed_saturates),
 		cmocka_unit_test(test_skip_clean),
 		cmocka_unit_test(test_next_wakeup),
+		cmocka_unit_test(test_keepup_constants),
+		cmocka_unit_test(test_rate),
+		cmocka_unit_test(test_cost),
+		cmocka_unit_test(test_miss),
+		cmocka_unit_test(test_poll_floor),
+		cmocka_unit_test(test_react),
+		cmocka_unit_test(test_watermarks),
+		cmocka_unit_test(test_step),
+		cmocka_unit_test(test_poll),
+		cmocka_unit_test(test_behind),
+		cmocka_unit_test(test_budget_spendable),
+		cmocka_unit_test(test_clean_wait),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
