@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -110,6 +111,80 @@ static enum fam key_family(enum mcg_key k)
 	return FAM_USAGE;
 }
 
+/* ---- the output buffer: one per exporter, kept across scrapes ------------- */
+
+struct obuf {
+	char *p;
+	size_t n, cap;
+	bool oom; /* an allocation failed: the text is incomplete */
+};
+
+static bool ob_room(struct obuf *b, size_t more)
+{
+	char *np;
+	size_t cap;
+
+	if (b->oom)
+		return false;
+	if (b->n + more <= b->cap)
+		return true;
+	cap = b->cap ? b->cap : 65536;
+	while (cap < b->n + more)
+		cap *= 2;
+	np = realloc(b->p, cap);
+	if (!np) {
+		b->oom = true;
+		return false;
+	}
+	b->p = np;
+	b->cap = cap;
+	return true;
+}
+
+static void ob_put(struct obuf *b, const char *s, size_t len)
+{
+	if (ob_room(b, len)) {
+		memcpy(b->p + b->n, s, len);
+		b->n += len;
+	}
+}
+
+static void ob_puts(struct obuf *b, const char *s)
+{
+	ob_put(b, s, strlen(s));
+}
+
+/* V in decimal, at least WIDTH digits (zero-padded) */
+static void ob_u64(struct obuf *b, uint64_t v, int width)
+{
+	char d[24];
+	int i = sizeof(d);
+
+	do {
+		d[--i] = (char)('0' + v % 10);
+		v /= 10;
+		width--;
+	} while (v || width > 0);
+	ob_put(b, d + i, sizeof(d) - (size_t)i);
+}
+
+static void ob_printf(struct obuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ob_printf(struct obuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !ob_room(b, (size_t)n + 1))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->n += (size_t)n;
+}
+
 /* The metric name of K: memcgctl_pgscan_total, memcgctl_psi_some_seconds_total */
 static void metric_name(enum mcg_key k, char *buf, size_t len)
 {
@@ -135,39 +210,53 @@ static void metric_name(enum mcg_key k, char *buf, size_t len)
 		 d->kind == MCG_KIND_COUNTER ? "_total" : "");
 }
 
-static void help_source(FILE *f, const struct mcg_key_desc *d, int v)
+static void help_source(struct obuf *f, const struct mcg_key_desc *d, int v)
 {
-	fprintf(f, "v%d %s%s%s", v + 1, d->file[v], d->key[v] ? " " : "",
+	ob_printf(f, "v%d %s%s%s", v + 1, d->file[v], d->key[v] ? " " : "",
 		d->key[v] ? d->key[v] : "");
 }
 
-static void print_help(FILE *f, enum mcg_key k, const char *name)
+static void print_help(struct obuf *f, enum mcg_key k, const char *name)
 {
 	const struct mcg_key_desc *d = mcg_key_desc(k);
 
-	fprintf(f, "# HELP %s memory cgroup %s (", name, d->name);
+	ob_printf(f, "# HELP %s memory cgroup %s (", name, d->name);
 	if (d->file[0])
 		help_source(f, d, 0);
 	if (d->file[0] && d->file[1])
-		fputs(", ", f);
+		ob_puts(f, ", ");
 	if (d->file[1])
 		help_source(f, d, 1);
 	if (!d->file[0] && !d->file[1])
-		fputs("computed by memcgctl", f);
-	fputs(d->unit == MCG_UNIT_US || d->unit == MCG_UNIT_NS ? "), seconds\n" : ")\n", f);
-	fprintf(f, "# TYPE %s %s\n", name, d->kind == MCG_KIND_COUNTER ? "counter" : "gauge");
+		ob_puts(f, "computed by memcgctl");
+	ob_puts(f, d->unit == MCG_UNIT_US || d->unit == MCG_UNIT_NS ? "), seconds\n" : ")\n");
+	ob_printf(f, "# TYPE %s %s\n", name, d->kind == MCG_KIND_COUNTER ? "counter" : "gauge");
 }
 
-static void print_value(FILE *f, const struct mcg_key_desc *d, uint64_t v)
+/* A value and the line's end: microseconds and nanoseconds as seconds with all digits. */
+static void print_value(struct obuf *f, const struct mcg_key_desc *d, uint64_t v)
 {
-	if (d->unit == MCG_UNIT_US)
-		fprintf(f, "%llu.%06llu\n", (unsigned long long)(v / 1000000),
-			(unsigned long long)(v % 1000000));
-	else if (d->unit == MCG_UNIT_NS)
-		fprintf(f, "%llu.%09llu\n", (unsigned long long)(v / 1000000000),
-			(unsigned long long)(v % 1000000000));
-	else
-		fprintf(f, "%llu\n", (unsigned long long)v);
+	if (d->unit == MCG_UNIT_US || d->unit == MCG_UNIT_NS) {
+		uint64_t one = d->unit == MCG_UNIT_US ? 1000000 : 1000000000;
+
+		ob_u64(f, v / one, 1);
+		ob_put(f, ".", 1);
+		ob_u64(f, v % one, d->unit == MCG_UNIT_US ? 6 : 9);
+	} else {
+		ob_u64(f, v, 1);
+	}
+	ob_put(f, "\n", 1);
+}
+
+/* NAME{LABELS} V */
+static void print_sample(struct obuf *f, const char *name, size_t name_len, const char *labels,
+			 const struct mcg_key_desc *d, uint64_t v)
+{
+	ob_put(f, name, name_len);
+	ob_put(f, "{", 1);
+	ob_puts(f, labels);
+	ob_put(f, "} ", 2);
+	print_value(f, d, v);
 }
 
 /* ---- one scrape: a set of (labels, record) rows ---------------------------- */
@@ -219,12 +308,16 @@ struct ex_row {
 	int dirty;         /* enum mcg_dirty_state, -1 when the record has no dirty/writeback */
 	bool has_rd;
 	uint64_t rd[RD__COUNT];
-	struct mcg_record rec;
+	/* the counters: the walk's (set->recs) or the sampler's snapshot row's (held while rendered) */
+	const struct mcg_record *rec;
 };
 
 struct ex_set {
 	struct ex_row *rows;
 	size_t n, cap;
+	size_t kept; /* rows [n, kept) hold the previous scrape's path and labels */
+	struct mcg_record *recs; /* the walk's records, one per row */
+	size_t recs_cap;
 	int version;
 	bool units; /* unit labels: systemd runs the host */
 	bool dirty_valid;
@@ -232,30 +325,48 @@ struct ex_set {
 	ssize_t stack[MCG_WALK_MAX_DEPTH + 2]; /* the last row seen at each depth */
 };
 
+/*
+ * Start a new scrape. The rows' path and labels stay allocated: a row added at
+ * the same index with the same path keeps them (a served tree rarely changes
+ * between scrapes), set_done() frees what was not reused.
+ */
 static void set_clear(struct ex_set *s)
+{
+	if (s->n > s->kept)
+		s->kept = s->n;
+	s->n = 0;
+	s->dirty_valid = false;
+}
+
+/* End a scrape: free the rows of the previous one past the new end. */
+static void set_done(struct ex_set *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->n; i++) {
+	for (i = s->n; i < s->kept; i++) {
 		free(s->rows[i].labels);
 		free(s->rows[i].path);
 	}
-	s->n = 0;
-	s->dirty_valid = false;
+	s->kept = s->n;
 }
 
 static void set_free(struct ex_set *s)
 {
 	set_clear(s);
+	set_done(s);
 	free(s->rows);
 	s->rows = NULL;
 	s->cap = 0;
+	free(s->recs);
+	s->recs = NULL;
+	s->recs_cap = 0;
 }
 
 /* Add PATH at DEPTH (rows come in pre-order: the parent is the last row one level up). */
 static struct ex_row *set_add(struct ex_set *s, const char *path, int depth)
 {
 	struct ex_row *r;
+	char *labels = NULL, *p = NULL;
 
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 64;
@@ -267,14 +378,31 @@ static struct ex_row *set_add(struct ex_set *s, const char *path, int depth)
 		s->cap = cap;
 	}
 	r = &s->rows[s->n];
-	memset(r, 0, sizeof(*r));
-	r->labels = mcg_om_cgroup_labels(path, s->units);
-	r->path = strdup(path);
-	if (!r->labels || !r->path) {
-		free(r->labels);
-		free(r->path);
-		return NULL;
+	if (s->n < s->kept) {
+		if (!strcmp(r->path, path)) {
+			labels = r->labels;
+			p = r->path;
+		} else {
+			free(r->labels);
+			free(r->path);
+		}
 	}
+	memset(r, 0, sizeof(*r));
+	if (!p) {
+		labels = mcg_om_cgroup_labels(path, s->units);
+		p = strdup(path);
+		if (!labels || !p) {
+			free(labels);
+			free(p);
+			/* this slot no longer holds a kept row: shift the kept ones down */
+			if (s->n < s->kept) {
+				s->rows[s->n] = s->rows[--s->kept];
+			}
+			return NULL;
+		}
+	}
+	r->labels = labels;
+	r->path = p;
 	if (depth < 0 || depth > MCG_WALK_MAX_DEPTH)
 		depth = 0;
 	r->depth = depth;
@@ -322,12 +450,12 @@ static void eval_dirty(struct mcg_ctx *ctx, struct ex_set *s)
 	for (i = 0; i < s->n; i++) {
 		struct ex_row *row = &s->rows[i];
 		struct mcg_dirty_cg c = {0};
-		uint64_t h = own_headroom(&row->rec, s->dirty.page_size);
+		uint64_t h = own_headroom(row->rec, s->dirty.page_size);
 
 		if (row->parent >= 0 && s->rows[row->parent].headroom < h)
 			h = s->rows[row->parent].headroom;
 		row->headroom = h;
-		if (mcg_dirty_cg_from_record(&row->rec, s->version, &c) < 0)
+		if (mcg_dirty_cg_from_record(row->rec, s->version, &c) < 0)
 			continue;
 		c.headroom = h;
 		mcg_dirty_cg_eval(&c, s->version, &s->dirty);
@@ -368,13 +496,15 @@ static void read_reclaimd(const char *statedir, struct ex_set *s)
 
 /* ---- the exposition ------------------------------------------------------ */
 
-static void print_seconds_ns(FILE *f, uint64_t v)
+static void print_seconds_ns(struct obuf *f, uint64_t v)
 {
-	fprintf(f, "%llu.%09llu\n", (unsigned long long)(v / 1000000000),
-		(unsigned long long)(v % 1000000000));
+	ob_u64(f, v / 1000000000, 1);
+	ob_put(f, ".", 1);
+	ob_u64(f, v % 1000000000, 9);
+	ob_put(f, "\n", 1);
 }
 
-static void render_dirty(const struct ex_set *s, FILE *f)
+static void render_dirty(const struct ex_set *s, struct obuf *f)
 {
 	const struct mcg_dirty_global *g = &s->dirty;
 	enum mcg_dirty_state gs;
@@ -383,48 +513,53 @@ static void render_dirty(const struct ex_set *s, FILE *f)
 
 	if (!s->dirty_valid)
 		return;
-	fputs("# HELP memcgctl_dirty_threshold_bytes writers are throttled when dirty + writeback "
-	      "reach it (/proc/vmstat nr_dirty_threshold)\n"
-	      "# TYPE memcgctl_dirty_threshold_bytes gauge\n",
-	      f);
-	fprintf(f, "memcgctl_dirty_threshold_bytes %llu\n",
-		(unsigned long long)((g->kernel_valid ? g->kernel_thresh : g->lim.thresh) *
-				     g->page_size));
-	fputs("# HELP memcgctl_dirty_background_threshold_bytes background writeback starts above "
-	      "it (/proc/vmstat nr_dirty_background_threshold)\n"
-	      "# TYPE memcgctl_dirty_background_threshold_bytes gauge\n",
-	      f);
-	fprintf(f, "memcgctl_dirty_background_threshold_bytes %llu\n",
-		(unsigned long long)((g->kernel_valid ? g->kernel_bg_thresh : g->lim.bg_thresh) *
-				     g->page_size));
+	ob_printf(f,
+		  "# HELP memcgctl_dirty_threshold_bytes writers are throttled when dirty + "
+		  "writeback reach it (/proc/vmstat nr_dirty_threshold)\n"
+		  "# TYPE memcgctl_dirty_threshold_bytes gauge\n"
+		  "memcgctl_dirty_threshold_bytes %llu\n",
+		  (unsigned long long)((g->kernel_valid ? g->kernel_thresh : g->lim.thresh) *
+				       g->page_size));
+	ob_printf(f,
+		  "# HELP memcgctl_dirty_background_threshold_bytes background writeback starts "
+		  "above it (/proc/vmstat nr_dirty_background_threshold)\n"
+		  "# TYPE memcgctl_dirty_background_threshold_bytes gauge\n"
+		  "memcgctl_dirty_background_threshold_bytes %llu\n",
+		  (unsigned long long)((g->kernel_valid ? g->kernel_bg_thresh : g->lim.bg_thresh) *
+				       g->page_size));
 	gs = mcg_dirty_global_state(g);
-	fputs("# HELP memcgctl_dirty_global_state where the system's dirty and writeback pages "
-	      "stand against the thresholds: 1 for the current state, 0 for the others\n"
-	      "# TYPE memcgctl_dirty_global_state gauge\n",
-	      f);
+	ob_puts(f, "# HELP memcgctl_dirty_global_state where the system's dirty and writeback "
+		   "pages stand against the thresholds: 1 for the current state, 0 for the others\n"
+		   "# TYPE memcgctl_dirty_global_state gauge\n");
 	for (k = 0; k < DIRTY_STATES; k++)
-		fprintf(f, "memcgctl_dirty_global_state{state=\"%s\"} %d\n", dirty_words[k],
-			(size_t)gs == k);
+		ob_printf(f, "memcgctl_dirty_global_state{state=\"%s\"} %d\n", dirty_words[k],
+			  (size_t)gs == k);
+	/*
+	 * One sample per cgroup, labelled with its current state: a cgroup
+	 * that changes state ends one series and starts another, which
+	 * Prometheus marks stale at once (memcgctl-export(8), DIRTY STATE).
+	 */
 	for (i = 0; i < s->n; i++) {
 		const struct ex_row *row = &s->rows[i];
 
 		if (row->dirty < 0)
 			continue;
 		if (!head) {
-			fputs("# HELP memcgctl_dirty_state where the cgroup's dirty page cache stands "
-			      "(memcgctl dirty: the global domain, on v2 also the cgroup's own): 1 for "
-			      "the current state, 0 for the others\n"
-			      "# TYPE memcgctl_dirty_state gauge\n",
-			      f);
+			ob_puts(f, "# HELP memcgctl_dirty_state where the cgroup's dirty page cache "
+				   "stands (memcgctl dirty: the global domain, on v2 also the "
+				   "cgroup's own): 1, labelled with the current state\n"
+				   "# TYPE memcgctl_dirty_state gauge\n");
 			head = true;
 		}
-		for (k = 0; k < DIRTY_STATES; k++)
-			fprintf(f, "memcgctl_dirty_state{%s,state=\"%s\"} %d\n", row->labels,
-				dirty_words[k], (size_t)row->dirty == k);
+		ob_put(f, "memcgctl_dirty_state{", 21);
+		ob_puts(f, row->labels);
+		ob_put(f, ",state=\"", 8);
+		ob_puts(f, dirty_words[row->dirty]);
+		ob_put(f, "\"} 1\n", 5);
 	}
 }
 
-static void render_reclaimd(const struct ex_set *s, FILE *f)
+static void render_reclaimd(const struct ex_set *s, struct obuf *f)
 {
 	size_t i, k;
 
@@ -437,25 +572,30 @@ static void render_reclaimd(const struct ex_set *s, FILE *f)
 			if (!row->has_rd)
 				continue;
 			if (!head) {
-				fprintf(f, "# HELP %s %s\n# TYPE %s counter\n", rd_fams[k].name,
-					rd_fams[k].help, rd_fams[k].name);
+				ob_printf(f, "# HELP %s %s\n# TYPE %s counter\n", rd_fams[k].name,
+					  rd_fams[k].help, rd_fams[k].name);
 				head = true;
 			}
-			fprintf(f, "%s{%s} ", rd_fams[k].name, row->labels);
-			if (k == RD_CPU)
+			ob_puts(f, rd_fams[k].name);
+			ob_put(f, "{", 1);
+			ob_puts(f, row->labels);
+			ob_put(f, "} ", 2);
+			if (k == RD_CPU) {
 				print_seconds_ns(f, row->rd[k]);
-			else
-				fprintf(f, "%llu\n", (unsigned long long)row->rd[k]);
+			} else {
+				ob_u64(f, row->rd[k], 1);
+				ob_put(f, "\n", 1);
+			}
 		}
 	}
 }
 
-/* The exposition of SET for the families in FAMS. */
-static void render(const struct ex_set *s, unsigned fams, FILE *f)
+/* The exposition of SET for the families in FAMS, appended to F. */
+static void render(const struct ex_set *s, unsigned fams, struct obuf *f)
 {
 	char name[128];
 	unsigned k;
-	size_t i;
+	size_t i, nl;
 
 	for (k = 0; k < MCG_K__COUNT; k++) {
 		const struct mcg_key_desc *d = mcg_key_desc(k);
@@ -464,8 +604,9 @@ static void render(const struct ex_set *s, unsigned fams, FILE *f)
 		if (!(fams & (1u << key_family(k))))
 			continue;
 		metric_name(k, name, sizeof(name));
+		nl = strlen(name);
 		for (i = 0; i < s->n; i++) {
-			const struct mcg_record *r = &s->rows[i].rec;
+			const struct mcg_record *r = s->rows[i].rec;
 
 			if (!mcg_record_has(r, k) || unlimited(k, r->v[k]))
 				continue;
@@ -473,8 +614,7 @@ static void render(const struct ex_set *s, unsigned fams, FILE *f)
 				print_help(f, k, name);
 				head = true;
 			}
-			fprintf(f, "%s{%s} ", name, s->rows[i].labels);
-			print_value(f, d, r->v[k]);
+			print_sample(f, name, nl, s->rows[i].labels, d, r->v[k]);
 		}
 	}
 	if (fams & (1u << FAM_DIRTY))
@@ -525,22 +665,37 @@ static int visit(const char *path, int depth, void *userdata)
 		free(e);
 		return 0;
 	}
+	if (w->set->n == w->set->recs_cap) {
+		size_t cap = w->set->recs_cap ? w->set->recs_cap * 2 : 64;
+		struct mcg_record *n = realloc(w->set->recs, cap * sizeof(*n));
+
+		if (!n) {
+			w->err = -ENOMEM;
+			return -ENOMEM;
+		}
+		w->set->recs = n;
+		w->set->recs_cap = cap;
+	}
 	row = set_add(w->set, path, depth);
 	if (!row) {
 		w->err = -ENOMEM;
 		return -ENOMEM;
 	}
-	row->rec = rec;
+	w->set->recs[w->set->n - 1] = rec;
 	return 0;
 }
 
 static int collect_walk(struct mcg_ctx *ctx, const char *path, int depth, struct ex_set *set)
 {
 	struct ex_walk w = {.ctx = ctx, .set = set};
+	size_t i;
 	int r;
 
 	set_clear(set);
 	r = mcg_walk(ctx, path, depth, visit, &w);
+	set_done(set);
+	for (i = 0; i < set->n; i++)
+		set->rows[i].rec = &set->recs[i];
 	return w.err ? w.err : r < 0 ? r : 0;
 }
 
@@ -582,10 +737,13 @@ static int collect_snapshot(const struct mcg_snapshot *snap, int depth, struct e
 		if (depth >= 0 && sr->depth > depth)
 			continue;
 		row = set_add(set, sr->path, sr->depth);
-		if (!row)
+		if (!row) {
+			set_done(set);
 			return -ENOMEM;
-		row->rec = sr->rec;
+		}
+		row->rec = &sr->rec;
 	}
+	set_done(set);
 	return 0;
 }
 
@@ -741,6 +899,7 @@ struct exporter {
 	const struct export_args *a;
 	const char *statedir; /* NULL: reclaimd's counters are not read */
 	struct ex_set set;
+	struct obuf out; /* the last exposition, its memory reused by the next */
 };
 
 /* What the rows' records give beyond the table: dirty states, reclaimd's counters. */
@@ -752,30 +911,25 @@ static void annotate(struct exporter *x)
 		read_reclaimd(x->statedir, &x->set);
 }
 
-/* The exposition of the set as a malloc'd buffer. */
-static int expose(struct exporter *x, char **ret, size_t *ret_len)
+/* The exposition of the set into x->out. */
+static int expose(struct exporter *x)
 {
-	FILE *f;
-
 	annotate(x);
-	f = open_memstream(ret, ret_len);
-	if (!f)
-		return -errno;
-	render(&x->set, x->a->fams, f);
-	if (fclose(f) != 0)
-		return -ENOMEM;
-	return 0;
+	x->out.n = 0;
+	x->out.oom = false;
+	render(&x->set, x->a->fams, &x->out);
+	return x->out.oom ? -ENOMEM : 0;
 }
 
-/* The exposition of the tree by a walk, as a malloc'd buffer. */
-static int scrape_walk(struct exporter *x, const char *path, char **ret, size_t *ret_len)
+/* The exposition of the tree by a walk, into x->out. */
+static int scrape_walk(struct exporter *x, const char *path)
 {
 	int r;
 
 	r = collect_walk(x->ctx, path, x->a->depth, &x->set);
 	if (r < 0)
 		return r;
-	return expose(x, ret, ret_len);
+	return expose(x);
 }
 
 static bool sleep_ms(uint64_t ms)
@@ -804,13 +958,9 @@ static int run_textfile(struct exporter *x, const char *path)
 	}
 	cli_trap_signals();
 	for (;;) {
-		char *buf = NULL;
-		size_t len = 0;
-
-		r = scrape_walk(x, path, &buf, &len);
+		r = scrape_walk(x, path);
 		if (r == 0)
-			r = mcg__write_atomic_at(dfd, TEXTFILE_NAME, buf, len, 0644);
-		free(buf);
+			r = mcg__write_atomic_at(dfd, TEXTFILE_NAME, x->out.p, x->out.n, 0644);
 		if (r < 0) {
 			char *e = mcg_escape_dup(a->textfile);
 
@@ -867,14 +1017,28 @@ static void follow_delayacct(struct server *s, const struct mcg_snapshot *snap)
 		s->flags = want;
 }
 
+/*
+ * The exposition goes out as a copy: the exporter's buffer is kept for the
+ * next scrape (its 2 MiB at 1000 cgroups are not grown again every time), and
+ * a response may still be in flight when the next scrape comes.
+ */
+static enum MHD_Result reply_metrics(struct server *s, struct MHD_Connection *c)
+{
+	char *body = malloc(s->x->out.n ? s->x->out.n : 1);
+
+	if (!body)
+		return MHD_NO;
+	if (s->x->out.n)
+		memcpy(body, s->x->out.p, s->x->out.n);
+	return reply(c, MHD_HTTP_OK, body, s->x->out.n, CONTENT_TYPE);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **req)
 {
 	struct server *s = cls;
 	struct mcg_snapshot *snap;
-	char *buf = NULL;
-	size_t len = 0;
 	int r;
 
 	(void)version;
@@ -893,23 +1057,24 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return reply(c, MHD_HTTP_NOT_FOUND, strdup("not found\n"), 10, "text/plain");
 	r = mcg_sampler_sample(s->sampler, &snap);
 	if (r == 0) {
+		/* the rows point into the snapshot: held until rendered */
 		r = collect_snapshot(snap, s->x->a->depth, &s->x->set);
 		follow_delayacct(s, snap);
+		if (r == 0)
+			r = expose(s->x);
+		s->x->set.n = 0;
 		mcg_snapshot_unref(snap);
 	}
-	if (r == 0)
-		r = expose(s->x, &buf, &len);
 	if (r < 0) {
 		char msg[160];
 		int n = snprintf(msg, sizeof(msg), "cannot sample the memory cgroups: %s\n",
 				 mcg_strerror(r));
 
-		free(buf);
 		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, strdup(msg), (size_t)n,
 			     "text/plain");
 	}
 	s->scrapes++;
-	return reply(c, MHD_HTTP_OK, buf, len, CONTENT_TYPE);
+	return reply_metrics(s, c);
 }
 
 /* Bind ADDR:PORT ("127.0.0.1:9756", "[::1]:9756", ":9756"): the listening socket or -errno. */
@@ -1055,8 +1220,7 @@ static int export_run(struct cli *cli, int argc, char **argv)
 	struct export_args a = {.depth = -1, .fams = (1u << FAM__COUNT) - 1};
 	struct exporter x = {.a = &a};
 	struct mcg_group *g;
-	char statedir[4096], *path, *buf = NULL;
-	size_t len = 0;
+	char statedir[4096], *path;
 	int r, ret;
 
 	r = cli_parse(&export_argp, argc, argv, &a);
@@ -1083,18 +1247,18 @@ static int export_run(struct cli *cli, int argc, char **argv)
 	else if (a.textfile)
 		ret = run_textfile(&x, path);
 	else {
-		r = scrape_walk(&x, path, &buf, &len);
+		r = scrape_walk(&x, path);
 		if (r < 0) {
 			cli_err("cannot export the memory cgroups: %s", mcg_strerror(r));
 			ret = EXIT_FAILURE;
 		} else {
-			ret = fwrite(buf, 1, len, stdout) == len && fflush(stdout) == 0
+			ret = fwrite(x.out.p, 1, x.out.n, stdout) == x.out.n && fflush(stdout) == 0
 				      ? EXIT_OK
 				      : EXIT_FAILURE;
 		}
-		free(buf);
 	}
 	set_free(&x.set);
+	free(x.out.p);
 	free(path);
 	return ret;
 }
