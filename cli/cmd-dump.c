@@ -296,7 +296,7 @@ static void print_csv(struct dump *d, const struct mcg_hist_frame *f)
 		for (k = 0; k < MCG_K__COUNT; k++) {
 			putchar(',');
 			if (mcg_sample_rate_has(r, k))
-				printf("%.6g", r->rate[k]);
+				printf("%.10g", r->rate[k]);
 		}
 		fputs(",,\n", stdout);
 	}

@@ -2,8 +2,11 @@
 #include "memcgctl.h"
 #include "output.h"
 
+#include <fcntl.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 struct record_args {
 	const char *store;
@@ -104,6 +107,36 @@ static const struct argp record_argp = {
 	"flushed, exit 0). Read the store with 'memcgctl dump' and 'memcgctl top --replay'.",
 	cli_common_children, NULL, NULL,
 };
+
+/*
+ * The sampler keeps a descriptor per control file and takes every one left
+ * (then reopens files name by name): with a few thousand cgroups it reaches
+ * RLIMIT_NOFILE. The recorder's own files (the segment, the spool, /proc for
+ * the dirty verdict) come from descriptors held back while it samples.
+ */
+#define RESERVE_FDS 16
+/* 14 files a cgroup with every counter (v1): room for 70000 cgroups */
+#define RECORD_NOFILE (1 << 20)
+/* descriptors left free for rescans: a directory and 14 files for each of ~70 new cgroups */
+#define NOFILE_MARGIN 1024
+static int reserve[RESERVE_FDS];
+
+static void reserve_hold(void)
+{
+	int i;
+
+	for (i = 0; i < RESERVE_FDS; i++)
+		reserve[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+static void reserve_release(void)
+{
+	int i;
+
+	for (i = 0; i < RESERVE_FDS; i++)
+		if (reserve[i] >= 0)
+			close(reserve[i]);
+}
 
 static uint64_t realtime_ns(void)
 {
@@ -325,10 +358,11 @@ static int run_record(struct cli *cli, int argc, char **argv)
 	struct evlist l = {0};
 	struct recorder rc = {0};
 	struct timespec next;
+	struct rlimit rl;
 	const char *store;
 	uint64_t last_retain = 0;
 	long samples = 0;
-	bool spool, took;
+	bool spool, took, lowered = false;
 	int r, status = EXIT_OK;
 
 	r = cli_parse(&record_argp, argc, argv, &a);
@@ -349,9 +383,37 @@ static int run_record(struct cli *cli, int argc, char **argv)
 		cli_err("cannot open history store '%s': %s", out_esc(store), mcg_strerror(r));
 		return EXIT_FAILURE;
 	}
+	/* one kept descriptor per control file: 10-14 per cgroup with every counter */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		/*
+		 * Root may go past the hard limit (to fs.nr_open): a sampler out of
+		 * descriptors reopens files by name each time, slower, and cannot
+		 * rescan a directory whose child went away (it takes it as gone).
+		 */
+		struct rlimit want = {RECORD_NOFILE, RECORD_NOFILE};
+
+		if (rl.rlim_max >= RECORD_NOFILE || setrlimit(RLIMIT_NOFILE, &want) < 0) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+		getrlimit(RLIMIT_NOFILE, &rl);
+		/*
+		 * The first sample opens every file it can keep: it does so under a
+		 * lower limit, so that NOFILE_MARGIN descriptors stay free afterwards
+		 * for the rescans and reopens of later samples.
+		 */
+		if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 2 * NOFILE_MARGIN) {
+			struct rlimit low = {rl.rlim_cur - NOFILE_MARGIN, rl.rlim_max};
+
+			setrlimit(RLIMIT_NOFILE, &low);
+			lowered = true;
+		}
+	}
+	reserve_hold();
 	r = mcg_sampler_new(rc.ctx, "/", 0, &s);
 	if (r == 0)
 		r = mcg_sampler_set_keys(s, NULL);
+	reserve_release();
 	if (r < 0) {
 		cli_err("cannot sample the memory cgroups: %s", mcg_strerror(r));
 		mcg_hist_writer_close(w);
@@ -369,8 +431,27 @@ static int run_record(struct cli *cli, int argc, char **argv)
 	while (!cli_interrupted) {
 		uint64_t t;
 
-		r = mcg_sampler_sample(s, &snap);
+		/*
+		 * The frame's time is when the sample started: its reads lie
+		 * between it and the next frame's time (one sample at a time).
+		 */
 		t = realtime_ns();
+		reserve_hold();
+		r = mcg_sampler_sample(s, &snap);
+		reserve_release();
+		if (lowered) {
+			/* files it could not keep had no descriptor to be read with: again */
+			setrlimit(RLIMIT_NOFILE, &rl);
+			lowered = false;
+			if (r == 0) {
+				mcg_snapshot_unref(snap);
+				snap = NULL;
+				t = realtime_ns();
+				reserve_hold();
+				r = mcg_sampler_sample(s, &snap);
+				reserve_release();
+			}
+		}
 		if (r < 0) {
 			cli_err("cannot sample the memory cgroups: %s", mcg_strerror(r));
 			status = EXIT_FAILURE;

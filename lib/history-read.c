@@ -163,6 +163,13 @@ static int scan(struct mcg_hist_reader *r, struct rseg *s)
 			s->dead = true;
 			return 0;
 		}
+		if (fstat(s->fd, &st) == 0 && st.st_size == 0) {
+			/* a recorder killed before its first write: nothing, and nothing wrong */
+			close(s->fd);
+			s->fd = -1;
+			s->scanned = true;
+			return 0;
+		}
 		if (pread(s->fd, h, 8, 0) != 8 || memcmp(h, magic, 8)) {
 			if (r->bad)
 				r->bad(r->ud, s->name, 0, 0, "not a history segment (no magic)");

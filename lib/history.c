@@ -320,23 +320,30 @@ static int write_frame(struct mcg_hist_writer *w, uint8_t type, uint64_t time_ns
 
 	if (w->raw.len > MCG__HIST_MAX_RAW)
 		return -EFBIG;
+	static const char magic[8] = MCG__HIST_SEG_MAGIC;
+	/* a new segment's magic goes with its header frame: a kill leaves it empty or readable */
+	size_t pre = type == MCG__HIST_SEGHDR ? sizeof(magic) : 0;
+	uint8_t *h;
+
 	w->out.len = 0;
-	r = mcg__hist_buf_reserve(&w->out, MCG__HIST_FHDR + bound);
+	r = mcg__hist_buf_reserve(&w->out, pre + MCG__HIST_FHDR + bound);
 	if (r < 0)
 		return r;
-	n = ZSTD_compressCCtx(w->cctx, w->out.p + MCG__HIST_FHDR, bound, w->raw.p, w->raw.len,
+	memcpy(w->out.p, magic, pre);
+	h = w->out.p + pre;
+	n = ZSTD_compressCCtx(w->cctx, h + MCG__HIST_FHDR, bound, w->raw.p, w->raw.len,
 			      w->o.level);
 	if (ZSTD_isError(n) || n >= w->raw.len) {
 		/* incompressible (or tiny): stored as is */
-		memcpy(w->out.p + MCG__HIST_FHDR, w->raw.p, w->raw.len);
+		memcpy(h + MCG__HIST_FHDR, w->raw.p, w->raw.len);
 		n = w->raw.len;
 	} else {
 		f.flags = MCG__HIST_ZSTD;
 	}
 	f.plen = (uint32_t)n;
-	f.pcrc = mcg_hist_crc32c(0, w->out.p + MCG__HIST_FHDR, n);
-	mcg__hist_header_put(w->out.p, &f);
-	w->out.len = MCG__HIST_FHDR + n;
+	f.pcrc = mcg_hist_crc32c(0, h + MCG__HIST_FHDR, n);
+	mcg__hist_header_put(h, &f);
+	w->out.len = pre + MCG__HIST_FHDR + n;
 	while (done < w->out.len) {
 		ssize_t k = write(w->fd, w->out.p + done, w->out.len - done);
 
@@ -355,7 +362,6 @@ static int write_frame(struct mcg_hist_writer *w, uint8_t type, uint64_t time_ns
 
 static int open_segment(struct mcg_hist_writer *w, uint64_t start_ns)
 {
-	static const char magic[8] = MCG__HIST_SEG_MAGIC;
 	unsigned k;
 	int fd, r, tries;
 
@@ -377,9 +383,6 @@ static int open_segment(struct mcg_hist_writer *w, uint64_t start_ns)
 	w->seg_bytes = 0;
 	w->frames = 0;
 	slots_clear(w);
-	if (write(fd, magic, sizeof(magic)) != (ssize_t)sizeof(magic))
-		return -EIO;
-	w->seg_bytes = sizeof(magic);
 	w->raw.len = 0;
 	if ((r = put_var(&w->raw, MCG__HIST_FORMAT)) < 0 ||
 	    (r = put_var(&w->raw, (uint64_t)w->version)) < 0 || (r = put_str(&w->raw, w->root)) < 0 ||
