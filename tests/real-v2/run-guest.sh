@@ -117,25 +117,9 @@ fi
 # ---- scratch space, removed on every exit path ------------------------------
 work=$(mktemp -d "${TMPDIR:-/tmp}/memcgctl-v2.XXXXXX")
 qpid=
-cleanup() {
-	trap - EXIT INT TERM HUP
-	# QEMU's own pid (from -pidfile) and timeout(1)'s: a signal to this script must not leave
-	# either behind.
-	pids="$(cat "$work/qemu.pid" 2>/dev/null || true) $qpid"
-	for pid in $pids; do
-		kill -TERM "$pid" 2>/dev/null || true
-	done
-	i=0
-	for pid in $pids; do
-		while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do
-			sleep 0.1
-			i=$((i + 1))
-		done
-		kill -KILL "$pid" 2>/dev/null || true
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=../real-v2/guest-lib.sh
+. "$here/guest-lib.sh"
+trap guest_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
 if [ -z "$results" ]; then
@@ -250,64 +234,14 @@ qrc=0
 wait "$qpid" || qrc=$?
 t_end=$(date +%s.%N)
 
-show_console() {
-	say "---- guest console (last 60 lines) ----"
-	tail -n 60 "$console" 2>/dev/null || true
-	say "---- qemu output ----"
-	cat "$work/qemu.out" 2>/dev/null || true
-}
-if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
-	show_console
-	die "guest did not power off within ${timeout_s}s (MCG_V2_TIMEOUT)"
-fi
-[ "$qrc" -eq 0 ] || { show_console; die "qemu exited with status $qrc"; }
-
-tar -xf "$work/results.img" -C "$results" 2>"$work/tar.err" || true
-cp "$console" "$results/console.log"
-if [ ! -f "$results/guest.status" ]; then
-	show_console
-	cat "$work/tar.err"
-	die "the guest wrote no results"
-fi
-gstatus=$(cat "$results/guest.status")
-info() { sed -n "s/^$1=//p" "$results/guest.info"; }
+guest_results "$qrc" "MCG_V2_TIMEOUT=${timeout_s}s"
 say "guest kernel $(info uname_r), $(info mem_total_kb) kB RAM, $(info cpus) vCPUs, qemu -accel tcg"
 say "cgroup2 mounted: $(info cgroup2_mount)"
 say "root cgroup.subtree_control: $(info root_subtree_control)"
-if [ "$gstatus" != ok ]; then
-	show_console
-	die "guest $gstatus"
-fi
+guest_status
 
 # ---- report -----------------------------------------------------------------
-npass=0 nfail=0 nskip=0
-for f in $scenarios; do
-	name=${f##*/}
-	name=${name%.sh}
-	d=$results/s/$name
-	rc=$(cat "$d/rc" 2>/dev/null || echo missing)
-	secs=$(cat "$d/secs" 2>/dev/null || echo "?")
-	case $rc in
-	0) verdict=PASS; npass=$((npass + 1)) ;;
-	77) verdict=SKIP; nskip=$((nskip + 1)) ;;
-	*) verdict=FAIL; nfail=$((nfail + 1)) ;;
-	esac
-	if [ "$verdict" = SKIP ]; then
-		reason=$(cat "$d/out" "$d/err" 2>/dev/null | grep . | tail -n 1 || true)
-		say "SKIP $name (${secs}s): $reason"
-	else
-		say "$verdict $name (exit $rc, ${secs}s)"
-	fi
-	if [ "$verdict" = FAIL ] || [ "$verbose" = 1 ]; then
-		for stream in out err; do
-			if [ -s "$d/$stream" ]; then
-				say "---- $name std$stream ----"
-				cat "$d/$stream"
-			fi
-		done
-		[ "$rc" = 137 ] && say "$name was killed by SIGKILL (the guest kills a scenario after MCG_V2_SCENARIO_TIMEOUT=${scen_timeout}s)"
-	fi
-done
+guest_report MCG_V2_SCENARIO_TIMEOUT
 timing=$(awk -v a="$t_start" -v b="$t_boot" -v c="$t_end" \
 	'BEGIN { printf "initramfs+disks %.1fs, guest %.1fs, total %.1fs", b - a, c - b, c - a }')
 say "$npass passed, $nfail failed, $nskip skipped ($timing)"
