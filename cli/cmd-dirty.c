@@ -788,7 +788,7 @@ static int dirty_run(struct cli *cli, int argc, char **argv)
 	table = out_table_new(dirty_cols, D__COUNT, version, &status);
 	if (!table)
 		goto out;
-	r = mcg_dirty_sampler_new(ctx, &s);
+	r = mcg_dirty_sampler_new(ctx, a.watch ? 0 : MCG_SAMPLER_ONESHOT, &s);
 	if (r < 0) {
 		cli_err("cannot start: %s", mcg_strerror(r));
 		status = EXIT_FAILURE;

@@ -369,56 +369,53 @@ void mcg_dirty_cg_eval(struct mcg_dirty_cg *c, int version, const struct mcg_dir
 		c->state = c->memcg_state;
 }
 
-/* ---- the sampler ------------------------------------------------------ */
+/* ---- the sampler: the one sampler (lib/sample.c), pruned at clean cgroups ---- */
 
-struct node {
+struct dnode {
 	char *path;
-	struct mcg_group *g;
-	int fd[MCG__PLAN_FILES]; /* kept descriptors per plan slot; MCG__FD_ABSENT when not read */
-	ssize_t parent;          /* v2: index of the parent node, -1 at the root */
-	unsigned gen;            /* refresh that read max/high/cur */
-	uint64_t max, high, cur; /* pages, UINT64_MAX for "max" */
+	uint64_t id;  /* the sampler's row id when last found (a re-created cgroup: another) */
+	ssize_t row;  /* its row in the current snapshot, -1: not there */
+	bool explicit;
 };
 
 struct mcg_dirty_sampler {
 	struct mcg_ctx *ctx;
 	int version;
-	struct mcg__plan plan; /* the schema's reader, for the counters of dirty_keys() */
-	int sl_stat, sl_max, sl_high, sl_cur;
-	struct node *n;
+	struct mcg_sampler *smp;
+	struct mcg_snapshot *snap;
+	struct dnode *n;
 	size_t nn, cap;
-	unsigned gen;
+	bool keep_changed; /* explicit paths added since the last sample */
 };
 
-int mcg_dirty_sampler_new(struct mcg_ctx *ctx, struct mcg_dirty_sampler **ret)
+int mcg_dirty_sampler_new(struct mcg_ctx *ctx, unsigned flags, struct mcg_dirty_sampler **ret)
 {
 	struct mcg_dirty_sampler *s = calloc(1, sizeof(*s));
-	struct mcg_keyset want;
+	struct mcg_keyset want, zero = {{0}};
 	int r;
 
 	if (!s)
 		return -ENOMEM;
 	s->ctx = ctx;
 	s->version = mcg_ctx_version(ctx);
-	s->gen = 1;
-	want = dirty_keys(s->version);
-	r = mcg__plan_init(&s->plan, s->version, &want, 0);
+	r = mcg_sampler_new(ctx, "/", flags | MCG_SAMPLER_CGROUPS_ONLY, &s->smp);
 	if (r < 0) {
 		free(s);
 		return r;
 	}
-	s->sl_stat = mcg__plan_slot(&s->plan, MCG_K_DIRTY);
-	s->sl_max = mcg__plan_slot(&s->plan, MCG_K_LIMIT);
-	s->sl_high = mcg__plan_slot(&s->plan, MCG_K_HIGH);
-	s->sl_cur = mcg__plan_slot(&s->plan, MCG_K_USAGE);
+	want = dirty_keys(s->version);
+	/* dirty and writeback are hierarchical: below a clean cgroup, nothing to find */
+	mcg_keyset_add(&zero, MCG_K_DIRTY);
+	mcg_keyset_add(&zero, MCG_K_WRITEBACK);
+	r = mcg_sampler_set_keys(s->smp, &want);
+	if (r == 0)
+		r = mcg_sampler_set_prune(s->smp, &zero);
+	if (r < 0) {
+		mcg_dirty_sampler_free(s);
+		return r;
+	}
 	*ret = s;
 	return 0;
-}
-
-static void close_fd(int fd)
-{
-	if (fd >= 0)
-		close(fd);
 }
 
 void mcg_dirty_sampler_free(struct mcg_dirty_sampler *s)
@@ -427,15 +424,11 @@ void mcg_dirty_sampler_free(struct mcg_dirty_sampler *s)
 
 	if (!s)
 		return;
-	for (i = 0; i < s->nn; i++) {
-		size_t f;
-
-		for (f = 0; f < MCG__PLAN_FILES; f++)
-			close_fd(s->n[i].fd[f]);
-		mcg_group_close(s->n[i].g);
+	for (i = 0; i < s->nn; i++)
 		free(s->n[i].path);
-	}
 	free(s->n);
+	mcg_snapshot_unref(s->snap);
+	mcg_sampler_free(s->smp);
 	free(s);
 }
 
@@ -449,177 +442,148 @@ const char *mcg_dirty_sampler_path(const struct mcg_dirty_sampler *s, size_t i)
 	return i < s->nn ? s->n[i].path : NULL;
 }
 
-static ssize_t find_node(const struct mcg_dirty_sampler *s, const char *path)
+/* The node of PATH (an explicit one), or of the row with ID (a found one); -1. */
+static ssize_t find_node(const struct mcg_dirty_sampler *s, const char *path, uint64_t id)
 {
 	size_t i;
 
 	for (i = 0; i < s->nn; i++)
-		if (!strcmp(s->n[i].path, path))
+		if (path ? s->n[i].explicit && !strcmp(s->n[i].path, path) : s->n[i].id == id)
 			return (ssize_t)i;
 	return -1;
 }
 
-static int add_group(struct mcg_dirty_sampler *s, struct mcg_group *g);
-
-static int add_parent(struct mcg_dirty_sampler *s, const char *path, ssize_t *ret)
+static ssize_t add_node(struct mcg_dirty_sampler *s, const char *path, uint64_t id, bool explicit)
 {
-	char *parent, *slash;
-	struct mcg_group *pg;
-	ssize_t i;
-	int r;
+	struct dnode *nd;
 
-	slash = strrchr(path, '/');
-	if (!slash || !strcmp(path, "/")) {
-		*ret = -1;
-		return 0;
-	}
-	parent = strdup(path); /* any length: a cut path would name another cgroup */
-	if (!parent)
-		return -ENOMEM;
-	slash = strrchr(parent, '/');
-	if (slash == parent)
-		slash[1] = '\0';
-	else
-		*slash = '\0';
-	i = find_node(s, parent);
-	if (i >= 0) {
-		free(parent);
-		*ret = i;
-		return 0;
-	}
-	r = mcg_group_open(s->ctx, parent, &pg);
-	free(parent);
-	if (r < 0)
-		return r;
-	r = add_group(s, pg);
-	if (r < 0)
-		return r;
-	*ret = r;
-	return 0;
-}
-
-/* Takes ownership of G. */
-static int add_group(struct mcg_dirty_sampler *s, struct mcg_group *g)
-{
-	bool v2 = s->version == 2, root = mcg_group_is_root(g);
-	ssize_t parent = -1, have = find_node(s, mcg_group_path(g));
-	struct node *nd;
-	int r;
-
-	if (have >= 0) {
-		mcg_group_close(g);
-		return (int)have;
-	}
-	if (v2 && !root) {
-		r = add_parent(s, mcg_group_path(g), &parent);
-		if (r < 0) {
-			mcg_group_close(g);
-			return r;
-		}
-	}
 	if (s->nn == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 16;
-		struct node *nn = realloc(s->n, cap * sizeof(*nn));
+		struct dnode *n = realloc(s->n, cap * sizeof(*n));
 
-		if (!nn) {
-			mcg_group_close(g);
+		if (!n)
 			return -ENOMEM;
-		}
-		s->n = nn;
+		s->n = n;
 		s->cap = cap;
 	}
 	nd = &s->n[s->nn];
-	memset(nd, 0, sizeof(*nd));
-	for (r = 0; r < MCG__PLAN_FILES; r++)
-		nd->fd[r] = MCG__FD_ABSENT;
-	nd->path = strdup(mcg_group_path(g));
-	if (!nd->path) {
-		mcg_group_close(g);
+	nd->path = strdup(path);
+	if (!nd->path)
 		return -ENOMEM;
-	}
-	nd->g = g;
-	nd->parent = parent;
-	r = mcg_knob_open(g, "memory.stat", O_RDONLY);
-	if (r < 0) {
-		free(nd->path);
-		mcg_group_close(g);
-		return r;
-	}
-	nd->fd[s->sl_stat] = r;
-	if (v2 && !root) {
-		/* For the headroom; missing files read as "no limit". */
-		nd->fd[s->sl_max] = mcg__plan_open(&s->plan, (unsigned)s->sl_max, mcg_group_dirfd(g));
-		nd->fd[s->sl_high] = mcg__plan_open(&s->plan, (unsigned)s->sl_high, mcg_group_dirfd(g));
-		nd->fd[s->sl_cur] = mcg__plan_open(&s->plan, (unsigned)s->sl_cur, mcg_group_dirfd(g));
-	}
-	return (int)s->nn++;
+	nd->id = id;
+	nd->row = -1;
+	nd->explicit = explicit;
+	return (ssize_t)s->nn++;
 }
 
 int mcg_dirty_sampler_add(struct mcg_dirty_sampler *s, const char *spec)
 {
 	struct mcg_group *g;
+	ssize_t i;
 	int r = mcg_group_open(s->ctx, spec, &g);
 
 	if (r < 0)
 		return r;
-	return add_group(s, g);
+	/* memory.stat is what 'dirty' reads: a cgroup without it is refused here */
+	r = mcg_knob_open(g, "memory.stat", O_RDONLY);
+	if (r < 0) {
+		mcg_group_close(g);
+		return r;
+	}
+	close(r);
+	i = find_node(s, mcg_group_path(g), 0);
+	if (i < 0) {
+		i = add_node(s, mcg_group_path(g), 0, true);
+		s->keep_changed = true;
+	}
+	mcg_group_close(g);
+	return (int)i;
 }
 
-static void read_ceiling(struct mcg_dirty_sampler *s, struct node *nd)
+/* The sampler reads the explicit cgroups (and their ancestors) whatever the pruning. */
+static int set_keep(struct mcg_dirty_sampler *s)
 {
-	uint64_t ps = (uint64_t)mcg_page_size();
-	int dfd = mcg_group_dirfd(nd->g);
-	struct mcg_record r;
-	char buf[64];
-
-	if (nd->gen == s->gen)
-		return;
-	memset(&r.valid, 0, sizeof(r.valid));
-	mcg__plan_read(&s->plan, (unsigned)s->sl_max, &nd->fd[s->sl_max], dfd, buf, sizeof(buf), &r);
-	mcg__plan_read(&s->plan, (unsigned)s->sl_high, &nd->fd[s->sl_high], dfd, buf, sizeof(buf), &r);
-	mcg__plan_read(&s->plan, (unsigned)s->sl_cur, &nd->fd[s->sl_cur], dfd, buf, sizeof(buf), &r);
-	nd->max = mcg_record_get(&r, MCG_K_LIMIT, MCG_MAX);
-	nd->high = mcg_record_get(&r, MCG_K_HIGH, MCG_MAX);
-	nd->cur = mcg_record_get(&r, MCG_K_USAGE, 0);
-	if (nd->max != MCG_MAX)
-		nd->max /= ps;
-	if (nd->high != MCG_MAX)
-		nd->high /= ps;
-	nd->cur /= ps;
-	nd->gen = s->gen;
-}
-
-int mcg_dirty_sampler_read(struct mcg_dirty_sampler *s, size_t i, struct mcg_dirty_cg *ret)
-{
-	struct mcg_dirty_cg c = {0};
-	struct mcg_record rec;
-	char buf[16384];
-	ssize_t n, k;
+	const char **paths;
+	size_t i, n = 0;
 	int r;
 
-	if (i >= s->nn)
+	paths = calloc(s->nn + 1, sizeof(*paths));
+	if (!paths)
+		return -ENOMEM;
+	for (i = 0; i < s->nn; i++)
+		if (s->n[i].explicit)
+			paths[n++] = s->n[i].path;
+	r = mcg_sampler_set_keep(s->smp, paths, n);
+	free(paths);
+	if (r == 0)
+		s->keep_changed = false;
+	return r;
+}
+
+static int sample(struct mcg_dirty_sampler *s)
+{
+	struct mcg_snapshot *snap;
+	size_t i, r;
+	int e;
+
+	if (s->keep_changed && (e = set_keep(s)) < 0)
+		return e;
+	e = mcg_sampler_sample(s->smp, &snap);
+	if (e < 0)
+		return e;
+	mcg_snapshot_unref(s->snap);
+	s->snap = snap;
+	for (i = 0; i < s->nn; i++) {
+		s->n[i].row = -1;
+		for (r = 0; r < snap->n_rows; r++) {
+			if (s->n[i].explicit ? !strcmp(snap->rows[r].path, s->n[i].path)
+					     : snap->rows[r].id == s->n[i].id) {
+				s->n[i].row = (ssize_t)r;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+void mcg_dirty_sampler_begin(struct mcg_dirty_sampler *s)
+{
+	/* an error leaves the rows unfound: reads say -ENOENT */
+	if (sample(s) < 0)
+		for (size_t i = 0; i < s->nn; i++)
+			s->n[i].row = -1;
+}
+
+int mcg_dirty_cg_from_snapshot(const struct mcg_snapshot *snap, size_t row, int version,
+			       struct mcg_dirty_cg *ret)
+{
+	struct mcg_dirty_cg c = {0};
+	int r, k;
+
+	if (row >= snap->n_rows)
 		return -EINVAL;
-	memset(&rec.valid, 0, sizeof(rec.valid));
-	n = mcg__plan_read(&s->plan, (unsigned)s->sl_stat, &s->n[i].fd[s->sl_stat],
-			   mcg_group_dirfd(s->n[i].g), buf, sizeof(buf), &rec);
-	if (n < 0)
-		return (int)n;
-	r = mcg_dirty_cg_from_record(&rec, s->version, &c);
+	r = mcg_dirty_cg_from_record(&snap->rows[row].rec, version, &c);
 	if (r < 0)
 		return r;
-	if (s->version == 2) {
-		uint64_t ps = (uint64_t)mcg_page_size(), limit = MCG_MAX;
+	if (version == 2) {
+		uint64_t ps = snap->page_size ? snap->page_size : (uint64_t)mcg_page_size();
+		uint64_t limit = MCG_MAX;
 
-		/* mem_cgroup_wb_stats(): this group and its ancestors, not the root. */
+		/* mem_cgroup_wb_stats(): this group and its ancestors, not the root */
 		c.headroom = UINT64_MAX;
-		for (k = (ssize_t)i; k >= 0 && s->n[k].parent >= 0; k = s->n[k].parent) {
-			struct node *nd = &s->n[k];
-			uint64_t ceiling;
+		for (k = (int)row; k >= 0 && snap->rows[k].parent >= 0; k = snap->rows[k].parent) {
+			const struct mcg_record *a = &snap->rows[k].rec;
+			uint64_t max = mcg_record_get(a, MCG_K_LIMIT, MCG_MAX);
+			uint64_t high = mcg_record_get(a, MCG_K_HIGH, MCG_MAX);
+			uint64_t cur = mcg_record_get(a, MCG_K_USAGE, 0) / ps, ceiling;
 
-			read_ceiling(s, nd);
-			ceiling = min_u64(nd->max, nd->high);
-			c.headroom = min_u64(c.headroom, ceiling - min_u64(ceiling, nd->cur));
-			limit = min_u64(limit, nd->max);
+			if (max != MCG_MAX)
+				max /= ps;
+			if (high != MCG_MAX)
+				high /= ps;
+			ceiling = min_u64(max, high);
+			c.headroom = min_u64(c.headroom, ceiling - min_u64(ceiling, cur));
+			limit = min_u64(limit, max);
 		}
 		c.limit = limit == MCG_MAX ? MCG_MAX : limit * ps;
 	}
@@ -627,117 +591,48 @@ int mcg_dirty_sampler_read(struct mcg_dirty_sampler *s, size_t i, struct mcg_dir
 	return 0;
 }
 
-void mcg_dirty_sampler_begin(struct mcg_dirty_sampler *s)
+int mcg_dirty_sampler_read(struct mcg_dirty_sampler *s, size_t i, struct mcg_dirty_cg *ret)
 {
-	if (++s->gen == 0)
-		s->gen = 1;
-}
-
-struct scan_state {
-	struct mcg_dirty_sampler *s;
-	void (*cb)(size_t, void *);
-	void *userdata;
-	int found;
-};
-
-/*
- * Children are found by name under the parent's descriptor; every directory is
- * a child cgroup, dot names too (a cgroup named ".x" holding 64 MiB dirty must
- * be seen). Paths are built at full length; the descent stops at
- * MCG_WALK_MAX_DEPTH with a warning.
- */
-static int scan_rec(struct scan_state *st, size_t idx, int depth)
-{
-	struct mcg_dirty_sampler *s = st->s;
-	struct mcg_dirty_cg c;
-	struct dirent *de;
-	DIR *d;
-	int fd, r;
-
-	r = mcg_dirty_sampler_read(s, idx, &c);
-	if (r < 0)
-		return 0; /* vanished or unreadable: nothing to report below it */
-	if (!c.dirty && !c.writeback)
-		return 0;
-	if (!mcg_group_is_root(s->n[idx].g)) {
-		st->found++;
-		if (st->cb)
-			st->cb(idx, st->userdata);
-	}
-	fd = openat(mcg_group_dirfd(s->n[idx].g), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return 0;
-	}
-	while ((de = readdir(d))) {
-		const char *path = s->n[idx].path;
-		size_t plen = strcmp(path, "/") ? strlen(path) : 0;
-		struct stat sb;
-		char *child;
-		ssize_t ci;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (de->d_type != DT_DIR &&
-		    (de->d_type != DT_UNKNOWN ||
-		     fstatat(fd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(sb.st_mode)))
-			continue;
-		if (depth >= MCG_WALK_MAX_DEPTH) {
-			char *e = mcg_escape_dup(path);
-
-			mcg_log(s->ctx, MCG_LOG_WARNING,
-				"skipping the cgroups under '%s': deeper than %d levels", e ? e : "?",
-				MCG_WALK_MAX_DEPTH);
-			free(e);
-			break;
-		}
-		child = malloc(plen + strlen(de->d_name) + 2);
-		if (!child) {
-			closedir(d);
-			return -ENOMEM;
-		}
-		memcpy(child, path, plen);
-		child[plen] = '/';
-		strcpy(child + plen + 1, de->d_name);
-		ci = find_node(s, child);
-		if (ci < 0) {
-			r = mcg_dirty_sampler_add(s, child);
-			if (r == -ENOMEM) {
-				free(child);
-				closedir(d);
-				return r;
-			}
-			if (r < 0) {
-				free(child);
-				continue; /* not a memory cgroup, or gone */
-			}
-			ci = r;
-		}
-		free(child);
-		r = scan_rec(st, (size_t)ci, depth + 1);
-		if (r < 0) {
-			closedir(d);
-			return r;
-		}
-	}
-	closedir(d);
-	return 0;
+	if (i >= s->nn)
+		return -EINVAL;
+	if (!s->snap)
+		mcg_dirty_sampler_begin(s);
+	if (s->n[i].row < 0)
+		return -ENOENT; /* removed, or no longer a memory cgroup */
+	return mcg_dirty_cg_from_snapshot(s->snap, (size_t)s->n[i].row, s->version, ret);
 }
 
 int mcg_dirty_sampler_scan(struct mcg_dirty_sampler *s, void (*cb)(size_t idx, void *userdata),
 			   void *userdata)
 {
-	struct scan_state st = {s, cb, userdata, 0};
-	int r = mcg_dirty_sampler_add(s, "/");
+	const struct mcg_snapshot *snap;
+	size_t r;
+	int found = 0;
 
-	if (r < 0)
-		return r;
-	mcg_dirty_sampler_begin(s);
-	r = scan_rec(&st, (size_t)r, 0);
-	return r < 0 ? r : st.found;
+	if (!s->snap)
+		mcg_dirty_sampler_begin(s);
+	snap = s->snap;
+	if (!snap)
+		return -ENOENT;
+	for (r = 1; r < snap->n_rows; r++) { /* row 0 is the root */
+		const struct mcg_sample_row *row = &snap->rows[r];
+		ssize_t i;
+
+		if (!mcg_record_get(&row->rec, MCG_K_DIRTY, 0) &&
+		    !mcg_record_get(&row->rec, MCG_K_WRITEBACK, 0))
+			continue;
+		i = find_node(s, NULL, row->id);
+		if (i < 0) {
+			i = add_node(s, row->path, row->id, false);
+			if (i < 0)
+				return (int)i;
+		}
+		s->n[i].row = (ssize_t)r;
+		found++;
+		if (cb)
+			cb((size_t)i, userdata);
+	}
+	return found;
 }
 
 /* ---- verdicts --------------------------------------------------------- */

@@ -91,6 +91,10 @@ struct mcg_sampler {
 	size_t nasync;
 	int topfd;        /* the sampled group's directory (O_PATH), kept */
 	bool warned_deep; /* the MCG_WALK_MAX_DEPTH warning was given */
+	struct mcg_keyset prune; /* below a row where all of these read 0, nothing is read */
+	bool creating;           /* in mcg_sampler_new(): the top's children only */
+	char **keep;             /* paths read whatever the pruning (sorted) */
+	size_t nkeep;
 };
 
 /* ---- parsing (no allocation: this runs for every cgroup on every refresh) ---- */
@@ -323,6 +327,11 @@ static int cmp_kid(const void *a, const void *b)
 	return strcmp((*(struct node *const *)a)->name, (*(struct node *const *)b)->name);
 }
 
+static bool lazy_tree(const struct mcg_sampler *s)
+{
+	return s->creating || !mcg_keyset_empty(&s->prune);
+}
+
 /* Bring N's children in line with the directory: new ones added (and scanned), gone ones freed. */
 static int node_rescan(struct mcg_sampler *s, struct node *n)
 {
@@ -428,10 +437,15 @@ static int node_rescan(struct mcg_sampler *s, struct node *n)
 		free(names[i]);
 	free(names);
 	closedir(d);
-	/* new children scan their own subtrees */
-	for (i = 0; i < n->nkids; i++)
-		if (n->kids[i]->rescan || s->rescan_all)
-			node_rescan(s, n->kids[i]);
+	/*
+	 * New children scan their own subtrees; unless the tree is read lazily
+	 * (pruning, or mcg_sampler_new()): then fill_rows() scans a directory
+	 * when it descends into it, and a pruned subtree is never listed.
+	 */
+	if (!lazy_tree(s))
+		for (i = 0; i < n->nkids; i++)
+			if (n->kids[i]->rescan || s->rescan_all)
+				node_rescan(s, n->kids[i]);
 	return 0;
 oom_merge:
 	/* keep what was merged; the rest of the old kids are still owned by n->kids */
@@ -558,8 +572,6 @@ static int sampler_plan(struct mcg_sampler *s)
 		mcg_keyset_add(&want, MCG_K_MEMSW_USAGE);
 		mcg_keyset_add(&want, MCG_K_USAGE);
 	}
-	/* usage is always read: the empty-cgroup shortcut and the failcnt rule depend on it */
-	mcg_keyset_add(&want, MCG_K_USAGE);
 	r = mcg__plan_init(&s->plan, s->version, &want, 0);
 	if (r < 0)
 		return r;
@@ -679,7 +691,10 @@ int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned flags, struc
 	}
 	if (s->flags & MCG_SAMPLER_TASKSTATS)
 		s->ts_err = mcg_taskstats_open(&s->ts);
+	/* the top's children only: the first sample walks the rest (pruned, if asked) */
+	s->creating = true;
 	r = node_rescan(s, s->top);
+	s->creating = false;
 	if (r < 0) {
 		mcg_sampler_free(s);
 		return r;
@@ -699,10 +714,53 @@ static void free_async(struct mcg_sampler *s)
 	s->nasync = 0;
 }
 
+static void free_keep(struct mcg_sampler *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nkeep; i++)
+		free(s->keep[i]);
+	free(s->keep);
+	s->keep = NULL;
+	s->nkeep = 0;
+}
+
+int mcg_sampler_set_prune(struct mcg_sampler *s, const struct mcg_keyset *zero)
+{
+	if (zero)
+		s->prune = *zero;
+	else
+		memset(&s->prune, 0, sizeof(s->prune));
+	return 0;
+}
+
+int mcg_sampler_set_keep(struct mcg_sampler *s, const char *const *paths, size_t n)
+{
+	char **k = n ? calloc(n, sizeof(*k)) : NULL;
+	size_t i;
+
+	if (n && !k)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		k[i] = strdup(paths[i]);
+		if (!k[i]) {
+			while (i--)
+				free(k[i]);
+			free(k);
+			return -ENOMEM;
+		}
+	}
+	free_keep(s);
+	s->keep = k;
+	s->nkeep = n;
+	return 0;
+}
+
 void mcg_sampler_free(struct mcg_sampler *s)
 {
 	if (!s)
 		return;
+	free_keep(s);
 	/* closing the inotify descriptor first drops every watch at once */
 	if (s->ifd >= 0)
 		close(s->ifd);
@@ -1082,7 +1140,57 @@ struct fill {
 	struct mcg_sampler *s;
 	struct mcg_snapshot *snap;
 	size_t nstr;
+	size_t cap_rows, cap_str; /* a lazy tree grows while it is filled */
+	bool oom;
 };
+
+/* Room for one more row and LEN bytes of path (paths are offsets until the fill ends). */
+static bool fill_room(struct fill *f, size_t len)
+{
+	if (f->snap->n_rows == f->cap_rows) {
+		size_t cap = f->cap_rows * 2 + 16;
+		struct mcg_sample_row *r = realloc(f->snap->rows, cap * sizeof(*r));
+
+		if (!r)
+			return false;
+		f->snap->rows = r;
+		f->cap_rows = cap;
+	}
+	if (f->nstr + len > f->cap_str) {
+		size_t cap = (f->nstr + len) * 2;
+		char *str = realloc(f->snap->strings, cap);
+
+		if (!str)
+			return false;
+		f->snap->strings = str;
+		f->cap_str = cap;
+	}
+	return true;
+}
+
+/* Do the prune counters of R all read 0 (hierarchical: nothing below can have any)? */
+static bool pruned(const struct mcg_sampler *s, const struct mcg_record *r)
+{
+	unsigned k;
+
+	if (mcg_keyset_empty(&s->prune))
+		return false;
+	mcg_keyset_foreach(k, &s->prune)
+		if (!mcg_record_has(r, k) || r->v[k])
+			return false; /* unknown is not zero */
+	return true;
+}
+
+/* Is a kept path strictly below PATH? */
+static bool keep_below(const struct mcg_sampler *s, const char *path)
+{
+	size_t i, len = strcmp(path, "/") ? strlen(path) : 0;
+
+	for (i = 0; i < s->nkeep; i++)
+		if (!strncmp(s->keep[i], path, len) && s->keep[i][len] == '/' && s->keep[i][len + 1])
+			return true;
+	return false;
+}
 
 static void fill_rows(struct fill *f, struct node *n, int parent)
 {
@@ -1090,17 +1198,20 @@ static void fill_rows(struct fill *f, struct node *n, int parent)
 	size_t i, len;
 	int idx;
 
-	if (f->snap->n_rows >= f->s->nnodes)
+	len = strlen(n->path) + 1;
+	if (f->oom || !fill_room(f, len)) {
+		f->oom = true;
 		return;
+	}
 	row = &f->snap->rows[f->snap->n_rows];
 	/* not the whole row: sample_node sets the record's validity; rates come after */
 	if (!sample_node(f->s, n, row))
 		return; /* vanished: neither it nor its subtree is shown */
 	idx = (int)f->snap->n_rows++;
-	len = strlen(n->path) + 1;
 	memcpy(f->snap->strings + f->nstr, n->path, len);
-	row->path = f->snap->strings + f->nstr;
-	row->name = row->path + (n->name - n->path);
+	/* offsets while the strings may move; pointers once the fill is done */
+	row->path = (const char *)(uintptr_t)f->nstr;
+	row->name = (const char *)(uintptr_t)(f->nstr + (size_t)(n->name - n->path));
 	f->nstr += len;
 	row->depth = n->depth;
 	row->parent = parent;
@@ -1108,6 +1219,10 @@ static void fill_rows(struct fill *f, struct node *n, int parent)
 	row->async = async_state(f->s, n->path);
 	if (f->snap->taskstats)
 		mcg_record_set(&row->rec, MCG_K_STALL, n->stall_tree);
+	if (pruned(f->s, &row->rec) && !keep_below(f->s, n->path))
+		return;
+	if (n->rescan)
+		node_rescan(f->s, n); /* a lazy tree: listed when first descended into */
 	for (i = 0; i < n->nkids; i++)
 		fill_rows(f, n->kids[i], idx);
 }
@@ -1126,6 +1241,7 @@ int mcg_sampler_sample(struct mcg_sampler *s, struct mcg_snapshot **ret)
 	struct mcg_snapshot *snap;
 	struct timespec ts;
 	struct fill f;
+	size_t i;
 
 	/* the first sample reads the tree mcg_sampler_new() just walked */
 	if (s->seq)
@@ -1146,14 +1262,18 @@ int mcg_sampler_sample(struct mcg_sampler *s, struct mcg_snapshot **ret)
 	snap->refs = 1;
 	snap->version = s->version;
 	snap->page_size = (uint64_t)mcg_page_size();
-	snap->rows = malloc((s->nnodes ? s->nnodes : 1) * sizeof(*snap->rows));
-	snap->strings = malloc(path_bytes(s->top));
+	f.cap_rows = s->nnodes ? s->nnodes : 1;
+	f.cap_str = path_bytes(s->top);
+	snap->rows = malloc(f.cap_rows * sizeof(*snap->rows));
+	snap->strings = malloc(f.cap_str);
 	if (!snap->rows || !snap->strings) {
 		mcg_snapshot_unref(snap);
 		return -ENOMEM;
 	}
-	sample_global(s, &snap->global);
-	read_async(s);
+	if (!(s->flags & MCG_SAMPLER_CGROUPS_ONLY)) {
+		sample_global(s, &snap->global);
+		read_async(s);
+	}
 	if ((s->flags & MCG_SAMPLER_TASKSTATS)) {
 		if (snap->global.delayacct == 0)
 			snap->taskstats_err = -ENOTSUP;
@@ -1169,7 +1289,16 @@ int mcg_sampler_sample(struct mcg_sampler *s, struct mcg_snapshot **ret)
 	f.s = s;
 	f.snap = snap;
 	f.nstr = 0;
+	f.oom = false;
 	fill_rows(&f, s->top, -1);
+	if (f.oom) {
+		mcg_snapshot_unref(snap);
+		return -ENOMEM;
+	}
+	for (i = 0; i < snap->n_rows; i++) {
+		snap->rows[i].path = snap->strings + (uintptr_t)snap->rows[i].path;
+		snap->rows[i].name = snap->strings + (uintptr_t)snap->rows[i].name;
+	}
 	snap->seq = ++s->seq;
 	mcg_snapshot_rates(s->prev, snap);
 	mcg_snapshot_unref(s->prev);

@@ -453,6 +453,43 @@ static void test_reserve_pagesets(void **state)
 	}
 }
 
+/* v2: the headroom and the limit come from the rows of the ancestors, not the root. */
+static void test_from_snapshot_v2(void **state)
+{
+	struct mcg_sample_row rows[3];
+	struct mcg_snapshot snap;
+	struct mcg_dirty_cg c;
+	const uint64_t M = 1 << 20, ps = 4096;
+
+	(void)state;
+	memset(rows, 0, sizeof(rows));
+	memset(&snap, 0, sizeof(snap));
+	snap.version = 2;
+	snap.page_size = ps;
+	snap.rows = rows;
+	snap.n_rows = 3;
+	rows[0].parent = -1; /* the root: no limits of its own count */
+	mcg_record_set(&rows[0].rec, MCG_K_LIMIT, 1 * M);
+	mcg_record_set(&rows[0].rec, MCG_K_USAGE, 1 * M);
+	rows[1].parent = 0; /* /a: max 100M, usage 60M: 40M of room */
+	mcg_record_set(&rows[1].rec, MCG_K_LIMIT, 100 * M);
+	mcg_record_set(&rows[1].rec, MCG_K_HIGH, MCG_MAX);
+	mcg_record_set(&rows[1].rec, MCG_K_USAGE, 60 * M);
+	rows[2].parent = 1; /* /a/b: high 80M, usage 50M: 30M of room */
+	mcg_record_set(&rows[2].rec, MCG_K_LIMIT, MCG_MAX);
+	mcg_record_set(&rows[2].rec, MCG_K_HIGH, 80 * M);
+	mcg_record_set(&rows[2].rec, MCG_K_USAGE, 50 * M);
+	mcg_record_set(&rows[2].rec, MCG_K_DIRTY, 10 * M);
+	mcg_record_set(&rows[2].rec, MCG_K_WRITEBACK, 0);
+	assert_int_equal(mcg_dirty_cg_from_snapshot(&snap, 2, 2, &c), 0);
+	assert_true(c.dirty == 10 * M);
+	assert_true(c.headroom == 30 * M / ps);
+	assert_true(c.limit == 100 * M);
+	/* no dirty counters: nothing to say */
+	assert_int_equal(mcg_dirty_cg_from_snapshot(&snap, 1, 2, &c), -ENOENT);
+	assert_int_equal(mcg_dirty_cg_from_snapshot(&snap, 3, 2, &c), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -470,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_eval_v2_and_verdicts),
 		cmocka_unit_test(test_cgwb),
 		cmocka_unit_test(test_verdict_v1),
+		cmocka_unit_test(test_from_snapshot_v2),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

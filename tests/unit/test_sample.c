@@ -188,6 +188,67 @@ static void test_sampler_fixture(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * Pruning at clean cgroups (dirty's sampler): below a cgroup whose hierarchical
+ * dirty and writeback read 0 nothing is read or listed, except on the way to a
+ * kept path; the clean cgroup's own row is given.
+ */
+static void test_sampler_prune(void **state)
+{
+	char root[128], x[160], xy[176], z[160], zw[176], cmd[256];
+	const char *keep[] = {"/x/y"};
+	struct mcg_keyset zero = {{0}}, keys = {{0}};
+	struct mcg_snapshot *snap;
+	struct mcg_sampler *s;
+	struct mcg_ctx *ctx;
+
+	(void)state;
+	snprintf(tmpl, sizeof(tmpl), "/tmp/mcg-sample-XXXXXX");
+	assert_non_null(mkdtemp(tmpl));
+	snprintf(root, sizeof(root), "%s/cg", tmpl);
+	snprintf(x, sizeof(x), "%s/x", root);
+	snprintf(xy, sizeof(xy), "%s/x/y", root);
+	snprintf(z, sizeof(z), "%s/z", root);
+	snprintf(zw, sizeof(zw), "%s/z/w", root);
+	cg_v1(root, 1 << 20, "9223372036854771712", 0, 0, 0);
+	cg_v1(x, 65536, "9223372036854771712", 0, 0, 0);
+	cg_v1(xy, 65536, "9223372036854771712", 0, 0, 0);
+	cg_v1(z, 65536, "9223372036854771712", 0, 0, 0);
+	cg_v1(zw, 65536, "9223372036854771712", 0, 0, 0);
+	put(x, "memory.stat", "total_dirty 0\ntotal_writeback 0\n");
+
+	assert_int_equal(mcg_ctx_new_root(root, 1, NULL, NULL, &ctx), 0);
+	assert_int_equal(mcg_sampler_new(ctx, "/", MCG_SAMPLER_CGROUPS_ONLY, &s), 0);
+	mcg_keyset_add(&keys, MCG_K_DIRTY);
+	mcg_keyset_add(&keys, MCG_K_WRITEBACK);
+	mcg_keyset_add(&zero, MCG_K_DIRTY);
+	mcg_keyset_add(&zero, MCG_K_WRITEBACK);
+	assert_int_equal(mcg_sampler_set_keys(s, &keys), 0);
+	assert_int_equal(mcg_sampler_set_prune(s, &zero), 0);
+	assert_int_equal(mcg_sampler_sample(s, &snap), 0);
+	assert_int_equal(snap->n_rows, 4); /* /, /x (clean: its row, nothing below), /z, /z/w */
+	assert_true(row(snap, "/x")->rec.v[MCG_K_DIRTY] == 0);
+	assert_null(find(snap, "/x/y"));
+	assert_true(row(snap, "/z/w")->rec.v[MCG_K_DIRTY] == 8192);
+	assert_false(has(row(snap, "/z"), MCG_K_USAGE)); /* only the keys asked for */
+	mcg_snapshot_unref(snap);
+	/* a kept path is read whatever the pruning */
+	assert_int_equal(mcg_sampler_set_keep(s, keep, 1), 0);
+	assert_int_equal(mcg_sampler_sample(s, &snap), 0);
+	assert_int_equal(snap->n_rows, 5);
+	assert_int_equal(row(snap, "/x/y")->parent, (int)(row(snap, "/x") - snap->rows));
+	mcg_snapshot_unref(snap);
+	/* pruning off: everything */
+	assert_int_equal(mcg_sampler_set_prune(s, NULL), 0);
+	assert_int_equal(mcg_sampler_sample(s, &snap), 0);
+	assert_int_equal(snap->n_rows, 5);
+	mcg_snapshot_unref(snap);
+	mcg_sampler_free(s);
+	mcg_ctx_free(ctx);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void mk(struct mcg_snapshot *s, struct mcg_sample_row *rows, size_t n, uint64_t ns)
 {
 	memset(s, 0, sizeof(*s));
@@ -290,6 +351,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_taskstats),
 		cmocka_unit_test_teardown(test_sampler_fixture, remove_tree),
+		cmocka_unit_test_teardown(test_sampler_prune, remove_tree),
 		cmocka_unit_test(test_rates_pure),
 	};
 

@@ -125,26 +125,40 @@ MCG_EXPORT int mcg_dirty_cg_from_record(const struct mcg_record *r, int version,
 MCG_EXPORT int mcg_dirty_stat_parse(const char *text, int version, struct mcg_dirty_cg *ret);
 
 /*
- * A sampler keeps the files of a set of cgroups (and of their ancestors, for
- * the v2 headroom) open, so a refresh is one pread() per file.
+ * The dirty view of row ROW of a snapshot of the sampler (lib/sample.c): its
+ * counters and, on v2, the headroom and limit from the rows of its
+ * ancestors (mem_cgroup_wb_stats(): max, high, current up to the root).
+ * Pure; -ENOENT without dirty and writeback. Not evaluated: mcg_dirty_cg_eval().
+ */
+struct mcg_snapshot;
+MCG_EXPORT int mcg_dirty_cg_from_snapshot(const struct mcg_snapshot *snap, size_t row, int version,
+					  struct mcg_dirty_cg *ret);
+
+/*
+ * 'dirty' over the one sampler (memcg/sample.h) rooted at the hierarchy's
+ * root: the counters dirty needs, pruned below every cgroup whose
+ * hierarchical dirty and writeback are 0, so a refresh reads only the dirty
+ * part of the tree (with kept descriptors). Cgroups are numbered in the
+ * order they are added or found, stably across refreshes. FLAGS:
+ * MCG_SAMPLER_ONESHOT for a single refresh.
  */
 struct mcg_dirty_sampler;
-MCG_EXPORT int mcg_dirty_sampler_new(struct mcg_ctx *ctx, struct mcg_dirty_sampler **ret);
+MCG_EXPORT int mcg_dirty_sampler_new(struct mcg_ctx *ctx, unsigned flags,
+				     struct mcg_dirty_sampler **ret);
 MCG_EXPORT void mcg_dirty_sampler_free(struct mcg_dirty_sampler *s);
-/* Add a cgroup (opened by the caller's spec); returns its index. */
+/* Add a cgroup (the caller's spec), read at every refresh dirty or not; returns its index. */
 MCG_EXPORT int mcg_dirty_sampler_add(struct mcg_dirty_sampler *s, const char *spec);
 MCG_EXPORT size_t mcg_dirty_sampler_count(const struct mcg_dirty_sampler *s);
 MCG_EXPORT const char *mcg_dirty_sampler_path(const struct mcg_dirty_sampler *s, size_t i);
-/* Start a refresh: the ancestors' limits (v2 headroom) are read again, once each. */
+/* Start a refresh: one sample of the tree. */
 MCG_EXPORT void mcg_dirty_sampler_begin(struct mcg_dirty_sampler *s);
-/* Read cgroup I's counters into RET (not evaluated: call mcg_dirty_cg_eval). */
+/* Cgroup I's counters in this refresh into RET (not evaluated: call mcg_dirty_cg_eval). */
 MCG_EXPORT int mcg_dirty_sampler_read(struct mcg_dirty_sampler *s, size_t i,
 				      struct mcg_dirty_cg *ret);
 /*
- * Find every non-root cgroup with dirty or writeback pages: descends only
- * into groups whose hierarchical dirty + writeback is non-zero, and adds what
- * it finds to the sampler (already present groups are kept). CB gets each
- * found index. Returns the number found.
+ * Every non-root cgroup with dirty or writeback pages in this refresh (a
+ * cgroup first found is added). CB gets each found index. Returns the
+ * number found.
  */
 MCG_EXPORT int mcg_dirty_sampler_scan(struct mcg_dirty_sampler *s,
 				      void (*cb)(size_t idx, void *userdata), void *userdata);

@@ -94,6 +94,8 @@ enum {
 	 * again at each sample. For `top -b -n 1`, one-shot export and dirty.
 	 */
 	MCG_SAMPLER_ONESHOT = 1 << 1,
+	/* the cgroups only: no host-wide counters (global) and no async-reclaim state */
+	MCG_SAMPLER_CGROUPS_ONLY = 1 << 2,
 };
 
 /* Sample the tree under PATH ("/" for everything), reading the counters top shows. */
@@ -107,6 +109,15 @@ MCG_EXPORT int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned f
 MCG_EXPORT int mcg_sampler_set_keys(struct mcg_sampler *s, const struct mcg_keyset *keys);
 /* The counters top shows: usage, limits, anon/file/dirty/writeback, reclaim, events, PSI, stall. */
 MCG_EXPORT void mcg_sampler_default_keys(struct mcg_keyset *keys);
+/*
+ * Below a cgroup whose counters of ZERO all read 0 (hierarchical counters,
+ * such as dirty and writeback: nothing below can have any), nothing is read
+ * and no row is given, except on the way to a path of mcg_sampler_set_keep().
+ * The cgroup's own row is given. NULL: every cgroup is read.
+ */
+MCG_EXPORT int mcg_sampler_set_prune(struct mcg_sampler *s, const struct mcg_keyset *zero);
+/* PATHS (relative to the hierarchy root) and their ancestors are read whatever the pruning. */
+MCG_EXPORT int mcg_sampler_set_keep(struct mcg_sampler *s, const char *const *paths, size_t n);
 MCG_EXPORT void mcg_sampler_free(struct mcg_sampler *s);
 MCG_EXPORT int mcg_sampler_set_flags(struct mcg_sampler *s, unsigned flags);
 /* Take a snapshot (rates against the previous one). The caller owns one reference. */
