@@ -8,7 +8,8 @@
 # limit, swappiness); an unlimited knob has no sample; the global dirty thresholds are
 # /proc/vmstat's nr_dirty_threshold and nr_dirty_background_threshold (in the guest with
 # vm.dirty_bytes set: exactly; on the shared host: within 2% of reads around it);
-# exactly one dirty state is 1 for the system and for each cgroup; --listen serves the
+# exactly one dirty state is 1 for the system and for each cgroup (v2: a cgroup with its own
+# writeback domain in memcgctl dirty's state); --listen serves the
 # taskstats stall only while kernel.task_delayacct is 1 (switched in the guest), as a counter.
 set -eu
 . "$MCG_TESTLIB"
@@ -68,6 +69,19 @@ t1=$(vm nr_dirty_threshold) b1=$(vm nr_dirty_background_threshold)
 ! grep -q 'Sanitizer\|runtime error' "$MCG_TMP/all.err" || fail "$(cat "$MCG_TMP/all.err")"
 say "the v$MCG_CGVER tree: $(grep -c '^memcgctl_usage_bytes{' "$MCG_TMP/all.prom") cgroups, $(wc -c <"$MCG_TMP/all.prom") bytes"
 
+# promtool_check NAME: promtool check metrics is clean on $MCG_TMP/NAME.prom (when here)
+promtool_check() {
+	if [ -z "$promtool" ]; then
+		[ "${CI:-}" = true ] && [ "$MCG_TIER" != real-v2 ] && fail "promtool (Debian package prometheus) is missing"
+		return 0
+	fi
+	"$promtool" check metrics <"$MCG_TMP/$1.prom" >"$MCG_TMP/promtool.out" 2>&1 ||
+		fail "$1: promtool check metrics: $(head -c 600 "$MCG_TMP/promtool.out")"
+	[ ! -s "$MCG_TMP/promtool.out" ] || fail "$1: promtool says: $(head -c 600 "$MCG_TMP/promtool.out")"
+	ok "promtool check metrics clean on the v$MCG_CGVER tree ($1: $(wc -l <"$MCG_TMP/$1.prom") lines)"
+}
+promtool_check all
+
 # val FILE METRIC CGROUP: the sample's value, or "absent"
 val() {
 	M="$2{cgroup=\"$3\"}" awk '$1 == ENVIRON["M"] { print $2; f = 1 }
@@ -109,13 +123,42 @@ for c in "$CGREL" "$CGREL/unlimited"; do
 		"$(grep -c "^memcgctl_dirty_state{cgroup=\"$c\",state=\"[a-z-]*\"} 1\$" "$MCG_TMP/all.prom")"
 done
 
+# v2: a cgroup with a writeback domain of its own (memory.max 32 MiB, 16 MiB written, not
+# synced): export's state (the domain from its rows' limits) is `memcgctl dirty`'s (from its
+# own sampler up to the root), taken when dirty's reads before and after agree
+if [ "$MCG_CGVER" = 2 ]; then
+	mkdir "$CG/writer"
+	echo $((32 * MIB)) >"$CG/writer/memory.max"
+	run_in "$CG/writer" dd if=/dev/zero of="$MCG_DATA/w" bs=1M count=16 2>/dev/null
+	dstate() { "$MEMCGCTL" dirty --json "$CGREL/writer" | jq -r '.cgroups[0].state'; }
+	n=0
+	while :; do
+		a=$(dstate)
+		"$MEMCGCTL" export --families dirty "$CGREL" >"$MCG_TMP/d.prom"
+		b=$(dstate)
+		[ "$a" = "$b" ] && break
+		n=$((n + 1))
+		[ $n -lt 10 ] || fail "memcgctl dirty's state keeps changing: $a, $b"
+	done
+	got=$(sed -n "s|^memcgctl_dirty_state{cgroup=\"$CGREL/writer\",state=\"\([a-z-]*\)\"} 1\$|\1|p" "$MCG_TMP/d.prom")
+	assert_eq "v2 writeback domain: export's state is memcgctl dirty's" "$a" "$got"
+	rm -f "$MCG_DATA/w"
+fi
+
 # --listen: the same values from the sampler
 "$MEMCGCTL" export --listen "127.0.0.1:$port" "$CGREL" >"$MCG_TMP/listen.log" 2>&1 &
 srv=$!
 echo "$srv" >>"$MCG_CLEAN_PIDS"
 i=0
 until fetch "http://127.0.0.1:$port/metrics" >"$MCG_TMP/listen.prom"; do
-	kill -0 "$srv" 2>/dev/null || fail "export --listen exited: $(cat "$MCG_TMP/listen.log")"
+	if ! kill -0 "$srv" 2>/dev/null; then
+		# libmicrohttpd is dlopen()ed: the guest has it only from run-guest.sh
+		# --extra /usr/lib/x86_64-linux-gnu/libmicrohttpd.so.12
+		if [ "$MCG_TIER" = real-v2 ] && grep -q 'cannot load libmicrohttpd' "$MCG_TMP/listen.log"; then
+			skip "libmicrohttpd is not in the guest (run-guest.sh --extra .../libmicrohttpd.so.12); one-shot checks passed"
+		fi
+		fail "export --listen exited: $(cat "$MCG_TMP/listen.log")"
+	fi
 	i=$((i + 1))
 	[ $i -gt 300 ] && fail "no answer on port $port after 30 s: $(cat "$MCG_TMP/listen.log"; ip addr 2>&1 | head -5)"
 	sleep 0.1
@@ -152,14 +195,6 @@ wait "$srv" || st=$?
 assert_eq "--listen after SIGTERM: exit" 0 "$st"
 ! grep -q 'Sanitizer\|runtime error' "$MCG_TMP/listen.log" || fail "$(cat "$MCG_TMP/listen.log")"
 
-if [ -z "$promtool" ]; then
-	[ "${CI:-}" = true ] && [ "$MCG_TIER" != real-v2 ] && fail "promtool (Debian package prometheus) is missing"
-	skip "promtool is not here (the v2 guest: run-guest.sh --extra /usr/bin/promtool); values checked, expositions in the artifacts"
-fi
-for f in all listen; do
-	"$promtool" check metrics <"$MCG_TMP/$f.prom" >"$MCG_TMP/promtool.out" 2>&1 ||
-		fail "$f: promtool check metrics: $(head -c 600 "$MCG_TMP/promtool.out")"
-	[ ! -s "$MCG_TMP/promtool.out" ] || fail "$f: promtool says: $(head -c 600 "$MCG_TMP/promtool.out")"
-	ok "promtool check metrics clean on the v$MCG_CGVER tree ($f: $(wc -l <"$MCG_TMP/$f.prom") lines)"
-done
+promtool_check listen
+[ -n "$promtool" ] || skip "promtool is not here (the v2 guest: run-guest.sh --extra /usr/bin/promtool); values checked, expositions in the artifacts"
 rm -f "$MCG_DATA/f"
