@@ -216,6 +216,26 @@ static void help_source(struct obuf *f, const struct mcg_key_desc *d, int v)
 		d->key[v] ? d->key[v] : "");
 }
 
+/* Where a counter no kernel file holds comes from. */
+static const char *computed_help(enum mcg_key k)
+{
+	switch (k) {
+	case MCG_K_REFAULT:
+		return "computed by memcgctl: workingset_refault_anon + workingset_refault_file of "
+		       "memory.stat, or workingset_refault before Linux 5.9";
+	case MCG_K_NR_PROCS:
+		return "computed by memcgctl: processes in the cgroup itself, cgroup.procs";
+	case MCG_K_NR_CHILDREN:
+		return "computed by memcgctl: child cgroups";
+	case MCG_K_STALL:
+		return "computed by memcgctl: time its processes and those below spent in direct "
+		       "reclaim, taskstats freepages_delay_total since export --listen first saw "
+		       "them, while kernel.task_delayacct is 1";
+	default:
+		return "computed by memcgctl";
+	}
+}
+
 static void print_help(struct obuf *f, enum mcg_key k, const char *name)
 {
 	const struct mcg_key_desc *d = mcg_key_desc(k);
@@ -228,7 +248,7 @@ static void print_help(struct obuf *f, enum mcg_key k, const char *name)
 	if (d->file[1])
 		help_source(f, d, 1);
 	if (!d->file[0] && !d->file[1])
-		ob_puts(f, "computed by memcgctl");
+		ob_puts(f, computed_help(k));
 	ob_puts(f, d->unit == MCG_UNIT_US || d->unit == MCG_UNIT_NS ? "), seconds\n" : ")\n");
 	ob_printf(f, "# TYPE %s %s\n", name, d->kind == MCG_KIND_COUNTER ? "counter" : "gauge");
 }
