@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 struct record_args {
-	const char *store;
+	const char *store, *cgroup;
 	uint64_t interval_ms;
 	uint64_t retain_age_ms, retain_bytes;
 	long count;
@@ -90,7 +90,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		a->sync = true;
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(state, "too many arguments: '%s'", arg);
+		if (a->cgroup)
+			argp_error(state, "too many arguments: '%s'", arg);
+		a->cgroup = arg;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -99,8 +101,8 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp record_argp = {
-	record_options, record_parse, "",
-	"Record every memory cgroup's counters at an interval into the history store, with the "
+	record_options, record_parse, "[CGROUP]",
+	"Record every memory cgroup's (or CGROUP's subtree's) counters at an interval into the history store, with the "
 	"events between samples: cgroups created and removed, OOM kills, max and high events "
 	"(v1: failcnt), dirty verdict changes and every change memcgctl made (set-limit, empty, "
 	"async-reclaim). Runs in the foreground until SIGTERM or SIGINT (the last frame is "
@@ -410,12 +412,13 @@ static int run_record(struct cli *cli, int argc, char **argv)
 		}
 	}
 	reserve_hold();
-	r = mcg_sampler_new(rc.ctx, "/", 0, &s);
+	r = mcg_sampler_new(rc.ctx, a.cgroup ? a.cgroup : "/", 0, &s);
 	if (r == 0)
 		r = mcg_sampler_set_keys(s, NULL);
 	reserve_release();
 	if (r < 0) {
-		cli_err("cannot sample the memory cgroups: %s", mcg_strerror(r));
+		cli_err("cannot sample cgroup '%s': %s", out_esc(a.cgroup ? a.cgroup : "/"),
+			mcg_strerror(r));
 		mcg_hist_writer_close(w);
 		mcg_sampler_free(s);
 		return EXIT_FAILURE;
