@@ -653,9 +653,16 @@ static int decode(struct mcg_hist_reader *r, size_t si, size_t i, bool carry, co
 		for (b = 0; b < nkb; b++)
 			if (mask[b] & ~sl->valid[b])
 				c.bad = true; /* a value moved that is not there */
-		for (b = 0; !c.bad && b < s->nkeys; b++)
-			if (mask[b / 8] >> (b % 8) & 1)
-				sl->v[b] += (uint64_t)mcg_hist_unzigzag(get_var(&c));
+		for (b = 0; !c.bad && b < nkb; b++) {
+			unsigned m = mask[b];
+
+			while (m) {
+				unsigned bit = (unsigned)__builtin_ctz(m);
+
+				m &= m - 1;
+				sl->v[b * 8 + bit] += (uint64_t)mcg_hist_unzigzag(get_var(&c));
+			}
+		}
 	}
 	if (!c.bad) {
 		rc = parse_events(r, &c, f->time_ns);

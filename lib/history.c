@@ -76,13 +76,41 @@ static void crc_init(void)
 	}
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* SSE 4.2's crc32 instruction computes CRC-32C: 8 bytes a cycle or so, against 1 for the table */
+__attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const uint8_t *p, size_t len)
+{
+	uint64_t c = crc;
+
+	for (; len >= 8; len -= 8, p += 8) {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		c = __builtin_ia32_crc32di(c, v);
+	}
+	crc = (uint32_t)c;
+	for (; len; len--)
+		crc = __builtin_ia32_crc32qi(crc, *p++);
+	return crc;
+}
+#define HAVE_CRC_HW 1
+#endif
+
 uint32_t mcg_hist_crc32c(uint32_t crc, const void *data, size_t len)
 {
 	const uint8_t *p = data;
 
+	crc = ~crc;
+#ifdef HAVE_CRC_HW
+	static int hw = -1;
+
+	if (hw < 0)
+		hw = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+	if (hw)
+		return ~crc_hw(crc, p, len);
+#endif
 	if (!crc_table[1])
 		crc_init();
-	crc = ~crc;
 	while (len--)
 		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
 	return ~crc;
