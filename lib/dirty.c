@@ -442,7 +442,7 @@ const char *mcg_dirty_sampler_path(const struct mcg_dirty_sampler *s, size_t i)
 	return i < s->nn ? s->n[i].path : NULL;
 }
 
-/* The node of PATH (an explicit one), or of the row with ID (a found one); -1. */
+/* The node of PATH (a named one), or of the row with ID (a found one); -1. */
 static ssize_t find_node(const struct mcg_dirty_sampler *s, const char *path, uint64_t id)
 {
 	size_t i;
@@ -513,17 +513,47 @@ static int set_keep(struct mcg_dirty_sampler *s)
 	for (i = 0; i < s->nn; i++)
 		if (s->n[i].explicit)
 			paths[n++] = s->n[i].path;
-	r = mcg_sampler_set_keep(s->smp, paths, n);
+	/* named cgroups: only they (and their ancestors) are read, not their clean siblings */
+	r = mcg_sampler_set_keep(s->smp, paths, n, true);
 	free(paths);
 	if (r == 0)
 		s->keep_changed = false;
 	return r;
 }
 
+static const struct mcg_snapshot *sort_snap; /* qsort's comparator has no user data */
+
+static int cmp_row_id(const void *a, const void *b)
+{
+	uint64_t x = sort_snap->rows[*(const size_t *)a].id, y = sort_snap->rows[*(const size_t *)b].id;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The row with ID in SNAP through BY_ID (row numbers sorted by id), -1. */
+static ssize_t row_by_id(const struct mcg_snapshot *snap, const size_t *by_id, uint64_t id)
+{
+	size_t lo = 0, hi = snap->n_rows;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		uint64_t rid = snap->rows[by_id[mid]].id;
+
+		if (rid == id)
+			return (ssize_t)by_id[mid];
+		if (rid < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
 static int sample(struct mcg_dirty_sampler *s)
 {
 	struct mcg_snapshot *snap;
-	size_t i, r;
+	size_t i, r, *by_id;
+	bool sorted = true;
 	int e;
 
 	if (s->keep_changed && (e = set_keep(s)) < 0)
@@ -533,16 +563,34 @@ static int sample(struct mcg_dirty_sampler *s)
 		return e;
 	mcg_snapshot_unref(s->snap);
 	s->snap = snap;
+	/* the rows of the nodes by the sampler's id (stable while the cgroup lives) */
+	by_id = malloc((snap->n_rows + 1) * sizeof(*by_id));
+	if (!by_id)
+		return -ENOMEM;
+	for (i = 0; i < snap->n_rows; i++) {
+		by_id[i] = i;
+		if (i && snap->rows[i].id < snap->rows[i - 1].id)
+			sorted = false;
+	}
+	sort_snap = snap;
+	if (!sorted)
+		qsort(by_id, snap->n_rows, sizeof(*by_id), cmp_row_id);
 	for (i = 0; i < s->nn; i++) {
-		s->n[i].row = -1;
+		struct dnode *n = &s->n[i];
+
+		n->row = n->id ? row_by_id(snap, by_id, n->id) : -1;
+		if (n->row >= 0 || !n->explicit)
+			continue;
+		/* a named cgroup first seen, or re-created (a new id): by its path */
 		for (r = 0; r < snap->n_rows; r++) {
-			if (s->n[i].explicit ? !strcmp(snap->rows[r].path, s->n[i].path)
-					     : snap->rows[r].id == s->n[i].id) {
-				s->n[i].row = (ssize_t)r;
+			if (!strcmp(snap->rows[r].path, n->path)) {
+				n->row = (ssize_t)r;
+				n->id = snap->rows[r].id;
 				break;
 			}
 		}
 	}
+	free(by_id);
 	return 0;
 }
 

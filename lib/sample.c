@@ -95,6 +95,7 @@ struct mcg_sampler {
 	bool creating;           /* in mcg_sampler_new(): the top's children only */
 	char **keep;             /* paths read whatever the pruning (sorted) */
 	size_t nkeep;
+	bool keep_only;          /* and nothing off the way to them */
 };
 
 /* ---- parsing (no allocation: this runs for every cgroup on every refresh) ---- */
@@ -734,7 +735,7 @@ int mcg_sampler_set_prune(struct mcg_sampler *s, const struct mcg_keyset *zero)
 	return 0;
 }
 
-int mcg_sampler_set_keep(struct mcg_sampler *s, const char *const *paths, size_t n)
+int mcg_sampler_set_keep(struct mcg_sampler *s, const char *const *paths, size_t n, bool only)
 {
 	char **k = n ? calloc(n, sizeof(*k)) : NULL;
 	size_t i;
@@ -751,8 +752,11 @@ int mcg_sampler_set_keep(struct mcg_sampler *s, const char *const *paths, size_t
 		}
 	}
 	free_keep(s);
+	if (n > 1)
+		qsort(k, n, sizeof(*k), cmp_str);
 	s->keep = k;
 	s->nkeep = n;
+	s->keep_only = only && n;
 	return 0;
 }
 
@@ -1181,15 +1185,63 @@ static bool pruned(const struct mcg_sampler *s, const struct mcg_record *r)
 	return true;
 }
 
+/*
+ * The first kept path not sorting before PATH + "/" (the keep list is
+ * sorted): the one to look at for "is a kept path below PATH".
+ */
+static size_t keep_lower_bound(const struct mcg_sampler *s, const char *path, size_t len)
+{
+	size_t lo = 0, hi = s->nkeep;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strncmp(s->keep[mid], path, len);
+
+		if (c == 0)
+			c = (unsigned char)s->keep[mid][len] < '/' ? -1 : 0;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Is a kept path strictly below PATH? */
 static bool keep_below(const struct mcg_sampler *s, const char *path)
 {
-	size_t i, len = strcmp(path, "/") ? strlen(path) : 0;
+	size_t len = strcmp(path, "/") ? strlen(path) : 0, i;
 
-	for (i = 0; i < s->nkeep; i++)
-		if (!strncmp(s->keep[i], path, len) && s->keep[i][len] == '/' && s->keep[i][len + 1])
+	if (!s->nkeep)
+		return false;
+	i = keep_lower_bound(s, path, len);
+	/* the paths under PATH sort together from PATH + "/" on */
+	for (; i < s->nkeep && !strncmp(s->keep[i], path, len); i++) {
+		if (s->keep[i][len] == '/' && s->keep[i][len + 1])
 			return true;
+		if ((unsigned char)s->keep[i][len] > '/')
+			break;
+	}
 	return false;
+}
+
+/* With keep_only: is PATH kept, or on the way to a kept path? */
+static bool on_keep_path(const struct mcg_sampler *s, const char *path)
+{
+	size_t lo = 0, hi = s->nkeep;
+
+	while (lo < hi) { /* an exact match */
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(s->keep[mid], path);
+
+		if (!c)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return keep_below(s, path);
 }
 
 static void fill_rows(struct fill *f, struct node *n, int parent)
@@ -1221,10 +1273,13 @@ static void fill_rows(struct fill *f, struct node *n, int parent)
 		mcg_record_set(&row->rec, MCG_K_STALL, n->stall_tree);
 	if (pruned(f->s, &row->rec) && !keep_below(f->s, n->path))
 		return;
+	if (f->s->keep_only && !keep_below(f->s, n->path))
+		return;
 	if (n->rescan)
 		node_rescan(f->s, n); /* a lazy tree: listed when first descended into */
 	for (i = 0; i < n->nkids; i++)
-		fill_rows(f, n->kids[i], idx);
+		if (!f->s->keep_only || on_keep_path(f->s, n->kids[i]->path))
+			fill_rows(f, n->kids[i], idx);
 }
 
 static size_t path_bytes(const struct node *n)
@@ -1262,7 +1317,11 @@ int mcg_sampler_sample(struct mcg_sampler *s, struct mcg_snapshot **ret)
 	snap->refs = 1;
 	snap->version = s->version;
 	snap->page_size = (uint64_t)mcg_page_size();
-	f.cap_rows = s->nnodes ? s->nnodes : 1;
+	/*
+	 * As many rows as the last sample had (a pruned or kept sample reads far
+	 * fewer cgroups than the tree holds); fill_room() grows them.
+	 */
+	f.cap_rows = s->prev ? s->prev->n_rows + 16 : s->nnodes ? s->nnodes : 1;
 	f.cap_str = path_bytes(s->top);
 	snap->rows = malloc(f.cap_rows * sizeof(*snap->rows));
 	snap->strings = malloc(f.cap_str);

@@ -61,6 +61,32 @@ static void rm_cg(const char *dir)
 	rmdir(dir);
 }
 
+/* One cgroup of a fixture tree: its path under the root ("" for the root) and files. */
+struct fx_cg {
+	const char *rel;
+	unsigned long usage;
+	const char *limit;
+	unsigned long pgpgout, failcnt, refault_file;
+};
+
+/* A fresh v1 tree of CGS under tmpl (removed by remove_tree); its root's path in ROOT. */
+static void fx_tree(char *root, size_t len, const struct fx_cg *cgs, size_t n)
+{
+	char dir[256];
+	size_t i;
+
+	snprintf(tmpl, sizeof(tmpl), "/tmp/mcg-sample-XXXXXX");
+	assert_non_null(mkdtemp(tmpl));
+	assert_true((size_t)snprintf(root, len, "%s/cg", tmpl) < len);
+	for (i = 0; i < n; i++) {
+		assert_true((size_t)snprintf(dir, sizeof(dir), "%s%s", root, cgs[i].rel) < sizeof(dir));
+		cg_v1(dir, cgs[i].usage, cgs[i].limit, cgs[i].pgpgout, cgs[i].failcnt,
+		      cgs[i].refault_file);
+	}
+}
+
+#define NOLIMIT "9223372036854771712"
+
 static const struct mcg_sample_row *find(const struct mcg_snapshot *s, const char *path)
 {
 	size_t i;
@@ -97,6 +123,10 @@ static bool has_rate(const struct mcg_sample_row *r, enum mcg_key c)
 
 static void test_sampler_fixture(void **state)
 {
+	static const struct fx_cg tree[] = {
+		{"", 1 << 20, NOLIMIT, 100, 0, 0}, {"/a", 65536, "1048576", 10, 5, 7},
+		{"/b", 65536, NOLIMIT, 1000, 0, 0}, {"/c", 65536, "4096000", 0, 0, 0},
+	};
 	char root[128], a[160], b[160], c[160], d[160], cmd[256];
 	struct mcg_ctx *ctx;
 	struct mcg_sampler *s;
@@ -105,17 +135,11 @@ static void test_sampler_fixture(void **state)
 	double dt;
 
 	(void)state;
-	snprintf(tmpl, sizeof(tmpl), "/tmp/mcg-sample-XXXXXX");
-	assert_non_null(mkdtemp(tmpl));
-	snprintf(root, sizeof(root), "%s/cg", tmpl);
+	fx_tree(root, sizeof(root), tree, sizeof(tree) / sizeof(tree[0]));
 	snprintf(a, sizeof(a), "%s/a", root);
 	snprintf(b, sizeof(b), "%s/b", root);
 	snprintf(c, sizeof(c), "%s/c", root);
 	snprintf(d, sizeof(d), "%s/d", root);
-	cg_v1(root, 1 << 20, "9223372036854771712", 100, 0, 0);
-	cg_v1(a, 65536, "1048576", 10, 5, 7);
-	cg_v1(b, 65536, "9223372036854771712", 1000, 0, 0);
-	cg_v1(c, 65536, "4096000", 0, 0, 0);
 
 	assert_int_equal(mcg_ctx_new_root(root, 1, NULL, NULL, &ctx), 0);
 	assert_int_equal(mcg_sampler_new(ctx, "/", 0, &s), 0);
@@ -150,7 +174,7 @@ static void test_sampler_fixture(void **state)
 	cg_v1(a, 131072, "2097152", 110, 9, 17);
 	cg_v1(b, 65536, "9223372036854771712", 3, 2, 0); /* failcnt written: seen through inotify */
 	rm_cg(c);
-	cg_v1(d, 8192, "9223372036854771712", 50, 0, 0);
+	cg_v1(d, 8192, NOLIMIT, 50, 0, 0);
 	assert_int_equal(mcg_sampler_sample(s, &s2), 0);
 	assert_int_equal(s2->n_rows, 4);
 	assert_null(find(s2, "/c"));
@@ -195,7 +219,12 @@ static void test_sampler_fixture(void **state)
  */
 static void test_sampler_prune(void **state)
 {
-	char root[128], x[160], xy[176], z[160], zw[176], cmd[256];
+	static const struct fx_cg tree[] = {
+		{"", 1 << 20, NOLIMIT, 0, 0, 0}, {"/x", 65536, NOLIMIT, 0, 0, 0},
+		{"/x/y", 65536, NOLIMIT, 0, 0, 0}, {"/z", 65536, NOLIMIT, 0, 0, 0},
+		{"/z/w", 65536, NOLIMIT, 0, 0, 0},
+	};
+	char root[128], x[160], cmd[256];
 	const char *keep[] = {"/x/y"};
 	struct mcg_keyset zero = {{0}}, keys = {{0}};
 	struct mcg_snapshot *snap;
@@ -203,18 +232,8 @@ static void test_sampler_prune(void **state)
 	struct mcg_ctx *ctx;
 
 	(void)state;
-	snprintf(tmpl, sizeof(tmpl), "/tmp/mcg-sample-XXXXXX");
-	assert_non_null(mkdtemp(tmpl));
-	snprintf(root, sizeof(root), "%s/cg", tmpl);
+	fx_tree(root, sizeof(root), tree, sizeof(tree) / sizeof(tree[0]));
 	snprintf(x, sizeof(x), "%s/x", root);
-	snprintf(xy, sizeof(xy), "%s/x/y", root);
-	snprintf(z, sizeof(z), "%s/z", root);
-	snprintf(zw, sizeof(zw), "%s/z/w", root);
-	cg_v1(root, 1 << 20, "9223372036854771712", 0, 0, 0);
-	cg_v1(x, 65536, "9223372036854771712", 0, 0, 0);
-	cg_v1(xy, 65536, "9223372036854771712", 0, 0, 0);
-	cg_v1(z, 65536, "9223372036854771712", 0, 0, 0);
-	cg_v1(zw, 65536, "9223372036854771712", 0, 0, 0);
 	put(x, "memory.stat", "total_dirty 0\ntotal_writeback 0\n");
 
 	assert_int_equal(mcg_ctx_new_root(root, 1, NULL, NULL, &ctx), 0);
@@ -233,11 +252,18 @@ static void test_sampler_prune(void **state)
 	assert_false(has(row(snap, "/z"), MCG_K_USAGE)); /* only the keys asked for */
 	mcg_snapshot_unref(snap);
 	/* a kept path is read whatever the pruning */
-	assert_int_equal(mcg_sampler_set_keep(s, keep, 1), 0);
+	assert_int_equal(mcg_sampler_set_keep(s, keep, 1, false), 0);
 	assert_int_equal(mcg_sampler_sample(s, &snap), 0);
 	assert_int_equal(snap->n_rows, 5);
 	assert_int_equal(row(snap, "/x/y")->parent, (int)(row(snap, "/x") - snap->rows));
 	mcg_snapshot_unref(snap);
+	/* only the kept path and its ancestors */
+	assert_int_equal(mcg_sampler_set_keep(s, keep, 1, true), 0);
+	assert_int_equal(mcg_sampler_sample(s, &snap), 0);
+	assert_int_equal(snap->n_rows, 3); /* /, /x, /x/y */
+	assert_null(find(snap, "/z"));
+	mcg_snapshot_unref(snap);
+	assert_int_equal(mcg_sampler_set_keep(s, NULL, 0, false), 0);
 	/* pruning off: everything */
 	assert_int_equal(mcg_sampler_set_prune(s, NULL), 0);
 	assert_int_equal(mcg_sampler_sample(s, &snap), 0);

@@ -32,7 +32,8 @@ static const char *get(struct fx *fx, const char *knob)
 	return buf;
 }
 
-static int journals(struct fx *fx)
+/* How many files of the journal directory have SUFFIX in their names. */
+static int count_journal_files(struct fx *fx, const char *suffix)
 {
 	char d[512];
 	struct dirent *de;
@@ -44,9 +45,14 @@ static int journals(struct fx *fx)
 	if (!dir)
 		return 0;
 	while ((de = readdir(dir)))
-		n += strstr(de->d_name, ".journal") != NULL;
+		n += strstr(de->d_name, suffix) != NULL;
 	closedir(dir);
 	return n;
+}
+
+static int journals(struct fx *fx)
+{
+	return count_journal_files(fx, ".journal");
 }
 
 static int setup(void **state)
@@ -373,19 +379,7 @@ static void corrupt_cb(const struct mcg_recovery *r, void *u)
 
 static int corrupt_files(struct fx *fx)
 {
-	char d[512];
-	struct dirent *de;
-	int n = 0;
-	DIR *dir;
-
-	snprintf(d, sizeof(d), "%s/run/journal", fx->dir);
-	dir = opendir(d);
-	if (!dir)
-		return 0;
-	while ((de = readdir(dir)))
-		n += strstr(de->d_name, ".corrupt-") != NULL;
-	closedir(dir);
-	return n;
+	return count_journal_files(fx, ".corrupt-");
 }
 
 static void test_corrupt_moved_aside(void **state)

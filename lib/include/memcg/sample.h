@@ -116,8 +116,12 @@ MCG_EXPORT void mcg_sampler_default_keys(struct mcg_keyset *keys);
  * The cgroup's own row is given. NULL: every cgroup is read.
  */
 MCG_EXPORT int mcg_sampler_set_prune(struct mcg_sampler *s, const struct mcg_keyset *zero);
-/* PATHS (relative to the hierarchy root) and their ancestors are read whatever the pruning. */
-MCG_EXPORT int mcg_sampler_set_keep(struct mcg_sampler *s, const char *const *paths, size_t n);
+/*
+ * PATHS (relative to the hierarchy root) and their ancestors are read
+ * whatever the pruning; with ONLY, nothing else is (besides the top).
+ */
+MCG_EXPORT int mcg_sampler_set_keep(struct mcg_sampler *s, const char *const *paths, size_t n,
+				    bool only);
 MCG_EXPORT void mcg_sampler_free(struct mcg_sampler *s);
 MCG_EXPORT int mcg_sampler_set_flags(struct mcg_sampler *s, unsigned flags);
 /* Take a snapshot (rates against the previous one). The caller owns one reference. */
