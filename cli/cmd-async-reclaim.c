@@ -2,6 +2,7 @@
 #include "memcgctl.h"
 #include "output.h"
 #include "cgroup-arg.h"
+#include <memcg/async-persist.h>
 #include "journal-report.h"
 
 #include <sched.h>
@@ -20,7 +21,7 @@ struct ar_args {
 	const char *sub, *cgroup;
 	const char *high, *high_margin, *low, *low_margin, *batch, *max_cpu;
 	const char *statedir;
-	bool force, no_start, clean;
+	bool force, no_start, clean, runtime;
 };
 
 enum {
@@ -34,6 +35,7 @@ enum {
 	OPT_STATE_DIR,
 	OPT_NO_START,
 	OPT_CLEAN,
+	OPT_RUNTIME,
 };
 
 static const struct argp_option ar_options[] = {
@@ -54,6 +56,8 @@ static const struct argp_option ar_options[] = {
 	 "Reclaim ahead even when the page cache is clean (by default only when dirty)", 1},
 	{"no-start", OPT_NO_START, NULL, 0,
 	 "Do not start reclaimd (a service manager runs it)", 1},
+	{"runtime", OPT_RUNTIME, NULL, 0,
+	 "Until reboot only: do not keep the configuration under /etc/memcgctl", 1},
 	{NULL, 0, NULL, 0, "Every sub-command:", 2},
 	{"state-dir", OPT_STATE_DIR, "DIR", 0,
 	 "Enabled cgroups and statistics under DIR (default RUNDIR/async-reclaim)", 2},
@@ -92,6 +96,9 @@ static error_t ar_parse(int key, char *arg, struct argp_state *state)
 	case OPT_CLEAN:
 		a->clean = true;
 		break;
+	case OPT_RUNTIME:
+		a->runtime = true;
+		break;
 	case OPT_STATE_DIR:
 		a->statedir = arg;
 		break;
@@ -121,9 +128,9 @@ static error_t ar_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "%s: missing CGROUP", a->sub);
 		if (strcmp(a->sub, "enable") &&
 		    (a->high || a->high_margin || a->low || a->low_margin || a->batch ||
-		     a->max_cpu || a->force || a->no_start || a->clean))
-			argp_error(state, "%s: watermark, --batch, --max-cpu, --clean, --force and "
-					  "--no-start options apply to enable only",
+		     a->max_cpu || a->force || a->no_start || a->clean || a->runtime))
+			argp_error(state, "%s: watermark, --batch, --max-cpu, --clean, --force, "
+					  "--no-start and --runtime options apply to enable only",
 				   a->sub);
 		if (a->high && a->high_margin)
 			argp_error(state, "--high and --high-margin exclude each other");
@@ -274,6 +281,16 @@ static void enable_undo(const char *statedir, const struct mcg_async_conf *c,
 		mcg_async_disable(statedir, c->root, c->path);
 }
 
+/*
+ * Is the configuration of this run kept under /etc/memcgctl? For the host's own
+ * hierarchy and the default state directory, the one memcgctl-reclaimd.service
+ * serves (memcg/async-persist.h).
+ */
+static bool persistable(const struct cli *cli, const char *statedir)
+{
+	return !cli->root && !cli->procfs && !strcmp(statedir, MCG_ASYNC_DEFAULT_STATEDIR);
+}
+
 static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
 {
 	struct mcg_async_conf c, *confs = NULL, *old = NULL;
@@ -283,6 +300,7 @@ static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
 	char b1[32], b2[32], b3[32], *name = NULL;
 	size_t nc = 0, i;
 	int r, status = EXIT_FAILURE;
+	bool persist = false;
 
 	r = cli_open_cgroup(cli, a->cgroup, &g);
 	if (r < 0)
@@ -415,6 +433,17 @@ static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
 			info.pid = pid;
 		}
 	}
+	persist = persistable(cli, statedir) && !a->runtime;
+	if (persist) {
+		r = mcg_async_persist(NULL, &c);
+		if (r < 0) {
+			enable_undo(statedir, &c, old);
+			cli_err("cannot enable async reclaim on '%s': cannot keep it in %s: %s "
+				"(--runtime: until reboot only)",
+				name, MCG_ASYNC_PERSIST_DIR, mcg_strerror(r));
+			goto out;
+		}
+	}
 	if (cli->json) {
 		jw_open_object(stdout, NULL);
 		jw_timestamp(stdout);
@@ -426,6 +455,7 @@ static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
 		jw_u64(stdout, "batch_bytes", (uint64_t)c.batch * page_size());
 		jw_double(stdout, "max_cpu_percent", c.max_cpu);
 		jw_bool(stdout, "clean", a->clean);
+		jw_bool(stdout, "persistent", persist);
 		if (info.pid > 0) /* left out: not started (--no-start) */
 			jw_i64(stdout, "reclaimd_pid", info.pid);
 		jw_close_object(stdout);
@@ -438,6 +468,8 @@ static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
 			printf("; reclaimd pid %d", (int)info.pid);
 		else if (a->no_start)
 			printf("; reclaimd not started (--no-start)");
+		if (persist)
+			printf("; kept in %s", MCG_ASYNC_PERSIST_DIR);
 		putchar('\n');
 	}
 	status = 0;
@@ -453,7 +485,7 @@ static int do_disable(struct cli *cli, struct ar_args *a, const char *statedir)
 	struct mcg_ctx *ctx = cli_ctx(cli);
 	struct mcg_group *g;
 	char path[4200], *name;
-	int r;
+	int r, k;
 
 	if (!ctx)
 		return EXIT_FAILURE;
@@ -474,7 +506,22 @@ static int do_disable(struct cli *cli, struct ar_args *a, const char *statedir)
 	} else {
 		return cli_status(cli_open_cgroup(cli, a->cgroup, &g));
 	}
+	/*
+	 * The kept configuration first: removing the runtime file wakes the
+	 * daemon, whose listing would otherwise enable it again from /etc.
+	 */
+	k = persistable(cli, statedir) ? mcg_async_unpersist(NULL, mcg_ctx_root(ctx), path)
+				       : -ENOENT;
+	if (k < 0 && k != -ENOENT) {
+		name = mcg_escape_dup(path);
+		cli_err("cannot disable async reclaim on '%s': cannot remove it from %s: %s",
+			name ? name : "?", MCG_ASYNC_PERSIST_DIR, mcg_strerror(k));
+		free(name);
+		return EXIT_FAILURE;
+	}
 	r = mcg_async_disable(statedir, mcg_ctx_root(ctx), path);
+	if (k == 0 && r == -ENOENT)
+		r = 0; /* kept but not enabled now (its cgroup was not there) */
 	name = mcg_escape_dup(path);
 	if (r == -ENOENT)
 		cli_err("cannot disable async reclaim on '%s': it is not enabled", name ? name : "?");

@@ -1,5 +1,6 @@
 /* async.c: async-reclaim's persistent state: watermarks, enable files, per-cgroup stats. */
 #include "internal.h"
+#include <memcg/async-persist.h>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -431,12 +432,12 @@ int mcg_async_conf_init(struct mcg_async_conf *c, const struct mcg_group *g)
 	return 0;
 }
 
-int mcg_async_enable(const char *statedir, const struct mcg_async_conf *c)
+/* C as an enable file's text (malloc'd into *RET): its length, or -EINVAL. */
+static int conf_text(const struct mcg_async_conf *c, char **ret)
 {
 	struct mcg_async_conf back;
-	struct mcg__async_dir d;
-	char name[320], *text;
-	int r, n;
+	char *text;
+	int n;
 
 	if (!abs_path_ok(c->path) || !strcmp(c->path, "/") || !abs_path_ok(c->root) ||
 	    c->batch == 0 || c->batch > MCG_ASYNC_MAX_BATCH || !max_cpu_milli(c->max_cpu) ||
@@ -452,6 +453,19 @@ int mcg_async_enable(const char *statedir, const struct mcg_async_conf *c)
 		free(text);
 		return n < 0 ? n : -EINVAL;
 	}
+	*ret = text;
+	return n;
+}
+
+int mcg_async_enable(const char *statedir, const struct mcg_async_conf *c)
+{
+	struct mcg__async_dir d;
+	char name[320], *text;
+	int r, n;
+
+	n = conf_text(c, &text);
+	if (n < 0)
+		return n;
 	r = mcg__async_dir_open(statedir, true, &d);
 	if (r == 0) {
 		conf_name(c->root, c->path, name, sizeof(name));
@@ -659,9 +673,128 @@ static int load_conf(int dirfd, const char *name, void *elem, const char **why)
 	return conf_load(dirfd, name, elem, why);
 }
 
+/* ---- the configuration kept under /etc (memcg/async-persist.h) ---- */
+
+int mcg_async_persist(const char *dir, const struct mcg_async_conf *c)
+{
+	char name[320], *text;
+	int fd, r, n;
+
+	n = conf_text(c, &text);
+	if (n < 0)
+		return n;
+	r = mcg__trusted_dir(dir ? dir : MCG_ASYNC_PERSIST_DIR, 0755, true, &fd);
+	if (r == 0) {
+		conf_name(c->root, c->path, name, sizeof(name));
+		r = mcg__write_atomic_at(fd, name, text, (size_t)n, 0644);
+		close(fd);
+	}
+	free(text);
+	return r;
+}
+
+int mcg_async_unpersist(const char *dir, const char *root, const char *path)
+{
+	char name[320];
+	int fd, r;
+
+	r = mcg__trusted_dir(dir ? dir : MCG_ASYNC_PERSIST_DIR, 0755, false, &fd);
+	if (r < 0)
+		return r;
+	conf_name(root, path, name, sizeof(name));
+	r = unlinkat(fd, name, 0) < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+/*
+ * Every cgroup kept under PFD that exists now and has no enable file in D
+ * naming it (its identity: st_dev, st_ino) is enabled in D with its current
+ * identity. The cgroup is looked up from its root's descriptor, never through
+ * a link. The number enabled, or -errno.
+ */
+static int reapply_at(int pfd, const struct mcg__async_dir *d)
+{
+	struct mcg_async_conf *confs;
+	size_t n, i;
+	int r, done = 0;
+
+	r = load_dir(pfd, "", sizeof(*confs), is_conf, load_conf, cmp_conf, (void **)&confs, &n,
+		     NULL, NULL);
+	if (r < 0)
+		return r;
+	for (i = 0; i < n; i++) {
+		struct mcg_async_conf *c = &confs[i], cur;
+		char name[320], *text;
+		struct stat st;
+		int rootfd, len;
+
+		rootfd = open(c->root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (rootfd < 0)
+			continue;
+		r = fstatat(rootfd, c->path + 1, &st, AT_SYMLINK_NOFOLLOW);
+		close(rootfd);
+		if (r < 0 || !S_ISDIR(st.st_mode))
+			continue; /* not there (yet): the next listing looks again */
+		if (mcg__async_conf_read_at(d, c->root, c->path, &cur) == 0 &&
+		    cur.dev == (uint64_t)st.st_dev && cur.ino == (uint64_t)st.st_ino)
+			continue; /* served as it is */
+		c->dev = (uint64_t)st.st_dev;
+		c->ino = (uint64_t)st.st_ino;
+		len = conf_text(c, &text);
+		if (len < 0)
+			continue;
+		conf_name(c->root, c->path, name, sizeof(name));
+		if (mcg__write_atomic_at(d->fd, name, text, (size_t)len, 0644) == 0)
+			done++;
+		free(text);
+	}
+	free(confs);
+	return done;
+}
+
+int mcg_async_reapply(const char *dir, const char *statedir)
+{
+	struct mcg__async_dir d;
+	int pfd, r;
+
+	r = mcg__trusted_dir(dir ? dir : MCG_ASYNC_PERSIST_DIR, 0755, false, &pfd);
+	if (r < 0)
+		return r;
+	r = mcg__async_dir_open(statedir, true, &d);
+	if (r == 0) {
+		r = reapply_at(pfd, &d);
+		mcg__async_dir_close(&d);
+	}
+	close(pfd);
+	return r;
+}
+
+/* Is D the default state directory (the one the kept configuration is for)? */
+static bool is_default_statedir(const struct mcg__async_dir *d)
+{
+	struct stat a, b;
+
+	return fstat(d->fd, &a) == 0 && stat(MCG_ASYNC_DEFAULT_STATEDIR, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int mcg__async_list_at(const struct mcg__async_dir *d, struct mcg_async_conf **ret, size_t *ret_n,
 		       mcg__async_bad_fn bad, void *userdata)
 {
+	int pfd;
+
+	/*
+	 * The administrator's configuration first: each listing (the daemon's
+	 * rescans) brings in the kept cgroups that exist now, after a reboot or
+	 * made again (a restarted unit). A missing or untrusted /etc directory
+	 * changes nothing here ('async-reclaim enable' reports an untrusted one).
+	 */
+	if (is_default_statedir(d) &&
+	    mcg__trusted_dir(MCG_ASYNC_PERSIST_DIR, 0755, false, &pfd) == 0) {
+		reapply_at(pfd, d);
+		close(pfd);
+	}
 	return load_dir(d->fd, "", sizeof(**ret), is_conf, load_conf, cmp_conf, (void **)ret, ret_n,
 			bad, userdata);
 }

@@ -13,6 +13,8 @@ MCG_SD_UNITS="$MCG_TMP/units"
 : >"$MCG_SD_UNITS"
 MCG_SD_FILES="$MCG_TMP/unit-files" # units with a file under /etc/systemd/system
 : >"$MCG_SD_FILES"
+MCG_SD_RM="$MCG_TMP/rm-paths" # other paths a scenario made outside its own directories
+: >"$MCG_SD_RM"
 
 sd_cleanup() {
 	sd_status=$?
@@ -28,6 +30,9 @@ sd_cleanup() {
 		sd_reload=1
 	done <"$MCG_SD_FILES"
 	[ -z "$sd_reload" ] || systemctl daemon-reload
+	while read -r p; do
+		rm -rf "$p"
+	done <"$MCG_SD_RM"
 	(exit "$sd_status")
 	mcg_cleanup # exits with $sd_status
 }
@@ -183,3 +188,25 @@ assert_agree() {
 		fail "$1: $4 = $aa_k, $5 = $aa_p, expected both $6"
 	ok "$1: $4 = $5 = $6"
 }
+
+# sd_reclaimd_unit: memcgctl-reclaimd.service as shipped (lib/systemd/*.in, the paths of this
+# run's memcgctl filled in) in /etc/systemd/system, with a drop-in for this build's libraries
+# (the sanitizer runtimes under /mcg/lib). LeakSanitizer stops the world with ptrace, which
+# the sandbox forbids (as it should): off for the unit's processes only. Sets RD_UNIT.
+sd_reclaimd_unit() {
+	RD_UNIT=memcgctl-reclaimd.service
+	echo "$RD_UNIT" >>"$MCG_SD_UNITS"
+	echo "$RD_UNIT" >>"$MCG_SD_FILES"
+	sed "s|@MEMCG_SBINDIR@|${MEMCGCTL%/*}|g" "$MCG_SRCDIR/lib/systemd/$RD_UNIT.in" \
+		>"/etc/systemd/system/$RD_UNIT"
+	mkdir -p "/run/systemd/system.control/$RD_UNIT.d"
+	cat >"/run/systemd/system.control/$RD_UNIT.d/50-test-env.conf" <<CONF
+[Service]
+Environment=LD_LIBRARY_PATH=$LD_LIBRARY_PATH ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+CONF
+	systemctl daemon-reload
+	cp "/etc/systemd/system/$RD_UNIT" "$MCG_ARTIFACTS/$RD_UNIT"
+}
+
+# usage_under CGDIR BYTES: memory.current <= BYTES (for wait_for).
+usage_under() { [ "$(cat "$1/memory.current")" -le "$2" ]; }

@@ -5,25 +5,14 @@
 # its own child: the daemon runs in the unit's cgroup, named memcgctl-reclaimd, with
 # OOMScoreAdjust=-1000 and MemoryMin, logs to the journal with priorities, and within its
 # sandbox really reclaims: the service's usage falls under the high watermark.
+# --max-cpu 50: the default budget (5% of a CPU) reclaims 100 MiB in about 30 s under
+# QEMU/TCG with a sanitizer build; what is checked here is where reclaim happens, not speed.
 set -eu
 . "$MCG_TESTLIB"
 require_systemd
 
-unit=memcgctl-reclaimd.service
-echo "$unit" >>"$MCG_SD_UNITS"
-echo "$unit" >>"$MCG_SD_FILES"
-sed "s|@MEMCG_SBINDIR@|${MEMCGCTL%/*}|g" "$MCG_SRCDIR/lib/systemd/$unit.in" \
-	>"/etc/systemd/system/$unit"
-# this build's libraries (the sanitizer runtimes) live under /mcg/lib: a drop-in, not the
-# unit. LeakSanitizer stops the world with ptrace, which the sandbox forbids (as it should):
-# off for the unit's processes only.
-mkdir -p "/run/systemd/system.control/$unit.d"
-cat >"/run/systemd/system.control/$unit.d/50-test-env.conf" <<CONF
-[Service]
-Environment=LD_LIBRARY_PATH=$LD_LIBRARY_PATH ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
-CONF
-systemctl daemon-reload
-cp "/etc/systemd/system/$unit" "$MCG_ARTIFACTS/$unit"
+sd_reclaimd_unit
+unit=$RD_UNIT
 
 systemd-analyze security "$unit" >"$MCG_ARTIFACTS/security.txt" 2>&1 || true
 exposure=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p' "$MCG_ARTIFACTS/security.txt")
@@ -33,8 +22,8 @@ assert_le "systemd-analyze security exposure of $unit" "$exposure" 4.0
 # the daemon's own state under the default run directory, as the unit has it
 unset MEMCGCTL_RUNDIR
 sd_cache_service ar 256M 160
-assert_status "async-reclaim enable $SD_UNIT --clean --high 64M --low 32M" 0 \
-	"$MEMCGCTL" --json async-reclaim enable "$SD_UNIT" --clean --high 64M --low 32M
+assert_status "async-reclaim enable $SD_UNIT --clean --high 64M --low 32M --max-cpu 50" 0 \
+	"$MEMCGCTL" --json async-reclaim enable "$SD_UNIT" --clean --high 64M --low 32M --max-cpu 50
 pid=$(printf '%s\n' "$LAST_OUT" | json .reclaimd_pid)
 assert_eq "reclaimd pid (enable) = the unit's MainPID" "$(systemctl show -P MainPID "$unit")" "$pid"
 assert_eq "the unit is active" active "$(systemctl is-active "$unit")"
@@ -46,8 +35,7 @@ assert_eq "memory.min of the daemon's cgroup" 16777216 \
 	"$(knob "$MCG_CGROOT/system.slice/$unit" memory.min)"
 
 # reclaim under the sandbox: usage (160 MiB of clean page cache) under the high watermark
-wait_for "$SD_UNIT's usage under 64 MiB" 60 sh -c \
-	'[ "$(cat "$1/memory.current")" -le 67108864 ]' sh "$SD_CG"
+wait_for "$SD_UNIT's usage under 64 MiB" 60 usage_under "$SD_CG" 67108864
 ok "usage of $SD_UNIT now $(knob "$SD_CG" memory.current) (high watermark 67108864)"
 
 # journald: the daemon's lines carry syslog priorities ("<N>" on its stream)
