@@ -32,7 +32,7 @@ struct rseg {
 	char name[64];
 	uint64_t start;
 	int fd;
-	bool scanned, dead, torn_reported;
+	bool scanned, dead, torn_reported, waited;
 	uint64_t scanned_to;
 	struct rframe *f;
 	size_t nf, cap;
@@ -200,8 +200,17 @@ static int scan(struct mcg_hist_reader *r, struct rseg *s)
 			gap = true;
 			continue;
 		}
+		if (off + MCG__HIST_FHDR + fh.plen > size && !s->waited) {
+			/* a recorder may be writing it now (one write): look once more */
+			s->waited = true;
+			usleep(20000);
+			if (fstat(s->fd, &st) == 0 && (uint64_t)st.st_size > size) {
+				size = (uint64_t)st.st_size;
+				continue;
+			}
+		}
 		if (off + MCG__HIST_FHDR + fh.plen > size) {
-			/* torn by a kill or power loss (or being written now): the last one */
+			/* torn by a kill or power loss: the last one */
 			if (!s->torn_reported && r->bad) {
 				char msg[160];
 
@@ -228,6 +237,7 @@ static int scan(struct mcg_hist_reader *r, struct rseg *s)
 			return rc;
 		s->f[s->nf - 1].gap = gap;
 		gap = false;
+		s->waited = false;
 		if (s->nf == 1) {
 			if (load_payload(r, s, 0, &why) < 0 || parse_seghdr(r, s, &why) < 0) {
 				if (r->bad)

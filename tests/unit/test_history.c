@@ -412,6 +412,65 @@ static void test_planted(void **state)
 	assert_non_null(strstr(b.seg, "history-00000000000000000001.seg"));
 }
 
+static int count_segments(void)
+{
+	struct mcg__hist_seglist l;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY), n;
+
+	assert_true(fd >= 0);
+	assert_int_equal(mcg__hist_list(fd, &l), 0);
+	n = (int)l.n;
+	free(l.seg);
+	close(fd);
+	return n;
+}
+
+/* Segments roll by time; retention deletes whole old segments by age, then by size, never the open one. */
+static void test_retention(void **state)
+{
+	struct mcg_hist_opts o = {.dir = dir, .segment_ns = 60 * NS, .key_every = 6};
+	struct mcg_hist_writer *w;
+	struct mcg_hist_reader *r;
+	struct mcg_hist_frame *fr;
+	struct mcg_record rec;
+	struct mcg_hist_cgroup cg = {"/a", 1, &rec};
+	uint64_t first;
+	int f;
+
+	(void)state;
+	rec_at(1, 0, &rec);
+	assert_int_equal(mcg_hist_writer_open(&o, 1, "/m", &w), 0);
+	/* 10 minutes at 5 s: a segment a minute */
+	for (f = 0; f < 120; f++)
+		assert_int_equal(mcg_hist_write(w, T0 + (uint64_t)f * 5 * NS, &cg, 1, NULL, 0), 0);
+	assert_int_equal(count_segments(), 10);
+	/* by age: what is older than 3.5 minutes before the last sample goes (whole segments) */
+	o.retain_age_ns = 210 * NS;
+	mcg_hist_writer_close(w);
+	assert_int_equal(mcg_hist_writer_open(&o, 1, "/m", &w), 0);
+	assert_int_equal(mcg_hist_write(w, T0 + 600 * NS, &cg, 1, NULL, 0), 0);
+	assert_int_equal(count_segments(), 11);
+	assert_int_equal(mcg_hist_writer_retain(w, T0 + 600 * NS), 6);
+	assert_int_equal(count_segments(), 5);
+	/* the oldest sample left is at most the age plus a segment old */
+	assert_int_equal(mcg_hist_reader_open(dir, NULL, NULL, &r), 0);
+	assert_int_equal(mcg_hist_reader_span(r, &first, NULL), 0);
+	assert_true(first >= T0 + (600 - 210 - 60) * NS && first <= T0 + (600 - 210) * NS);
+	assert_int_equal(mcg_hist_seek(r, 0, &fr), 0);
+	assert_true(fr->time_ns == first);
+	mcg_hist_frame_free(fr);
+	mcg_hist_reader_free(r);
+	/* by size: one byte allowed keeps only the open segment */
+	mcg_hist_writer_close(w);
+	o.retain_age_ns = 0;
+	o.retain_bytes = 1;
+	assert_int_equal(mcg_hist_writer_open(&o, 1, "/m", &w), 0);
+	assert_int_equal(mcg_hist_write(w, T0 + 700 * NS, &cg, 1, NULL, 0), 0);
+	assert_int_equal(mcg_hist_writer_retain(w, T0 + 700 * NS), 5);
+	assert_int_equal(count_segments(), 1);
+	mcg_hist_writer_close(w);
+}
+
 static void test_untrusted_dir(void **state)
 {
 	struct mcg_hist_reader *r;
@@ -521,6 +580,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_planted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_untrusted_dir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_retention, setup, teardown),
 		cmocka_unit_test(test_spool),
 		cmocka_unit_test(test_time),
 	};
