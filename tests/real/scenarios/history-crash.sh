@@ -1,5 +1,5 @@
 #!/bin/sh
-# tiers: v1 v2
+# tiers: v1
 # The recorder SIGKILLed at its Nth write() in turn (strace fault injection: write 1 is a new
 # segment's magic and header, each later one a whole frame): the store stays readable with
 # no error at all, the killed run's segment holds exactly the N-2 frames written before the
