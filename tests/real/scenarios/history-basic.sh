@@ -9,7 +9,8 @@ set -eu
 . "$MCG_TESTLIB"
 require_cgroups
 
-# now in ms, rounded down (floor) or up (ceil); busybox date may lack %N: whole seconds then
+# now in ms, rounded down (floor) or up (ceil); busybox date may lack %N: whole seconds then.
+# A bracket only ever narrows: its start rounded up, its end rounded down.
 now_floor() {
 	d=$(date +%s%N)
 	case $d in *N) echo $(($(date +%s) * 1000)) ;; *) echo "${d%??????}" ;; esac
@@ -41,11 +42,11 @@ ok "recording"
 
 # 1. page cache: usage as the test reads it over a window
 run_in "$W" "$MCG_LOAD" write "$MCG_DATA/clean" 48 --sync >/dev/null
-T1=$(now_floor)
+T1=$(now_ceil)
 u1=$(knob "$W" "$K_USAGE")
-sleep 1.5
+sleep 2.5
 u2=$(knob "$W" "$K_USAGE")
-T2=$(now_ceil)
+T2=$(now_floor)
 assert_le "filled: usage >= 40 MiB" $((40 * 1048576)) "$u1"
 
 # 2. a limit change (the limit was max)
@@ -61,11 +62,11 @@ sleep 1
 TE0=$(now_floor)
 "$MEMCGCTL" empty "$WREL" >/dev/null
 TE1=$(now_ceil)
-T3=$(now_floor)
+T3=$(now_ceil)
 u3=$(knob "$W" "$K_USAGE")
-sleep 1.5
+sleep 2.5
 u4=$(knob "$W" "$K_USAGE")
-T4=$(now_ceil)
+T4=$(now_floor)
 assert_le "emptied: usage <= 4 MiB" "$u3" $((4 * 1048576))
 
 # 4. a cgroup made, one removed
