@@ -73,6 +73,7 @@ struct mcg_hist_reader {
 	char *evstr;
 	ZSTD_DCtx *dctx;
 	struct mcg__hist_buf in, raw;
+	struct mcg_sample_global global; /* the last decoded frame's */
 };
 
 static void report(struct mcg_hist_reader *r, struct rseg *s, size_t i, uint64_t off,
@@ -683,6 +684,29 @@ static int decode(struct mcg_hist_reader *r, size_t si, size_t i, bool carry, co
 		if (rc < 0)
 			c.bad = true;
 	}
+	if (!c.bad) {
+		uint64_t valid = get_var(&c), x;
+		unsigned g;
+
+		memset(&r->global, 0, sizeof(r->global));
+		r->global.delayacct = -1;
+		if (valid >> MCG_G__COUNT)
+			c.bad = true;
+		r->global.valid = c.bad ? 0 : valid;
+		for (g = 0; !c.bad && g < MCG_G__COUNT; g++)
+			if (valid >> g & 1)
+				r->global.v[g] = get_var(&c);
+		x = get_var(&c);
+		r->global.psi_some_valid = x > 0;
+		r->global.psi_some_avg10 = x ? (double)(x - 1) / 100 : 0;
+		x = get_var(&c);
+		r->global.psi_full_valid = x > 0;
+		r->global.psi_full_avg10 = x ? (double)(x - 1) / 100 : 0;
+		x = get_var(&c);
+		if (x > 2)
+			c.bad = true;
+		r->global.delayacct = (int)x - 1;
+	}
 	if (c.bad || c.p != c.end) {
 		*why = c.bad ? "malformed payload" : "trailing bytes after the payload";
 		rc = -MCG_E_CORRUPT;
@@ -753,6 +777,7 @@ static struct mcg_snapshot *build(struct mcg_hist_reader *r, const struct mcg_sn
 	snap->version = s->version;
 	snap->page_size = s->page_size;
 	snap->mono_ns = f->time_ns;
+	snap->global = r->global;
 	snap->seq = r->st_frame; /* the frame's number in its segment */
 	for (j = 0; j < r->nslot; j++)
 		if (r->slot[j].live) {

@@ -254,6 +254,29 @@ static int put_events(struct mcg__hist_buf *b, uint64_t time_ns, const struct mc
 	return r;
 }
 
+/*
+ * The system-wide part of a sample (top's header): the valid mask, the valid
+ * values whole (a dozen numbers a frame), the PSI averages in hundredths,
+ * delay accounting + 1.
+ */
+static int put_global(struct mcg__hist_buf *b, const struct mcg_sample_global *g)
+{
+	unsigned i, valid = g ? (unsigned)(g->valid & ((1u << MCG_G__COUNT) - 1)) : 0;
+	int r = put_var(b, valid);
+
+	for (i = 0; r == 0 && i < MCG_G__COUNT; i++)
+		if (valid >> i & 1)
+			r = put_var(b, g->v[i]);
+	if (r < 0)
+		return r;
+	if ((r = put_var(b, g && g->psi_some_valid ? (uint64_t)(g->psi_some_avg10 * 100 + 0.5) + 1
+						  : 0)) < 0 ||
+	    (r = put_var(b, g && g->psi_full_valid ? (uint64_t)(g->psi_full_avg10 * 100 + 0.5) + 1
+						  : 0)) < 0)
+		return r;
+	return put_var(b, g && g->delayacct >= 0 ? (uint64_t)g->delayacct + 1 : 0);
+}
+
 /* ---- the writer ---- */
 
 struct wslot {
@@ -278,6 +301,8 @@ struct mcg_hist_writer {
 	size_t hcap;
 	struct mcg__hist_buf raw, out;
 	ZSTD_CCtx *cctx;
+	bool have_global;
+	struct mcg_sample_global global; /* for the next frame */
 };
 
 static uint32_t hash_ext(uint64_t x)
@@ -462,6 +487,13 @@ fail:
 	return r;
 }
 
+void mcg_hist_writer_set_global(struct mcg_hist_writer *w, const struct mcg_sample_global *g)
+{
+	w->have_global = g != NULL;
+	if (g)
+		w->global = *g;
+}
+
 int mcg_hist_writer_dirfd(const struct mcg_hist_writer *w)
 {
 	return w->dirfd;
@@ -617,6 +649,9 @@ int mcg_hist_write(struct mcg_hist_writer *w, uint64_t time_ns, const struct mcg
 			return r;
 	if ((r = put_events(&w->raw, time_ns, ev, nev)) < 0)
 		return r;
+	if ((r = put_global(&w->raw, w->have_global ? &w->global : NULL)) < 0)
+		return r;
+	w->have_global = false;
 	r = write_frame(w, key ? MCG__HIST_KEY : MCG__HIST_DELTA, time_ns);
 	if (r < 0)
 		return r;
@@ -642,6 +677,7 @@ int mcg_hist_write_snapshot(struct mcg_hist_writer *w, uint64_t time_ns,
 		cg[i].id = snap->rows[i].id;
 		cg[i].rec = &snap->rows[i].rec;
 	}
+	mcg_hist_writer_set_global(w, &snap->global);
 	r = mcg_hist_write(w, time_ns, cg, snap->n_rows, ev, nev);
 	free(cg);
 	return r;

@@ -137,6 +137,17 @@ static void write_store(unsigned key_every)
 			n++;
 		}
 		ev.time_ns = T0 + (uint64_t)f * 5 * NS - NS;
+		{
+			struct mcg_sample_global g = {0};
+
+			g.valid = 1u << MCG_G_MEM_TOTAL | 1u << MCG_G_PGSCAN_KSWAPD;
+			g.v[MCG_G_MEM_TOTAL] = 8ULL << 30;
+			g.v[MCG_G_PGSCAN_KSWAPD] = (uint64_t)f * 500;
+			g.psi_some_valid = true;
+			g.psi_some_avg10 = 1.25;
+			g.delayacct = 1;
+			mcg_hist_writer_set_global(w, &g);
+		}
 		assert_int_equal(mcg_hist_write(w, T0 + (uint64_t)f * 5 * NS, cg, (size_t)n, &ev,
 						f == 10 ? 1 : 0),
 				 0);
@@ -179,6 +190,15 @@ static void check_frame(const struct mcg_hist_frame *fr, int f)
 				assert_true(row->rec.v[k] == want.v[k]);
 		}
 	}
+	/* the system-wide values, and their rates as live */
+	assert_true(fr->snap->global.valid == (1u << MCG_G_MEM_TOTAL | 1u << MCG_G_PGSCAN_KSWAPD));
+	assert_true(fr->snap->global.v[MCG_G_MEM_TOTAL] == 8ULL << 30);
+	assert_true(fr->snap->global.v[MCG_G_PGSCAN_KSWAPD] == (uint64_t)f * 500);
+	assert_true(fr->snap->global.psi_some_valid && !fr->snap->global.psi_full_valid);
+	assert_true(fr->snap->global.psi_some_avg10 == 1.25);
+	assert_int_equal(fr->snap->global.delayacct, 1);
+	if (fr->snap->global.rate_valid)
+		assert_true(fr->snap->global.rate[MCG_G_PGSCAN_KSWAPD] == 100.0);
 	/* tree pre-order with parents */
 	assert_string_equal(fr->snap->rows[0].path, "/");
 	assert_string_equal(fr->snap->rows[1].path, "/a");

@@ -168,7 +168,10 @@ MCG_EXPORT int mcg_hist_writer_open(const struct mcg_hist_opts *o, int version, 
 MCG_EXPORT int mcg_hist_write(struct mcg_hist_writer *w, uint64_t time_ns,
 			      const struct mcg_hist_cgroup *cg, size_t n,
 			      const struct mcg_hist_event *ev, size_t nev);
-/* The same from a sampler snapshot. */
+/* The system-wide values of the next frame (top's header); a frame without them has none. */
+MCG_EXPORT void mcg_hist_writer_set_global(struct mcg_hist_writer *w,
+					   const struct mcg_sample_global *g);
+/* The same from a sampler snapshot (its rows and its global values). */
 MCG_EXPORT int mcg_hist_write_snapshot(struct mcg_hist_writer *w, uint64_t time_ns,
 				       const struct mcg_snapshot *snap,
 				       const struct mcg_hist_event *ev, size_t nev);
