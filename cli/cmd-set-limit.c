@@ -18,6 +18,8 @@ enum {
 	OPT_ALLOW_OOM,
 	OPT_RUNTIME,
 	OPT_NO_SYSTEMD,
+	OPT_SWAP_HIGH,
+	OPT_ZSWAP_MAX,
 };
 
 struct sl_args {
@@ -34,6 +36,10 @@ static const struct argp_option sl_options[] = {
 	{"soft", OPT_SOFT, "SIZE", 0, "Also set memory.soft_limit_in_bytes (v1)", 0},
 	{"swap", OPT_SWAP, "SIZE", 0,
 	 "Swap allowed on top of the limit: v2 memory.swap.max, v1 memsw = limit + SIZE", 0},
+	{"swap-high", OPT_SWAP_HIGH, "SIZE", 0,
+	 "Also set memory.swap.high, where swap-out is throttled (v2, Linux 5.8)", 0},
+	{"zswap-max", OPT_ZSWAP_MAX, "SIZE", 0,
+	 "Also set memory.zswap.max, the compressed swap cache's limit (v2, Linux 5.19)", 0},
 	{"dry-run", 'n', NULL, 0,
 	 "Print the preflight and the plan (each write in order), change nothing", 0},
 	{"step", OPT_STEP, "SIZE", 0, "Shrink gradually, SIZE at a time", 0},
@@ -74,6 +80,12 @@ static error_t sl_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SWAP:
 		a->val[MCG_LK_SWAP] = arg;
+		break;
+	case OPT_SWAP_HIGH:
+		a->val[MCG_LK_SWAP_HIGH] = arg;
+		break;
+	case OPT_ZSWAP_MAX:
+		a->val[MCG_LK_ZSWAP_MAX] = arg;
 		break;
 	case OPT_STEP:
 		a->step = arg;
@@ -117,7 +129,8 @@ static error_t sl_parse(int key, char *arg, struct argp_state *state)
 			any |= a->val[k] != NULL;
 		if (!any)
 			argp_error(state,
-				   "missing SIZE (or one of --high --low --min --soft --swap)");
+				   "missing SIZE (or one of --high --low --min --soft --swap "
+				   "--swap-high --zswap-max)");
 		if (a->runtime && a->no_systemd)
 			argp_error(state, "--runtime sets systemd's properties: not with --no-systemd");
 		break;
@@ -150,9 +163,10 @@ static const struct argp sl_argp = {
 /* Options that take a separate argument, so that "-256M" after them is their value. */
 static bool takes_value(const char *arg)
 {
-	static const char *const longs[] = {"--high", "--low",	   "--min",	      "--soft",
-					    "--swap", "--step",	   "--timeout",	      "--root",
-					    "--proc", "--run-dir", "--cgroup-version"};
+	static const char *const longs[] = {"--high",	   "--low",	  "--min",     "--soft",
+					    "--swap",	   "--swap-high", "--zswap-max", "--step",
+					    "--timeout",   "--root",	  "--proc",    "--run-dir",
+					    "--cgroup-version"};
 	size_t i, n = strlen(arg);
 
 	if (strncmp(arg, "--", 2) || strchr(arg, '=') || n < 3)
@@ -229,6 +243,7 @@ static void clear_progress(struct sl_state *s)
 static const char *const opt_names[MCG_LK__COUNT] = {
 	[MCG_LK_MAX] = "SIZE",	[MCG_LK_HIGH] = "--high", [MCG_LK_LOW] = "--low",
 	[MCG_LK_MIN] = "--min", [MCG_LK_SOFT] = "--soft", [MCG_LK_SWAP] = "--swap",
+	[MCG_LK_SWAP_HIGH] = "--swap-high", [MCG_LK_ZSWAP_MAX] = "--zswap-max",
 };
 
 /* ---- output ---- */

@@ -46,15 +46,20 @@ static const enum mcg_key limit_rows[] = {
 	MCG_K_MIN,
 	MCG_K_SOFT_LIMIT,
 	MCG_K_SWAP_LIMIT,
+	MCG_K_SWAP_HIGH,
+	MCG_K_ZSWAP_LIMIT,
+	MCG_K_ZSWAP_WRITEBACK,
 	MCG_K_MEMSW_LIMIT,
 	MCG_K_EFFECTIVE_LIMIT,
 	MCG_K_SWAPPINESS,
 	MCG_K_OOM_KILL_DISABLE,
+	MCG_K_OOM_GROUP,
 };
 static const enum mcg_key usage_rows[] = {
 	MCG_K_USAGE,
 	MCG_K_PEAK,
 	MCG_K_SWAP_USAGE,
+	MCG_K_ZSWAP,
 	MCG_K_MEMSW_USAGE,
 	MCG_K_KMEM_USAGE,
 };
@@ -85,6 +90,12 @@ static const enum mcg_key json_tail[] = {
 	MCG_K_OOM_KILL_DISABLE,
 	MCG_K_SWAPPINESS,
 	MCG_K_EFFECTIVE_LIMIT,
+	/* after the keys show printed before they were read (the goldens' order) */
+	MCG_K_SWAP_HIGH,
+	MCG_K_ZSWAP,
+	MCG_K_ZSWAP_LIMIT,
+	MCG_K_ZSWAP_WRITEBACK,
+	MCG_K_OOM_GROUP,
 };
 
 /*

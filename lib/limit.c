@@ -22,6 +22,7 @@
 static const char *const knob_names[MCG_LK__COUNT] = {
 	[MCG_LK_MAX] = "max", [MCG_LK_HIGH] = "high", [MCG_LK_LOW] = "low",
 	[MCG_LK_MIN] = "min", [MCG_LK_SOFT] = "soft", [MCG_LK_SWAP] = "swap",
+	[MCG_LK_SWAP_HIGH] = "swap_high", [MCG_LK_ZSWAP_MAX] = "zswap_max",
 };
 
 void mcg_limit_req_init(struct mcg_limit_req *req)
@@ -65,6 +66,7 @@ const char *mcg_limit_knob_file(int version, enum mcg_limit_knob k)
 	static const unsigned char key[MCG_LK__COUNT] = {
 		[MCG_LK_MAX] = MCG_K_LIMIT, [MCG_LK_HIGH] = MCG_K_HIGH,	     [MCG_LK_LOW] = MCG_K_LOW,
 		[MCG_LK_MIN] = MCG_K_MIN,   [MCG_LK_SOFT] = MCG_K_SOFT_LIMIT, [MCG_LK_SWAP] = MCG_K_SWAP_LIMIT,
+		[MCG_LK_SWAP_HIGH] = MCG_K_SWAP_HIGH, [MCG_LK_ZSWAP_MAX] = MCG_K_ZSWAP_LIMIT,
 	};
 
 	if ((unsigned)k >= MCG_LK__COUNT)
@@ -84,7 +86,9 @@ int mcg_limit_supported(const struct mcg_group *g, enum mcg_limit_knob k, char *
 
 	if (v == 1 && !file) {
 		set_why(why, whylen,
-			k == MCG_LK_HIGH  ? "memory.high exists only on cgroup v2 (v1 has a soft "
+			k == MCG_LK_SWAP_HIGH ? "memory.swap.high exists only on cgroup v2"
+			: k == MCG_LK_ZSWAP_MAX ? "memory.zswap.max exists only on cgroup v2"
+			: k == MCG_LK_HIGH  ? "memory.high exists only on cgroup v2 (v1 has a soft "
 					    "limit: --soft)"
 			: k == MCG_LK_LOW ? "memory.low exists only on cgroup v2 (v1 has no "
 					    "protection; --soft is the closest)"
@@ -111,6 +115,14 @@ int mcg_limit_supported(const struct mcg_group *g, enum mcg_limit_knob k, char *
 				       : "memory.memsw.limit_in_bytes is missing: the kernel does "
 					 "not account "
 					 "swap (boot with swapaccount=1)");
+		else if (k == MCG_LK_SWAP_HIGH)
+			set_why(why, whylen,
+				"memory.swap.high is missing: the kernel does not account swap or "
+				"is older than Linux 5.8");
+		else if (k == MCG_LK_ZSWAP_MAX)
+			set_why(why, whylen,
+				"memory.zswap.max is missing: the kernel has no zswap accounting "
+				"(CONFIG_ZSWAP, Linux 5.19 or newer)");
 		else
 			set_why(why, whylen, "the cgroup has no such file");
 		return -EOPNOTSUPP;
@@ -485,7 +497,11 @@ static int plan_v2(const struct mcg_group *g, const struct mcg_limit_req *req,
 	}
 	if ((r = add_simple(g, req, pl, MCG_LK_LOW)) < 0)
 		return r;
-	return add_simple(g, req, pl, MCG_LK_MIN);
+	if ((r = add_simple(g, req, pl, MCG_LK_MIN)) < 0)
+		return r;
+	if ((r = add_simple(g, req, pl, MCG_LK_SWAP_HIGH)) < 0)
+		return r;
+	return add_simple(g, req, pl, MCG_LK_ZSWAP_MAX);
 }
 
 static int plan_v1(const struct mcg_group *g, const struct mcg_limit_req *req,
@@ -856,6 +872,9 @@ const char *mcg_limit_systemd_property(enum mcg_limit_knob k)
 		[MCG_LK_MAX] = "MemoryMax", [MCG_LK_HIGH] = "MemoryHigh",
 		[MCG_LK_LOW] = "MemoryLow", [MCG_LK_MIN] = "MemoryMin",
 		[MCG_LK_SWAP] = "MemorySwapMax",
+		/* systemd 253 and newer; 252 answers "unknown property" (then put back) */
+		[MCG_LK_ZSWAP_MAX] = "MemoryZSwapMax",
+		/* memory.swap.high: no property; systemd never writes the file */
 	};
 
 	return (unsigned)k < MCG_LK__COUNT ? prop[k] : NULL;
@@ -889,7 +908,7 @@ static int systemd_owner(const struct mcg_group *g, unsigned flags, struct mcg_l
 static void systemd_props(const struct mcg_limit_req *req, struct mcg_limit_systemd *sd)
 {
 	static const enum mcg_limit_knob order[] = {MCG_LK_MAX, MCG_LK_HIGH, MCG_LK_LOW,
-						    MCG_LK_MIN, MCG_LK_SWAP};
+						    MCG_LK_MIN, MCG_LK_SWAP, MCG_LK_ZSWAP_MAX};
 	size_t i;
 
 	sd->n = 0;
@@ -904,6 +923,9 @@ static void systemd_props(const struct mcg_limit_req *req, struct mcg_limit_syst
 		sd->props[sd->n].is_bool = false;
 		sd->n++;
 	}
+	/* nothing systemd keeps (memory.swap.high alone): no call */
+	if (!sd->n)
+		sd->used = false;
 }
 
 int mcg_limit_apply(struct mcg_group *g, const struct mcg_limit_spec *spec,
@@ -972,14 +994,15 @@ int mcg_limit_apply(struct mcg_group *g, const struct mcg_limit_spec *spec,
 		 * values go back as after a failed write.
 		 */
 		systemd_props(&res->req, sd);
-		r = mcg_unit_set_properties(sd->unit, sd->runtime, sd->props, sd->n, sd->why,
-					    sizeof(sd->why));
+		r = !sd->used ? 0
+			      : mcg_unit_set_properties(sd->unit, sd->runtime, sd->props, sd->n,
+							sd->why, sizeof(sd->why));
 		if (r < 0) {
 			rollback(t, r, res->plan.n, 0, &res->fail);
 			stop_at(res, MCG_LS_SYSTEMD, r);
 			goto out;
 		}
-		sd->done = true;
+		sd->done = sd->used;
 	}
 	r = mcg_txn_commit(t);
 	stop_at(res, r < 0 ? MCG_LS_APPLY : MCG_LS_DONE, r);

@@ -162,6 +162,49 @@ static void test_supported(void **state)
 	fx_free(&v2);
 }
 
+/* memory.swap.high and memory.zswap.max: set where the kernel has them, refused with the reason. */
+static void test_swap_high_zswap(void **state)
+{
+	struct mcg_limit_req req;
+	struct mcg_limit_pre pre;
+	struct mcg_limit_plan pl;
+	struct fx v1, v2;
+	char why[160];
+
+	(void)state;
+	fx_make(&v1, 1, V1_STAT, 150 * MiB, 0);
+	fx_make(&v2, 2, V2_STAT, 150 * MiB, 0);
+	assert_int_equal(mcg_limit_supported(v1.g, MCG_LK_SWAP_HIGH, why, sizeof(why)),
+			 -EOPNOTSUPP);
+	assert_non_null(strstr(why, "memory.swap.high exists only on cgroup v2"));
+	/* the fixture has neither file: the kernel's reasons */
+	assert_int_equal(mcg_limit_supported(v2.g, MCG_LK_SWAP_HIGH, why, sizeof(why)),
+			 -EOPNOTSUPP);
+	assert_non_null(strstr(why, "memory.swap.high is missing"));
+	assert_int_equal(mcg_limit_supported(v2.g, MCG_LK_ZSWAP_MAX, why, sizeof(why)),
+			 -EOPNOTSUPP);
+	assert_non_null(strstr(why, "CONFIG_ZSWAP"));
+	app_put(&v2, "memory.swap.high", 0);
+	app_put(&v2, "memory.zswap.max", 0);
+	assert_int_equal(mcg_limit_supported(v2.g, MCG_LK_SWAP_HIGH, why, sizeof(why)), 0);
+	assert_int_equal(mcg_limit_supported(v2.g, MCG_LK_ZSWAP_MAX, why, sizeof(why)), 0);
+	/* plain writes after the rest; systemd's names: none for swap.high */
+	mcg_limit_req_init(&req);
+	req.v[MCG_LK_SWAP_HIGH] = 64 * MiB;
+	req.v[MCG_LK_ZSWAP_MAX] = 32 * MiB;
+	assert_int_equal(mcg_limit_preflight(v2.g, &req, &pre), 0);
+	assert_int_equal(mcg_limit_plan(v2.g, &req, &pre, &pl), 0);
+	assert_int_equal(pl.n, 2);
+	assert_string_equal(pl.w[0].knob, "memory.swap.high");
+	assert_int_equal(pl.w[0].value, 64 * MiB);
+	assert_string_equal(pl.w[1].knob, "memory.zswap.max");
+	assert_null(mcg_limit_systemd_property(MCG_LK_SWAP_HIGH));
+	assert_string_equal(mcg_limit_systemd_property(MCG_LK_ZSWAP_MAX), "MemoryZSwapMax");
+	assert_string_equal(mcg_limit_systemd_property(MCG_LK_MAX), "MemoryMax");
+	fx_free(&v1);
+	fx_free(&v2);
+}
+
 static void test_preflight_floor_v2(void **state)
 {
 	struct mcg_limit_req req;
@@ -801,6 +844,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_supported),
+		cmocka_unit_test(test_swap_high_zswap),
 		cmocka_unit_test(test_preflight_floor_v2),
 		cmocka_unit_test(test_preflight_unevictable),
 		cmocka_unit_test(test_preflight_v1),

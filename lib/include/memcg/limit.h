@@ -16,6 +16,8 @@ enum mcg_limit_knob {
 	MCG_LK_MIN,  /* v2 memory.min */
 	MCG_LK_SOFT, /* v1 memory.soft_limit_in_bytes */
 	MCG_LK_SWAP, /* v2 memory.swap.max; v1 memsw.limit - limit */
+	MCG_LK_SWAP_HIGH, /* v2 memory.swap.high (Linux 5.8): swap-out throttled above it */
+	MCG_LK_ZSWAP_MAX, /* v2 memory.zswap.max (Linux 5.19, CONFIG_ZSWAP) */
 	MCG_LK__COUNT
 };
 

@@ -58,3 +58,25 @@ assert_eq "MemoryMax after --no-systemd (unchanged)" 41943040 "$(sd_prop "$SD_UN
 systemctl daemon-reload
 assert_agree "after daemon-reload (systemd's value back)" "$SD_UNIT" "$SD_CG" memory.max \
 	MemoryMax 41943040
+
+# memory.swap.high: no systemd property (252 or later), and systemd never writes the file:
+# the kernel's value survives a daemon-reload. memory.zswap.max: refused where the kernel
+# lacks the file (this 6.1 cloud kernel), with the reason.
+if [ -f "$SD_CG/memory.swap.high" ]; then
+	assert_status "set-limit $SD_UNIT --swap-high 16M" 0 "$MEMCGCTL" set-limit "$SD_UNIT" --swap-high 16M
+	assert_eq "memory.swap.high" 16777216 "$(knob "$SD_CG" memory.swap.high)"
+	systemctl daemon-reload
+	assert_eq "memory.swap.high after daemon-reload" 16777216 "$(knob "$SD_CG" memory.swap.high)"
+	assert_status "show --json $SD_UNIT" 0 "$MEMCGCTL" show --json "$SD_UNIT"
+	assert_eq "show: swap_high_bytes oom_group" "16777216 $(knob "$SD_CG" memory.oom.group)" \
+		"$(printf '%s\n' "$LAST_OUT" | json '"\(.swap_high_bytes) \(.oom_group)"')"
+fi
+if [ ! -f "$SD_CG/memory.zswap.max" ]; then
+	assert_status "set-limit $SD_UNIT --zswap-max 8M (no such file)" 64 \
+		"$MEMCGCTL" set-limit "$SD_UNIT" --zswap-max 8M
+	case $LAST_ERR in
+	*"memory.zswap.max is missing"*) ok "refused: $LAST_ERR" ;;
+	*) fail "unexpected message: $LAST_ERR" ;;
+	esac
+fi
+assert_no_journal
