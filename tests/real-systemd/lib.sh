@@ -210,3 +210,20 @@ CONF
 
 # usage_under CGDIR BYTES: memory.current <= BYTES (for wait_for).
 usage_under() { [ "$(cat "$1/memory.current")" -le "$2" ]; }
+
+# assert_dropin FILE LINE: the drop-in FILE holds LINE.
+assert_dropin() {
+	grep -qxF "$2" "$1" 2>/dev/null || fail "no '$2' in $1"
+	ok "$1 holds $2"
+}
+
+# assert_kept WHAT UNIT CGDIR BYTES: memory.max and MemoryMax agree on BYTES after a
+# daemon-reload and after an unrelated set-property (systemd 252 rewrites every memory knob
+# of the unit on both).
+assert_kept() {
+	systemctl daemon-reload
+	assert_agree "$1, after daemon-reload" "$2" "$3" memory.max MemoryMax "$4"
+	systemctl set-property --runtime "$2" CPUWeight=50
+	assert_agree "$1, after an unrelated set-property CPUWeight=50" "$2" "$3" memory.max \
+		MemoryMax "$4"
+}

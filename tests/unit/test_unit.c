@@ -66,24 +66,18 @@ static void test_from_path(void **state)
 
 static char tmpl[] = "/tmp/mcg-unit-test-XXXXXX";
 
-static void put(const char *rel, const char *content)
+/* A v2 root with one cgroup named like a unit: /web.service. */
+static void make_tree(void)
 {
-	char p[4200];
-	FILE *f;
+	char cmd[512];
 
-	snprintf(p, sizeof(p), "%s/%s", tmpl, rel);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(content, f);
-	fclose(f);
-}
-
-static void mk(const char *rel)
-{
-	char p[4200];
-
-	snprintf(p, sizeof(p), "%s/%s", tmpl, rel);
-	assert_int_equal(mkdir(p, 0755), 0);
+	assert_non_null(mkdtemp(tmpl));
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && echo memory >cgroup.controllers && echo 'anon 0' >memory.stat && "
+		 "mkdir web.service && cp cgroup.controllers web.service/ && "
+		 "echo max >web.service/memory.max",
+		 tmpl);
+	assert_int_equal(system(cmd), 0);
 }
 
 /* A --root tree: which arguments are units, and none is resolved through systemd. */
@@ -94,12 +88,7 @@ static void test_spec_root(void **state)
 	char why[256], *cg = NULL;
 
 	(void)state;
-	assert_non_null(mkdtemp(tmpl));
-	put("cgroup.controllers", "memory\n");
-	put("memory.stat", "anon 0\n");
-	mk("web.service");
-	put("web.service/cgroup.controllers", "memory\n");
-	put("web.service/memory.max", "max\n");
+	make_tree();
 	assert_int_equal(mcg_ctx_new_root(tmpl, 2, NULL, NULL, &ctx), 0);
 
 	/* a cgroup of that name under the root is what the user means */

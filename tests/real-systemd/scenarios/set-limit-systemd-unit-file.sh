@@ -15,9 +15,7 @@ etc_d=/etc/systemd/system.control/$SD_UNIT.d
 
 assert_status "set-limit --runtime $SD_UNIT 48M" 0 "$MEMCGCTL" set-limit --runtime "$SD_UNIT" 48M
 assert_agree "after set-limit --runtime" "$SD_UNIT" "$SD_CG" memory.max MemoryMax 50331648
-grep -qx 'MemoryMax=50331648' "$run_d/50-MemoryMax.conf" ||
-	fail "no MemoryMax=50331648 in $run_d/50-MemoryMax.conf"
-ok "runtime drop-in $run_d/50-MemoryMax.conf"
+assert_dropin "$run_d/50-MemoryMax.conf" MemoryMax=50331648
 [ ! -e "$etc_d/50-MemoryMax.conf" ] || fail "--runtime wrote $etc_d/50-MemoryMax.conf"
 ok "no persistent drop-in under $etc_d"
 systemctl daemon-reload
@@ -25,14 +23,8 @@ assert_agree "after daemon-reload" "$SD_UNIT" "$SD_CG" memory.max MemoryMax 5033
 
 assert_status "set-limit $SD_UNIT 40M (persistent)" 0 "$MEMCGCTL" set-limit "$SD_UNIT" 40M
 assert_agree "after set-limit" "$SD_UNIT" "$SD_CG" memory.max MemoryMax 41943040
-grep -qx 'MemoryMax=41943040' "$etc_d/50-MemoryMax.conf" ||
-	fail "no MemoryMax=41943040 in $etc_d/50-MemoryMax.conf"
-ok "persistent drop-in $etc_d/50-MemoryMax.conf"
-systemctl daemon-reload
-assert_agree "after daemon-reload" "$SD_UNIT" "$SD_CG" memory.max MemoryMax 41943040
-systemctl set-property --runtime "$SD_UNIT" CPUWeight=50
-assert_agree "after an unrelated set-property CPUWeight=50" "$SD_UNIT" "$SD_CG" memory.max \
-	MemoryMax 41943040
+assert_dropin "$etc_d/50-MemoryMax.conf" MemoryMax=41943040
+assert_kept "40M" "$SD_UNIT" "$SD_CG" 41943040
 systemctl restart "$SD_UNIT"
 SD_CG=$MCG_CGROOT$(systemctl show -P ControlGroup "$SD_UNIT")
 assert_agree "after a restart of the unit" "$SD_UNIT" "$SD_CG" memory.max MemoryMax 41943040
