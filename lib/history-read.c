@@ -1187,3 +1187,54 @@ int mcg_hist_next_event(struct mcg_hist_reader *r, struct mcg_hist_frame **ret)
 		mcg_hist_frame_free(f);
 	}
 }
+
+int mcg_hist_prev_event(struct mcg_hist_reader *r, struct mcg_hist_frame **ret)
+{
+	for (;;) {
+		struct mcg_hist_frame *f;
+		int rc = mcg_hist_prev(r, &f);
+
+		if (rc < 0)
+			return rc;
+		if (f->nev) {
+			*ret = f;
+			return 0;
+		}
+		mcg_hist_frame_free(f);
+	}
+}
+
+int mcg_hist_step(struct mcg_hist_reader *r, long n, struct mcg_hist_frame **ret)
+{
+	struct mcg_hist_frame *f;
+	long i;
+	int rc;
+
+	if (!r->have_cur || n == 0)
+		return n ? -ENOENT : -EINVAL;
+	if (n == 1)
+		return mcg_hist_next(r, ret);
+	if (n == -1)
+		return mcg_hist_prev(r, ret);
+	/*
+	 * Far steps: walk the frames' headers (already scanned) and decode only
+	 * the target, from its key frame.
+	 */
+	{
+		size_t si = r->cur_seg, fi = r->cur_frame;
+		bool moved = false;
+
+		for (i = 0; i < (n > 0 ? n : -n); i++) {
+			if (!(n > 0 ? pos_next(r, &si, &fi) : pos_prev(r, &si, &fi)))
+				break;
+			moved = true;
+		}
+		if (!moved)
+			return -ENOENT;
+		rc = decode_from(r, si, fi, n > 0, &f);
+		if (rc < 0)
+			return rc;
+	}
+	*ret = f;
+	return 0;
+}

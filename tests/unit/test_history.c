@@ -283,6 +283,24 @@ static void test_round_trip(void **state)
 	assert_int_equal(mcg_hist_next_event(r, &fr), 0);
 	check_frame(fr, 10);
 	mcg_hist_frame_free(fr);
+	/* larger steps and the event before */
+	assert_int_equal(mcg_hist_seek(r, 0, &fr), 0);
+	mcg_hist_frame_free(fr);
+	assert_int_equal(mcg_hist_step(r, 13, &fr), 0);
+	check_frame(fr, 13);
+	assert_true(mcg_sample_rate_has(&fr->snap->rows[1], MCG_K_PGFAULT + 1));
+	mcg_hist_frame_free(fr);
+	assert_int_equal(mcg_hist_step(r, -5, &fr), 0);
+	check_frame(fr, 8);
+	mcg_hist_frame_free(fr);
+	assert_int_equal(mcg_hist_step(r, 1000, &fr), 0);
+	check_frame(fr, NFR - 1);
+	mcg_hist_frame_free(fr);
+	assert_int_equal(mcg_hist_step(r, 1, &fr), -ENOENT);
+	assert_int_equal(mcg_hist_prev_event(r, &fr), 0);
+	check_frame(fr, 10);
+	mcg_hist_frame_free(fr);
+	assert_int_equal(mcg_hist_prev_event(r, &fr), -ENOENT);
 	/* past the end: the last frame */
 	assert_int_equal(mcg_hist_seek(r, T0 + 1000 * NS, &fr), 0);
 	check_frame(fr, NFR - 1);

@@ -225,7 +225,14 @@ MCG_EXPORT int mcg_hist_seek(struct mcg_hist_reader *r, uint64_t t_ns,
 /* The frame after (before) the current one; -ENOENT at the end (start). */
 MCG_EXPORT int mcg_hist_next(struct mcg_hist_reader *r, struct mcg_hist_frame **ret);
 MCG_EXPORT int mcg_hist_prev(struct mcg_hist_reader *r, struct mcg_hist_frame **ret);
-/* The next frame after the current one with an event (for CGROUP when not NULL); -ENOENT. */
+/* The next (previous) frame after the current one with an event; -ENOENT. */
 MCG_EXPORT int mcg_hist_next_event(struct mcg_hist_reader *r, struct mcg_hist_frame **ret);
+MCG_EXPORT int mcg_hist_prev_event(struct mcg_hist_reader *r, struct mcg_hist_frame **ret);
+/*
+ * N frames on (back when N < 0), or as far as there are: replay's larger
+ * steps. Only the target is decoded (from its key frame). -ENOENT when the
+ * current frame is the last (first).
+ */
+MCG_EXPORT int mcg_hist_step(struct mcg_hist_reader *r, long n, struct mcg_hist_frame **ret);
 
 #endif
