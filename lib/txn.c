@@ -1040,8 +1040,8 @@ static void note_changes(struct mcg_txn *t)
 
 int mcg_txn_commit(struct mcg_txn *t)
 {
-	note_changes(t);
 	drop_journal(t);
+	note_changes(t); /* once the change is final */
 	t->n_saved = 0;
 	t->finished = true;
 	return 0;
