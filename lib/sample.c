@@ -53,8 +53,18 @@ struct node {
 	 * could report moving: its last parse is reused instead of formatting the file.
 	 */
 	bool stat_cached;
-	uint64_t *stat_v; /* by rank of the counter in the sampler's stat_ids (nstat) */
-	struct mcg_keyset stat_valid;
+	/*
+	 * The counters of the detail files (memory.stat, memory.events,
+	 * memory.pressure: all but the single-value ones) at their last read, by
+	 * rank in the sampler's det_ids (memory.stat's first): reused for an empty
+	 * cgroup's memory.stat, and for a row off the live view's screen between
+	 * its turns (mcg_sampler_set_detail).
+	 */
+	uint64_t *det_v;
+	struct mcg_keyset det_valid;
+	struct mcg_psi det_psi;
+	uint64_t det_ns;  /* CLOCK_MONOTONIC of that read */
+	uint64_t det_seq; /* the sample that read them */
 	uint64_t last_usage;
 	bool last_usage_ok;
 	struct node *parent;
@@ -72,8 +82,13 @@ struct mcg_sampler {
 	int sl_usage, sl_limit, sl_high, sl_failcnt, sl_stat; /* plan slots, -1: none */
 	struct mcg_keyset keys;        /* what the caller asked for */
 	unsigned char slot_key[F_MAX]; /* the counter of a single-value slot */
-	unsigned char stat_ids[MCG_K__COUNT]; /* the counters memory.stat gives the sampler */
-	unsigned nstat;
+	unsigned char det_ids[MCG_K__COUNT]; /* the detail files' counters, memory.stat's first */
+	unsigned nstat, ndet;
+	struct mcg_keyset det_keys;
+	uint64_t *detail_ids; /* rows read in full every sample (sorted), the rest in turn */
+	size_t ndetail;
+	unsigned rotate;      /* 0: every row in full every sample */
+	uint64_t now_ns;      /* CLOCK_MONOTONIC of the sample being taken */
 	struct node *top;
 	uint64_t next_id;
 	size_t nnodes;
@@ -190,7 +205,7 @@ static void node_free(struct mcg_sampler *s, struct node *n)
 	node_close_files(n);
 	if (n->dfd >= 0)
 		close(n->dfd);
-	free(n->stat_v);
+	free(n->det_v);
 	free(n->path);
 	free(n);
 	s->nnodes--;
@@ -556,11 +571,19 @@ void mcg_sampler_default_keys(struct mcg_keyset *keys)
 		mcg_keyset_add(keys, top[i]);
 }
 
+static void add_det(struct mcg_sampler *s, unsigned k)
+{
+	if (!mcg_keyset_has(&s->det_keys, k)) {
+		mcg_keyset_add(&s->det_keys, k);
+		s->det_ids[s->ndet++] = (unsigned char)k;
+	}
+}
+
 /* The plan for the counters of s->keys, and the slots the sampler treats apart. */
 static int sampler_plan(struct mcg_sampler *s)
 {
 	struct mcg_keyset want = s->keys;
-	unsigned c, k;
+	unsigned c, k, f, pass;
 	int r;
 
 	/* the sources of the derived counters */
@@ -586,18 +609,23 @@ static int sampler_plan(struct mcg_sampler *s)
 			s->sl_stat = (int)c;
 	if (s->plan.nf > F_PROCS)
 		return -ENOSPC;
-	s->nstat = 0;
-	if (s->sl_stat >= 0) {
-		const struct mcg__plan_file *pf = &s->plan.f[s->sl_stat];
-		struct mcg_keyset seen = {{0}};
+	s->nstat = s->ndet = 0;
+	memset(&s->det_keys, 0, sizeof(s->det_keys));
+	/* memory.stat's counters first (the empty-cgroup shortcut), then the other detail files' */
+	for (pass = 0; pass < 2; pass++) {
+		for (f = 0; f < s->plan.nf; f++) {
+			const struct mcg__plan_file *pf = &s->plan.f[f];
 
-		for (c = 0; c < pf->nk; c++) {
-			k = s->plan.k[pf->k0 + c].id;
-			if (!mcg_keyset_has(&seen, k)) {
-				mcg_keyset_add(&seen, k);
-				s->stat_ids[s->nstat++] = (unsigned char)k;
-			}
+			if ((int)f == s->sl_usage || (int)f == s->sl_limit || (int)f == s->sl_high ||
+			    (int)f == s->sl_failcnt || ((int)f == s->sl_stat) != (pass == 0))
+				continue;
+			for (c = 0; c < pf->nk; c++)
+				add_det(s, s->plan.k[pf->k0 + c].id);
+			mcg_keyset_foreach(k, &pf->single)
+				add_det(s, k);
 		}
+		if (pass == 0)
+			s->nstat = s->ndet;
 	}
 	for (c = 0; c < s->plan.nf; c++) {
 		k = mcg_keyset_next(&s->plan.f[c].single, 0);
@@ -614,8 +642,8 @@ static void node_replan(struct node *n)
 	for (i = 0; i < F_MAX; i++)
 		n->fd[i] = FD_UNSET;
 	n->cached = 0;
-	free(n->stat_v);
-	n->stat_v = NULL;
+	free(n->det_v);
+	n->det_v = NULL;
 	for (i = 0; i < n->nkids; i++)
 		node_replan(n->kids[i]);
 }
@@ -726,6 +754,31 @@ static void free_keep(struct mcg_sampler *s)
 	s->nkeep = 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int mcg_sampler_set_detail(struct mcg_sampler *s, const uint64_t *ids, size_t n, unsigned rotate)
+{
+	uint64_t *d = NULL;
+
+	if (rotate && n) {
+		d = malloc(n * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		memcpy(d, ids, n * sizeof(*d));
+		qsort(d, n, sizeof(*d), cmp_u64);
+	}
+	free(s->detail_ids);
+	s->detail_ids = d;
+	s->ndetail = rotate ? n : 0;
+	s->rotate = rotate;
+	return 0;
+}
+
 int mcg_sampler_set_prune(struct mcg_sampler *s, const struct mcg_keyset *zero)
 {
 	if (zero)
@@ -765,6 +818,7 @@ void mcg_sampler_free(struct mcg_sampler *s)
 	if (!s)
 		return;
 	free_keep(s);
+	free(s->detail_ids);
 	/* closing the inotify descriptor first drops every watch at once */
 	if (s->ifd >= 0)
 		close(s->ifd);
@@ -883,14 +937,95 @@ static void cache_slot(const struct mcg_sampler *s, struct node *n, int f,
 		n->cached |= 1ULL << f;
 }
 
+/* Is N read in full this sample (mcg_sampler_set_detail)? */
+static bool detail_turn(const struct mcg_sampler *s, const struct node *n)
+{
+	size_t lo = 0, hi = s->ndetail;
+
+	if (!s->rotate || !n->det_v)
+		return true;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->detail_ids[mid] == n->id)
+			return true;
+		if (s->detail_ids[mid] < n->id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the others in turn: each once every ROTATE samples, spread over them */
+	return (n->id + s->seq) % s->rotate == 0;
+}
+
+/*
+ * The detail files of N (memory.stat, memory.events, memory.pressure, the
+ * other single-value files) into REC: read, or carried from their last read
+ * when it is not N's turn (ROW->stale says how old). An empty cgroup (usage 0
+ * now and at the last read) has nothing memory.stat could report moving: its
+ * last parse is reused instead of formatting the file.
+ */
+static void read_detail(struct mcg_sampler *s, struct node *n, struct mcg_record *rec, bool full,
+			struct mcg_sample_row *row, int *err)
+{
+	unsigned i, from = 0;
+	int f;
+
+	if (!detail_turn(s, n)) {
+		for (i = 0; i < s->ndet; i++)
+			if (mcg_keyset_has(&n->det_valid, s->det_ids[i]))
+				mcg_record_set(rec, s->det_ids[i], n->det_v[i]);
+		rec->psi = n->det_psi;
+		row->stale = (unsigned)(s->seq + 1 - n->det_seq);
+		row->detail_ns = n->det_ns;
+		return;
+	}
+	if (!full && n->det_v && n->last_usage_ok && !n->last_usage &&
+	    mcg_record_has(rec, MCG_K_USAGE) && !rec->v[MCG_K_USAGE]) {
+		for (i = 0; i < s->nstat; i++)
+			if (mcg_keyset_has(&n->det_valid, s->det_ids[i]))
+				mcg_record_set(rec, s->det_ids[i], n->det_v[i]);
+		from = s->nstat; /* the rest of the cache is refreshed below */
+	} else if (s->sl_stat >= 0) {
+		ssize_t r = node_read(s, n, (unsigned)s->sl_stat);
+
+		if (r >= 0)
+			mcg__plan_parse(&s->plan, (unsigned)s->sl_stat, s->buf, rec);
+		else if (r != -ENOENT)
+			*err = (int)r;
+	}
+	/* the rest (memory.events, memory.pressure, ...): absence is no error */
+	for (f = 0; f < (int)s->plan.nf; f++)
+		if (f != s->sl_usage && f != s->sl_limit && f != s->sl_high && f != s->sl_failcnt &&
+		    f != s->sl_stat)
+			read_slot(s, n, f, rec, NULL);
+	if (!n->det_v && s->ndet)
+		n->det_v = calloc(s->ndet, sizeof(*n->det_v));
+	if (n->det_v) {
+		for (i = from; i < s->ndet; i++) {
+			unsigned k = s->det_ids[i];
+
+			if (mcg_record_has(rec, k))
+				mcg_keyset_add(&n->det_valid, k);
+			else
+				mcg_keyset_del(&n->det_valid, k);
+			n->det_v[i] = rec->v[k];
+		}
+		n->det_psi = rec->psi;
+		n->det_ns = s->now_ns;
+		n->det_seq = s->seq + 1;
+	}
+	row->stale = 0;
+	row->detail_ns = s->now_ns;
+}
+
 /* Fill ROW from N's files; false when the cgroup vanished under us. */
 static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample_row *row)
 {
 	bool full = s->ifd < 0 || n->wd < 0 || s->seq % CACHE_REFRESH == 0;
 	struct mcg_record *rec = &row->rec;
-	int err = 0, f;
+	int err = 0;
 	unsigned i;
-	ssize_t r;
 
 	if (n->gone)
 		return false;
@@ -916,45 +1051,9 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 		read_slot(s, n, s->sl_failcnt, rec, &err);
 		cache_slot(s, n, s->sl_failcnt, rec, !err);
 	}
-	/*
-	 * An empty cgroup (usage 0 now and at the last read) has nothing memory.stat
-	 * could report moving: its last parse is reused instead of formatting the file.
-	 */
-	if (!full && n->stat_v && n->last_usage_ok && !n->last_usage &&
-	    mcg_record_has(rec, MCG_K_USAGE) && !rec->v[MCG_K_USAGE]) {
-		for (i = 0; i < s->nstat; i++)
-			if (mcg_keyset_has(&n->stat_valid, s->stat_ids[i]))
-				mcg_record_set(rec, s->stat_ids[i], n->stat_v[i]);
-	} else if (s->sl_stat >= 0) {
-		struct mcg_keyset before = rec->valid;
-
-		r = node_read(s, n, (unsigned)s->sl_stat);
-		if (r >= 0)
-			mcg__plan_parse(&s->plan, (unsigned)s->sl_stat, s->buf, rec);
-		else if (r != -ENOENT)
-			err = (int)r;
-		if (!n->stat_v && s->nstat)
-			n->stat_v = calloc(s->nstat, sizeof(*n->stat_v));
-		memset(&n->stat_valid, 0, sizeof(n->stat_valid));
-		for (i = 0; n->stat_v && i < s->nstat; i++) {
-			unsigned k = s->stat_ids[i];
-
-			if (mcg_record_has(rec, k) && !mcg_keyset_has(&before, k))
-				mcg_keyset_add(&n->stat_valid, k);
-			n->stat_v[i] = rec->v[k];
-		}
-		if (r < 0) {
-			free(n->stat_v);
-			n->stat_v = NULL;
-		}
-	}
+	read_detail(s, n, rec, full, row, &err);
 	n->last_usage_ok = mcg_record_has(rec, MCG_K_USAGE);
 	n->last_usage = rec->v[MCG_K_USAGE];
-	/* the rest (memory.events, memory.pressure, ...): read every time, absence is no error */
-	for (f = 0; f < (int)s->plan.nf; f++)
-		if (f != s->sl_usage && f != s->sl_limit && f != s->sl_high && f != s->sl_failcnt &&
-		    f != s->sl_stat)
-			read_slot(s, n, f, rec, NULL);
 	mcg_record_derive(rec, s->version, !strcmp(n->path, "/"));
 	if (mcg_keyset_has(&s->keys, MCG_K_NR_CHILDREN))
 		mcg_record_set(rec, MCG_K_NR_CHILDREN, n->nkids);
@@ -1345,6 +1444,9 @@ int mcg_sampler_sample(struct mcg_sampler *s, struct mcg_snapshot **ret)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	snap->mono_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	s->now_ns = snap->mono_ns;
+	/* rates of these are taken between the rows' reads (detail_ns), which a live view spaces out */
+	snap->detail_keys = s->det_keys;
 	f.s = s;
 	f.snap = snap;
 	f.nstr = 0;
@@ -1444,19 +1546,34 @@ void mcg_snapshot_rates(const struct mcg_snapshot *prev, struct mcg_snapshot *cu
 		mcg_keyset_foreach(c, &both)
 		{
 			uint64_t now = r->rec.v[c], was = p->rec.v[c];
+			double kdt = dt;
 
-			if (mcg_key_desc(c)->kind != MCG_KIND_COUNTER) {
+			if (mcg_keyset_has(&cur->detail_keys, c)) {
+				/* carried between reads: the rate of the last two reads */
+				if (r->detail_ns == p->detail_ns) {
+					r->since[c] = p->since[c];
+					if (mcg_sample_rate_has(p, c)) {
+						r->rate[c] = p->rate[c];
+						mcg_keyset_add(&r->rate_valid, c);
+					}
+					continue;
+				}
+				kdt = r->detail_ns > p->detail_ns
+					      ? (double)(r->detail_ns - p->detail_ns) / 1e9
+					      : 0;
+			}
+			if (mcg_key_kinds[c] != MCG_KIND_COUNTER) {
 				/* amounts: the change per second (usage falling under reclaim on v1) */
-				if (dt > 0 && now != MCG_MAX && was != MCG_MAX) {
-					r->rate[c] = ((double)now - (double)was) / dt;
+				if (kdt > 0 && now != MCG_MAX && was != MCG_MAX) {
+					r->rate[c] = ((double)now - (double)was) / kdt;
 					mcg_keyset_add(&r->rate_valid, c);
 				}
 				continue;
 			}
 			if (now >= was) {
 				r->since[c] = p->since[c] + (now - was);
-				if (dt > 0) {
-					r->rate[c] = (double)(now - was) / dt;
+				if (kdt > 0) {
+					r->rate[c] = (double)(now - was) / kdt;
 					mcg_keyset_add(&r->rate_valid, c);
 				}
 			} else {

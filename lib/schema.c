@@ -21,6 +21,12 @@ static const struct mcg_key_desc keys[MCG_K__COUNT] = {
 #undef MCG__SCHEMA_DESC
 };
 
+const unsigned char mcg_key_kinds[MCG_K__COUNT] = {
+#define MCG__SCHEMA_KIND(id, nm, u, k, f1, k1, f2, k2) [MCG_K_##id] = MCG_KIND_##k,
+	MCG_SCHEMA(MCG__SCHEMA_KIND)
+#undef MCG__SCHEMA_KIND
+};
+
 const struct mcg_key_desc *mcg_key_desc(enum mcg_key k)
 {
 	return (unsigned)k < MCG_K__COUNT ? &keys[k] : NULL;
@@ -66,20 +72,6 @@ void mcg_keyset_all(struct mcg_keyset *s)
 	memset(s, 0, sizeof(*s));
 	for (k = 0; k < MCG_K__COUNT; k++)
 		mcg_keyset_add(s, k);
-}
-
-unsigned mcg_keyset_next(const struct mcg_keyset *s, unsigned k)
-{
-	while (k < MCG_K__COUNT) {
-		uint64_t w = s->w[k / 64] >> (k % 64);
-
-		if (w)
-			return k + (unsigned)__builtin_ctzll(w) < MCG_K__COUNT
-				       ? k + (unsigned)__builtin_ctzll(w)
-				       : MCG_K__COUNT;
-		k = (k / 64 + 1) * 64;
-	}
-	return MCG_K__COUNT;
 }
 
 const char *mcg_knob_file(int version, enum mcg_key k)

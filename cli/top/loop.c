@@ -25,6 +25,7 @@ struct loop {
 	int *rows;
 	size_t nrows, rows_cap;
 	bool paused;
+	unsigned rotate; /* off-screen rows read in full every ROTATE samples */
 	enum input_mode input;
 	enum confirm_what confirm;
 	char text[128];   /* what is being typed */
@@ -703,20 +704,56 @@ static int handle_key(struct loop *l, int k)
 
 /* ---- drawing ---- */
 
+/*
+ * Every counter is read for the rows on screen (and the selected one); the
+ * others get usage and limits every sample and the rest in turn, about as
+ * many per sample as there are rows on screen (at least ROTATE_MIN_ROWS), so
+ * a refresh costs about the same at 100 or 10000 cgroups. The bound on their
+ * age is in the header.
+ */
+#define ROTATE_MIN_ROWS 16
+
+static void detail_for_screen(struct loop *l, size_t first, size_t shown)
+{
+	size_t i, n = 0, per, off;
+	uint64_t *ids;
+	const struct mcg_sample_row *sel = selected(l);
+
+	ids = malloc((shown + 1) * sizeof(*ids));
+	if (!ids)
+		return;
+	for (i = first; i < first + shown && i < l->nrows; i++)
+		ids[n++] = l->snap->rows[l->rows[i]].id;
+	if (sel)
+		ids[n++] = sel->id;
+	per = shown > ROTATE_MIN_ROWS ? shown : ROTATE_MIN_ROWS;
+	off = l->snap->n_rows > n ? l->snap->n_rows - n : 0;
+	l->rotate = (unsigned)((off + per - 1) / per);
+	if (l->rotate < 1)
+		l->rotate = 1;
+	mcg_sampler_set_detail(l->s, ids, n, l->rotate);
+	free(ids);
+}
+
 static void draw(struct loop *l)
 {
 	struct view_frame f = {0};
+	size_t first, shown;
 	const struct mcg_sample_global *g;
 	char h0[512], h1[256], h2[256], h3[256], h4[256], prompt[8400], a[16], b[16], c[16];
+	char stale[96];
 	int n = 0;
 
 	if (!l->snap)
 		return;
 	g = &l->snap->global;
-	snprintf(h0, sizeof(h0), "memcgctl top - cgroup v%d - %zu cgroups - every %.2fs%s%s%s",
+	if (l->rotate > 1)
+		snprintf(stale, sizeof(stale), " (off screen: memory.stat every %u, <= %.0fs old)",
+			 l->rotate, (double)l->rotate * (double)l->o->interval_ms / 1000);
+	snprintf(h0, sizeof(h0), "memcgctl top - cgroup v%d - %zu cgroups - every %.2fs%s%s%s%s",
 		 l->snap->version, l->snap->n_rows, (double)l->o->interval_ms / 1000,
-		 l->paused ? " - PAUSED" : "", l->o->model.filter[0] ? " - filter: " : "",
-		 l->o->model.filter);
+		 l->rotate > 1 ? stale : "", l->paused ? " - PAUSED" : "",
+		 l->o->model.filter[0] ? " - filter: " : "", l->o->model.filter);
 	f.header[n++] = h0;
 	top_fmt_size((double)g->v[MCG_G_MEM_TOTAL], a, sizeof(a));
 	top_fmt_size((double)g->v[MCG_G_MEM_AVAILABLE], b, sizeof(b));
@@ -789,7 +826,8 @@ static void draw(struct loop *l)
 		f.noverlay = l->noverlay;
 		f.overlay_top = l->overlay_top;
 	}
-	view_draw(&f);
+	view_draw(&f, &first, &shown);
+	detail_for_screen(l, first, shown);
 }
 
 static int sample(struct loop *l)

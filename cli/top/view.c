@@ -160,6 +160,37 @@ static int fit_columns(const struct view_frame *f, int *cols, int *namew)
 	return n;
 }
 
+/*
+ * LEN bytes of S at the cursor, in the current attributes. ncursesw's
+ * waddnstr() decodes every byte as a multibyte character (about a hundred
+ * instructions each); a printable ASCII piece (numbers, sizes, most names)
+ * goes in as cells instead, and the cursor is moved past it.
+ */
+static void put_piece(const char *s, size_t len)
+{
+	chtype cells[1024];
+	attr_t a = getattrs(stdscr);
+	int y, x;
+	size_t i;
+
+	if (len > sizeof(cells) / sizeof(cells[0]))
+		len = sizeof(cells) / sizeof(cells[0]);
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c >= 0x7f) {
+			addnstr(s, (int)len);
+			return;
+		}
+		cells[i] = c | a;
+	}
+	getyx(stdscr, y, x);
+	if (x + (int)len > COLS)
+		len = (size_t)(COLS - x);
+	waddchnstr(stdscr, cells, (int)len);
+	move(y, x + (int)len < COLS ? x + (int)len : COLS - 1);
+}
+
 static void draw_bar(double pct)
 {
 	int fill = pct <= 0 ? 0 : pct >= 100 ? 10 : (int)(pct / 10 + 0.5), i;
@@ -176,12 +207,13 @@ static void draw_bar(double pct)
 	addch(']');
 }
 
-static void draw_table(const struct view_frame *f, int y0)
+/* The table; *FIRST and *N: the rows shown (positions in f->rows). */
+static void draw_table(const struct view_frame *f, int y0, size_t *ret_first, size_t *ret_n)
 {
 	const struct mcg_snapshot *s = f->snap;
 	int cols[TOP_COL__COUNT], ncols, namew, k, avail = LINES - y0 - 2, y;
-	size_t first = 0, i;
-	char cell[64], line[512];
+	size_t first = 0, i, len;
+	char cell[64], line[1024];
 
 	ncols = fit_columns(f, cols, &namew);
 	/* the column header, the sort column marked */
@@ -211,10 +243,15 @@ static void draw_table(const struct view_frame *f, int y0)
 		attroff(COLOR_PAIR(C_HDR));
 	else
 		attroff(A_REVERSE);
+	*ret_first = *ret_n = 0;
 	if (avail < 1)
 		return;
 	if (f->sel >= (size_t)avail)
 		first = f->sel - (size_t)avail + 1;
+	*ret_first = first;
+	*ret_n = first < f->nrows ? f->nrows - first : 0;
+	if (*ret_n > (size_t)avail)
+		*ret_n = (size_t)avail;
 	for (i = first, y = y0 + 1; i < f->nrows && y < y0 + 1 + avail; i++, y++) {
 		const struct mcg_sample_row *r = &s->rows[f->rows[i]];
 		bool sel = i == f->sel;
@@ -235,19 +272,28 @@ static void draw_table(const struct view_frame *f, int y0)
 			snprintf(name, sizeof(name), "%*s%s%s", indent, "",
 				 has_kids ? (top_model_is_collapsed(f->model, r->id) ? "+ " : "- ") : "",
 				 esc);
-		printw("%-*.*s", namew, namew, name);
+		/* the row as one string (a bar cuts it in two): one curses call per piece */
+		len = (size_t)snprintf(line, sizeof(line), "%-*.*s", namew, namew, name);
 		for (k = 0; k < ncols; k++) {
 			double v;
 
 			top_cell_format(s, r, cols[k], false, cell, sizeof(cell));
-			printw(" %*s", top_cols[cols[k]].width, cell);
+			len += (size_t)snprintf(line + len, len < sizeof(line) ? sizeof(line) - len : 0,
+						" %*s", top_cols[cols[k]].width, cell);
+			if (len >= sizeof(line))
+				len = sizeof(line) - 1;
 			if (cols[k] == TOP_PCT) {
+				put_piece(line, len);
+				len = 0;
+				line[0] = '\0';
 				if (top_cell_value(s, r, TOP_PCT, &v))
 					draw_bar(v);
 				else
-					printw(" %-11s", "");
+					len = (size_t)snprintf(line, sizeof(line), " %-11s", "");
 			}
 		}
+		if (len)
+			put_piece(line, len);
 		if (sel) {
 			for (k = getcurx(stdscr); k < COLS; k++)
 				addch(' ');
@@ -274,10 +320,11 @@ static void draw_overlay(const struct view_frame *f, int y0)
 	}
 }
 
-void view_draw(const struct view_frame *f)
+void view_draw(const struct view_frame *f, size_t *ret_first, size_t *ret_n)
 {
 	int y = 0, i;
 
+	*ret_first = *ret_n = 0;
 	for (i = 0; i < 6 && f->header[i]; i++)
 		put_line(y++, f->header[i],
 			 i == 0 && colours ? COLOR_PAIR(C_TITLE) | A_BOLD
@@ -287,7 +334,7 @@ void view_draw(const struct view_frame *f)
 	if (f->overlay_title)
 		draw_overlay(f, y);
 	else
-		draw_table(f, y);
+		draw_table(f, y, ret_first, ret_n);
 	if (f->prompt) {
 		put_line(LINES - 1, f->prompt, A_BOLD);
 		curs_set(1);

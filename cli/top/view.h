@@ -42,7 +42,8 @@ int view_getkey(void);
 /* Leave curses for a child command and come back. */
 void view_suspend(void);
 void view_resume(void);
-void view_draw(const struct view_frame *f);
+/* Draw F; *RET_FIRST and *RET_N: the rows of the table on screen (positions in f->rows). */
+void view_draw(const struct view_frame *f, size_t *ret_first, size_t *ret_n);
 int view_lines(void);
 
 #endif

@@ -275,6 +275,68 @@ static void test_sampler_prune(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * A live view's detail: rows on screen read in full, the others usage and
+ * limits only and memory.stat in turn, carried (with their age) in between.
+ */
+static void test_sampler_detail(void **state)
+{
+	static const struct fx_cg tree[] = {
+		{"", 1 << 20, NOLIMIT, 0, 0, 0},
+		{"/a", 65536, NOLIMIT, 10, 0, 0},
+		{"/b", 65536, NOLIMIT, 20, 0, 0},
+	};
+	char root[128], a[160], b[160], cmd[256];
+	struct mcg_snapshot *s1, *s2, *s3;
+	struct mcg_sampler *s;
+	struct mcg_ctx *ctx;
+	uint64_t id_a;
+
+	(void)state;
+	fx_tree(root, sizeof(root), tree, sizeof(tree) / sizeof(tree[0]));
+	snprintf(a, sizeof(a), "%s/a", root);
+	snprintf(b, sizeof(b), "%s/b", root);
+	assert_int_equal(mcg_ctx_new_root(root, 1, NULL, NULL, &ctx), 0);
+	assert_int_equal(mcg_sampler_new(ctx, "/", MCG_SAMPLER_CGROUPS_ONLY, &s), 0);
+	assert_int_equal(mcg_sampler_sample(s, &s1), 0); /* everything, once */
+	id_a = row(s1, "/a")->id;
+	/* /a on screen; the others' memory.stat every 1000 samples */
+	assert_int_equal(mcg_sampler_set_detail(s, &id_a, 1, 1000), 0);
+	cg_v1(a, 131072, NOLIMIT, 15, 0, 0);
+	cg_v1(b, 131072, NOLIMIT, 25, 0, 0);
+	assert_int_equal(mcg_sampler_sample(s, &s2), 0);
+	assert_true(mcg_keyset_has(&s2->detail_keys, MCG_K_PGPGOUT));
+	assert_false(mcg_keyset_has(&s2->detail_keys, MCG_K_USAGE));
+	/* on screen: all new */
+	assert_int_equal(row(s2, "/a")->stale, 0);
+	assert_true(row(s2, "/a")->rec.v[MCG_K_PGPGOUT] == 15);
+	/* off screen: usage new, memory.stat's counters carried from the first read */
+	assert_true(row(s2, "/b")->rec.v[MCG_K_USAGE] == 131072);
+	assert_true(row(s2, "/b")->rec.v[MCG_K_PGPGOUT] == 20);
+	assert_int_equal(row(s2, "/b")->stale, 1);
+	assert_true(row(s2, "/b")->detail_ns == row(s1, "/b")->detail_ns);
+	/* a carried counter has no new rate of its own (the last one, if any, stays) */
+	assert_false(mcg_sample_rate_has(row(s2, "/b"), MCG_K_PGPGOUT));
+	assert_true(mcg_sample_rate_has(row(s2, "/a"), MCG_K_PGPGOUT));
+	/* off: every row in full again */
+	assert_int_equal(mcg_sampler_set_detail(s, NULL, 0, 0), 0);
+	assert_int_equal(mcg_sampler_sample(s, &s3), 0);
+	assert_int_equal(row(s3, "/b")->stale, 0);
+	assert_true(row(s3, "/b")->rec.v[MCG_K_PGPGOUT] == 25);
+	/* its rate spans the two reads (s1 to s3), not one interval */
+	assert_true(mcg_sample_rate_has(row(s3, "/b"), MCG_K_PGPGOUT));
+	assert_true(fabs(row(s3, "/b")->rate[MCG_K_PGPGOUT] *
+			 ((double)(row(s3, "/b")->detail_ns - row(s1, "/b")->detail_ns) / 1e9) -
+		    5) < 1e-6);
+	mcg_snapshot_unref(s1);
+	mcg_snapshot_unref(s2);
+	mcg_snapshot_unref(s3);
+	mcg_sampler_free(s);
+	mcg_ctx_free(ctx);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void mk(struct mcg_snapshot *s, struct mcg_sample_row *rows, size_t n, uint64_t ns)
 {
 	memset(s, 0, sizeof(*s));
@@ -378,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_taskstats),
 		cmocka_unit_test_teardown(test_sampler_fixture, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_prune, remove_tree),
+		cmocka_unit_test_teardown(test_sampler_detail, remove_tree),
 		cmocka_unit_test(test_rates_pure),
 	};
 

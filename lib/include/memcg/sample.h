@@ -38,6 +38,14 @@ struct mcg_sample_row {
 	/* Event counters (MCG_KIND_COUNTER): counted since the row was first seen (resets absorbed). */
 	uint64_t since[MCG_K__COUNT];
 	int async; /* async-reclaim: 1 on, 0 off, -1 unknown (no state directory) */
+	/*
+	 * With mcg_sampler_set_detail(): how many samples old the counters of
+	 * the snapshot's detail_keys are (0: read in this one), and when
+	 * (CLOCK_MONOTONIC) they were read. Rates of those counters are taken
+	 * between their reads.
+	 */
+	unsigned stale;
+	uint64_t detail_ns;
 };
 static inline bool mcg_sample_rate_has(const struct mcg_sample_row *r, enum mcg_key k)
 {
@@ -75,6 +83,13 @@ struct mcg_snapshot {
 	double interval;   /* seconds since the previous snapshot, 0 for the first */
 	uint64_t mono_ns;  /* CLOCK_MONOTONIC when taken */
 	uint64_t page_size;
+	/*
+	 * The counters of the files a live view reads in turn (memory.stat,
+	 * memory.events, ...: mcg_sampler_set_detail): a row may carry them from
+	 * an earlier read (row->stale, row->detail_ns) and their rates are taken
+	 * between reads. Empty in a snapshot built by hand: the interval counts.
+	 */
+	struct mcg_keyset detail_keys;
 	size_t n_rows;
 	struct mcg_sample_row *rows;
 	struct mcg_sample_global global;
@@ -109,6 +124,17 @@ MCG_EXPORT int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned f
 MCG_EXPORT int mcg_sampler_set_keys(struct mcg_sampler *s, const struct mcg_keyset *keys);
 /* The counters top shows: usage, limits, anon/file/dirty/writeback, reclaim, events, PSI, stall. */
 MCG_EXPORT void mcg_sampler_default_keys(struct mcg_keyset *keys);
+/*
+ * For a live view: read every counter only for the rows whose ids are in IDS
+ * (those on screen). The others get the cheap counters every sample (the
+ * single-value files: usage, limit, high, failcnt) and the rest (memory.stat,
+ * memory.events, memory.pressure, ...) every ROTATE samples in turn, carried
+ * in between: row->stale says how many samples old they are, at most
+ * ROTATE - 1. ROTATE 0 (the default): every row in full every sample, as
+ * batch and JSON output need.
+ */
+MCG_EXPORT int mcg_sampler_set_detail(struct mcg_sampler *s, const uint64_t *ids, size_t n,
+				      unsigned rotate);
 /*
  * Below a cgroup whose counters of ZERO all read 0 (hierarchical counters,
  * such as dirty and writeback: nothing below can have any), nothing is read

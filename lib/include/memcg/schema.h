@@ -164,6 +164,8 @@ struct mcg_key_desc {
 	const char *key[2];  /* NULL: a single-value file */
 };
 MCG_EXPORT const struct mcg_key_desc *mcg_key_desc(enum mcg_key k);
+/* The kind of every counter, by id (a table for loops over many rows). */
+MCG_EXPORT extern const unsigned char mcg_key_kinds[MCG_K__COUNT];
 /* The base name ("dirty"), NULL for an unknown id. */
 MCG_EXPORT const char *mcg_key_name(enum mcg_key k);
 /* The suffix the output adds to the base name for UNIT: "_bytes", "_pages", "_us", "_ns" or "". */
@@ -208,7 +210,19 @@ static inline void mcg_keyset_del(struct mcg_keyset *s, enum mcg_key k)
 /* Every counter of the table. */
 MCG_EXPORT void mcg_keyset_all(struct mcg_keyset *s);
 /* The next id in S from K on (K itself included), or MCG_K__COUNT: for (k = mcg_keyset_next(s, 0); ...) */
-MCG_EXPORT unsigned mcg_keyset_next(const struct mcg_keyset *s, unsigned k);
+static inline unsigned mcg_keyset_next(const struct mcg_keyset *s, unsigned k)
+{
+	while (k < MCG_K__COUNT) {
+		uint64_t w = s->w[k / 64] >> (k % 64);
+
+		if (w) {
+			k += (unsigned)__builtin_ctzll(w);
+			return k < MCG_K__COUNT ? k : MCG_K__COUNT;
+		}
+		k = (k / 64 + 1) * 64;
+	}
+	return MCG_K__COUNT;
+}
 static inline bool mcg_keyset_empty(const struct mcg_keyset *s)
 {
 	unsigned i;
