@@ -713,9 +713,10 @@ int mcg_async_unpersist(const char *dir, const char *root, const char *path)
  * identity. The cgroup is looked up from its root's descriptor, never through
  * a link. The number enabled, or -errno.
  */
-static int reapply_at(int pfd, const struct mcg__async_dir *d)
+static int reapply_at(int pfd, const struct mcg__async_dir *d, unsigned *ret_waiting)
 {
 	struct mcg_async_conf *confs;
+	unsigned waiting = 0;
 	size_t n, i;
 	int r, done = 0;
 
@@ -730,12 +731,15 @@ static int reapply_at(int pfd, const struct mcg__async_dir *d)
 		int rootfd, len;
 
 		rootfd = open(c->root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (rootfd < 0)
+		r = rootfd < 0 ? -1 : fstatat(rootfd, c->path + 1, &st, AT_SYMLINK_NOFOLLOW);
+		if (rootfd >= 0)
+			close(rootfd);
+		if (r < 0 || !S_ISDIR(st.st_mode)) {
+			waiting++; /* not there (yet): the next listing looks again */
 			continue;
-		r = fstatat(rootfd, c->path + 1, &st, AT_SYMLINK_NOFOLLOW);
-		close(rootfd);
-		if (r < 0 || !S_ISDIR(st.st_mode))
-			continue; /* not there (yet): the next listing looks again */
+		}
+		if (!d)
+			continue; /* only counting */
 		if (mcg__async_conf_read_at(d, c->root, c->path, &cur) == 0 &&
 		    cur.dev == (uint64_t)st.st_dev && cur.ino == (uint64_t)st.st_ino)
 			continue; /* served as it is */
@@ -750,6 +754,8 @@ static int reapply_at(int pfd, const struct mcg__async_dir *d)
 		free(text);
 	}
 	free(confs);
+	if (ret_waiting)
+		*ret_waiting = waiting;
 	return done;
 }
 
@@ -763,11 +769,24 @@ int mcg_async_reapply(const char *dir, const char *statedir)
 		return r;
 	r = mcg__async_dir_open(statedir, true, &d);
 	if (r == 0) {
-		r = reapply_at(pfd, &d);
+		r = reapply_at(pfd, &d, NULL);
 		mcg__async_dir_close(&d);
 	}
 	close(pfd);
 	return r;
+}
+
+int mcg_async_kept_waiting(const char *dir)
+{
+	unsigned waiting = 0;
+	int pfd, r;
+
+	r = mcg__trusted_dir(dir ? dir : MCG_ASYNC_PERSIST_DIR, 0755, false, &pfd);
+	if (r < 0)
+		return r == -ENOENT ? 0 : r;
+	r = reapply_at(pfd, NULL, &waiting);
+	close(pfd);
+	return r < 0 ? r : (int)waiting;
 }
 
 /* Is D the default state directory (the one the kept configuration is for)? */
@@ -792,7 +811,7 @@ int mcg__async_list_at(const struct mcg__async_dir *d, struct mcg_async_conf **r
 	 */
 	if (is_default_statedir(d) &&
 	    mcg__trusted_dir(MCG_ASYNC_PERSIST_DIR, 0755, false, &pfd) == 0) {
-		reapply_at(pfd, d);
+		reapply_at(pfd, d, NULL);
 		close(pfd);
 	}
 	return load_dir(d->fd, "", sizeof(**ret), is_conf, load_conf, cmp_conf, (void **)ret, ret_n,

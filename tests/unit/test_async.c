@@ -13,6 +13,7 @@
 
 #include "memcg.h"
 #include "internal.h"
+#include <memcg/async-persist.h>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -620,6 +621,74 @@ static void test_reclaimd_info_none(void **state)
 	assert_int_equal(info.pid, 0);
 }
 
+/*
+ * The configuration kept under /etc (here a temporary directory): enabled again
+ * in the state directory while its cgroup exists, with the cgroup's identity of
+ * now; a cgroup made again gets the new identity; a missing one is counted.
+ */
+static void test_persist_reapply(void **state)
+{
+	char base[] = "/tmp/mcg-persist-XXXXXX", root[128], kept[128], sdir[128], p[256], p2[256];
+	struct mcg_async_conf c, *l;
+	struct stat st;
+	size_t n;
+
+	(void)state;
+	assert_non_null(mkdtemp(base));
+	snprintf(root, sizeof(root), "%s/root", base);
+	snprintf(kept, sizeof(kept), "%s/kept", base);
+	snprintf(sdir, sizeof(sdir), "%s/state", base);
+	snprintf(p, sizeof(p), "%s/web", root);
+	snprintf(p2, sizeof(p2), "%s/web2", root);
+	assert_int_equal(mkdir(root, 0755), 0);
+	assert_int_equal(mkdir(p, 0755), 0);
+	assert_int_equal(stat(p, &st), 0);
+	memset(&c, 0, sizeof(c));
+	snprintf(c.root, sizeof(c.root), "%s", root);
+	snprintf(c.path, sizeof(c.path), "/web");
+	c.dev = (uint64_t)st.st_dev;
+	c.ino = (uint64_t)st.st_ino;
+	c.batch = MCG_ASYNC_DEFAULT_BATCH;
+	c.max_cpu = MCG_ASYNC_DEFAULT_MAX_CPU;
+	c.high = 64 * MIB;
+	c.flags = MCG_ASYNC_HIGH_SET;
+
+	assert_int_equal(mcg_async_persist(kept, &c), 0);
+	assert_int_equal(mcg_async_kept_waiting(kept), 0);
+	/* no runtime file: enabled again; then served as it is */
+	assert_int_equal(mcg_async_reapply(kept, sdir), 1);
+	assert_int_equal(mcg_async_reapply(kept, sdir), 0);
+	assert_int_equal(mcg_async_list(sdir, &l, &n), 0);
+	assert_int_equal(n, 1);
+	assert_true(l[0].ino == (uint64_t)st.st_ino);
+	assert_true(l[0].high == 64 * MIB);
+	free(l);
+	/* made again (another directory, moved to the path): the new identity */
+	assert_int_equal(mkdir(p2, 0755), 0);
+	assert_int_equal(rmdir(p), 0);
+	assert_int_equal(rename(p2, p), 0);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(mcg_async_reapply(kept, sdir), 1);
+	assert_int_equal(mcg_async_list(sdir, &l, &n), 0);
+	assert_int_equal(n, 1);
+	assert_true(l[0].ino == (uint64_t)st.st_ino);
+	free(l);
+	/* gone: waiting for it, nothing written */
+	assert_int_equal(rmdir(p), 0);
+	assert_int_equal(mcg_async_kept_waiting(kept), 1);
+	assert_int_equal(mcg_async_reapply(kept, sdir), 0);
+	/* forgotten */
+	assert_int_equal(mcg_async_unpersist(kept, root, "/web"), 0);
+	assert_int_equal(mcg_async_unpersist(kept, root, "/web"), -ENOENT);
+	assert_int_equal(mcg_async_kept_waiting(kept), 0);
+	{
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+		assert_int_equal(system(cmd), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -634,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_stats_parse),
 		cmocka_unit_test(test_state_names),
 		cmocka_unit_test(test_reclaimd_info_none),
+		cmocka_unit_test(test_persist_reapply),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);

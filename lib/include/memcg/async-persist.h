@@ -31,5 +31,12 @@ MCG_EXPORT int mcg_async_unpersist(const char *dir, const char *root, const char
  * or -errno. mcg__async_list_at() does this for the default state directory.
  */
 MCG_EXPORT int mcg_async_reapply(const char *dir, const char *statedir);
+/*
+ * How many cgroups kept under DIR (NULL: the default) do not exist now (units
+ * not started yet, after a boot): while there are any, a daemon serving the
+ * default state directory lists it again now and then (nothing else tells it
+ * that a cgroup appeared). 0 also when nothing is kept; -errno.
+ */
+MCG_EXPORT int mcg_async_kept_waiting(const char *dir);
 
 #endif
