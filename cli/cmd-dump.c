@@ -520,9 +520,13 @@ static int run_dump(struct cli *cli, int argc, char **argv)
 	}
 	if (cli->json)
 		a.fmt = FMT_JSON;
-	if ((a.from && mcg_hist_time_parse(a.from, now, &from, why, sizeof(why)) < 0) ||
-	    (a.to && mcg_hist_time_parse(a.to, now, &to, why, sizeof(why)) < 0)) {
-		cli_err("invalid time '%s': %s", out_esc(a.from && from == 0 ? a.from : a.to), why);
+	if (a.from && mcg_hist_time_parse(a.from, now, &from, why, sizeof(why)) < 0) {
+		cli_err("invalid --from '%s': %s", out_esc(a.from), why);
+		free(a.filter);
+		return EXIT_USAGE;
+	}
+	if (a.to && mcg_hist_time_parse(a.to, now, &to, why, sizeof(why)) < 0) {
+		cli_err("invalid --to '%s': %s", out_esc(a.to), why);
 		free(a.filter);
 		return EXIT_USAGE;
 	}

@@ -1,0 +1,1 @@
+--root @FIX@/v2/cgroup dump --store @FIX@/no-such-store

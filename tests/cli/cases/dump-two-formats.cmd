@@ -1,0 +1,1 @@
+--root @FIX@/v2/cgroup --json dump --csv --store @FIX@

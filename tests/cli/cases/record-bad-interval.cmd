@@ -1,0 +1,1 @@
+--root @FIX@/v2/cgroup record --interval 10ms --store @FIX@/store
