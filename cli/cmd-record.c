@@ -117,6 +117,8 @@ static const struct argp record_argp = {
  * the dirty verdict) come from descriptors held back while it samples.
  */
 #define RESERVE_FDS 16
+/* samples failing in a row before the recorder gives up (a minute at 5 s) */
+#define MAX_FAILURES 12
 /* 14 files a cgroup with every counter (v1): room for 70000 cgroups */
 #define RECORD_NOFILE (1 << 20)
 /* descriptors left free for rescans: a directory and 14 files for each of ~70 new cgroups */
@@ -364,6 +366,7 @@ static int run_record(struct cli *cli, int argc, char **argv)
 	const char *store;
 	uint64_t last_retain = 0;
 	long samples = 0;
+	unsigned failures = 0;
 	bool spool, took, lowered = false;
 	int r, status = EXIT_OK;
 
@@ -456,10 +459,17 @@ static int run_record(struct cli *cli, int argc, char **argv)
 			}
 		}
 		if (r < 0) {
-			cli_err("cannot sample the memory cgroups: %s", mcg_strerror(r));
-			status = EXIT_FAILURE;
-			break;
+			/* a sample can fail for a moment (out of memory, descriptors): try again */
+			if (++failures >= MAX_FAILURES || r == -EINVAL) {
+				cli_err("cannot sample the memory cgroups: %s", mcg_strerror(r));
+				status = EXIT_FAILURE;
+				break;
+			}
+			cli_warn("cannot sample the memory cgroups: %s (trying again)",
+				 mcg_strerror(r));
+			goto next;
 		}
+		failures = 0;
 		ev_reset(&l);
 		diff(&rc, prev, snap, t, &l);
 		took = spool && mcg_hist_spool_take(rc.ctx, &batch) == 0;
@@ -496,10 +506,20 @@ static int run_record(struct cli *cli, int argc, char **argv)
 		}
 		if (a.count && ++samples >= a.count)
 			break;
+next:
 		/* the next sample on the interval's grid, not interval after this one's end */
 		next.tv_nsec += (long)(a.interval_ms % 1000) * 1000000L;
 		next.tv_sec += (time_t)(a.interval_ms / 1000) + next.tv_nsec / 1000000000L;
 		next.tv_nsec %= 1000000000L;
+		{
+			/* a sample longer than the interval: the grid starts again from now */
+			struct timespec now;
+
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec > next.tv_sec ||
+			    (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec))
+				next = now;
+		}
 		while (!cli_interrupted &&
 		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
 			;
