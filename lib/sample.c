@@ -45,14 +45,9 @@ struct node {
 	 * Limits change only by write(2), which inotify reports (IN_MODIFY on the
 	 * directory watch): they are read again only then, and every CACHE_REFRESH samples.
 	 */
-	uint64_t cached; /* bit f (limit, high, failcnt): cache[f] holds the value (or its absence) */
+	uint64_t cached; /* bit f (settings, failcnt): cache[f] holds the value (or its absence) */
 	bool cache_has[F_MAX];
 	uint64_t cache[F_MAX];
-	/*
-	 * An empty cgroup (usage 0 now and at the last read) has nothing memory.stat
-	 * could report moving: its last parse is reused instead of formatting the file.
-	 */
-	bool stat_cached;
 	/*
 	 * The counters of the detail files (memory.stat, memory.events,
 	 * memory.pressure: all but the single-value ones) at their last read, by
@@ -81,6 +76,7 @@ struct mcg_sampler {
 	struct mcg__plan plan;
 	int sl_usage, sl_limit, sl_high, sl_failcnt, sl_stat; /* plan slots, -1: none */
 	struct mcg_keyset keys;        /* what the caller asked for */
+	uint64_t settings;             /* bit f: slot f is a single-value setting (cached) */
 	unsigned char slot_key[F_MAX]; /* the counter of a single-value slot */
 	unsigned char det_ids[MCG_K__COUNT]; /* the detail files' counters, memory.stat's first */
 	unsigned nstat, ndet;
@@ -609,6 +605,17 @@ static int sampler_plan(struct mcg_sampler *s)
 			s->sl_stat = (int)c;
 	if (s->plan.nf > F_PROCS)
 		return -ENOSPC;
+	/*
+	 * Settings (limits, knobs: MCG_KIND_SETTING) change only when written,
+	 * which inotify reports: read again only then (and every CACHE_REFRESH
+	 * samples), like limit and high.
+	 */
+	s->settings = 0;
+	for (f = 0; f < s->plan.nf; f++) {
+		k = mcg_keyset_next(&s->plan.f[f].single, 0);
+		if (k < MCG_K__COUNT && mcg_key_kinds[k] == MCG_KIND_SETTING)
+			s->settings |= 1ULL << f;
+	}
 	s->nstat = s->ndet = 0;
 	memset(&s->det_keys, 0, sizeof(s->det_keys));
 	/* memory.stat's counters first (the empty-cgroup shortcut), then the other detail files' */
@@ -616,7 +623,7 @@ static int sampler_plan(struct mcg_sampler *s)
 		for (f = 0; f < s->plan.nf; f++) {
 			const struct mcg__plan_file *pf = &s->plan.f[f];
 
-			if ((int)f == s->sl_usage || (int)f == s->sl_limit || (int)f == s->sl_high ||
+			if ((int)f == s->sl_usage || ((s->settings >> f) & 1) ||
 			    (int)f == s->sl_failcnt || ((int)f == s->sl_stat) != (pass == 0))
 				continue;
 			for (c = 0; c < pf->nk; c++)
@@ -996,7 +1003,7 @@ static void read_detail(struct mcg_sampler *s, struct node *n, struct mcg_record
 	}
 	/* the rest (memory.events, memory.pressure, ...): absence is no error */
 	for (f = 0; f < (int)s->plan.nf; f++)
-		if (f != s->sl_usage && f != s->sl_limit && f != s->sl_high && f != s->sl_failcnt &&
+		if (f != s->sl_usage && !((s->settings >> f) & 1) && f != s->sl_failcnt &&
 		    f != s->sl_stat)
 			read_slot(s, n, f, rec, NULL);
 	if (!n->det_v && s->ndet)
@@ -1024,7 +1031,7 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 {
 	bool full = s->ifd < 0 || n->wd < 0 || s->seq % CACHE_REFRESH == 0;
 	struct mcg_record *rec = &row->rec;
-	int err = 0;
+	int err = 0, f;
 	unsigned i;
 
 	if (n->gone)
@@ -1034,12 +1041,13 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 	read_slot(s, n, s->sl_usage, rec, &err);
 	if (full)
 		n->cached = 0;
-	read_slot(s, n, s->sl_limit, rec, &err);
-	read_slot(s, n, s->sl_high, rec, &err);
-	if (!err) {
-		cache_slot(s, n, s->sl_limit, rec, true);
-		cache_slot(s, n, s->sl_high, rec, true);
-	}
+	for (f = 0; f < (int)s->plan.nf; f++)
+		if ((s->settings >> f) & 1)
+			read_slot(s, n, f, rec, &err);
+	if (!err)
+		for (f = 0; f < (int)s->plan.nf; f++)
+			if ((s->settings >> f) & 1)
+				cache_slot(s, n, f, rec, true);
 	/*
 	 * failcnt counts charges that hit this cgroup's own limit (page_counter_try_charge,
 	 * mm/page_counter.c); without a limit it can only change by a write, which inotify
@@ -1057,6 +1065,15 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 	mcg_record_derive(rec, s->version, !strcmp(n->path, "/"));
 	if (mcg_keyset_has(&s->keys, MCG_K_NR_CHILDREN))
 		mcg_record_set(rec, MCG_K_NR_CHILDREN, n->nkids);
+	/* processes in the group itself: the lines of cgroup.procs (asked for: export) */
+	if (mcg_keyset_has(&s->keys, MCG_K_NR_PROCS) && node_read(s, n, F_PROCS) >= 0) {
+		const char *p;
+		uint64_t procs = 0;
+
+		for (p = s->buf; (p = strchr(p, '\n')); p++)
+			procs++;
+		mcg_record_set(rec, MCG_K_NR_PROCS, procs);
+	}
 	/* the row holds what was asked for, not the sources read for the derived counters */
 	for (i = 0; i < MCG_KEYSET_WORDS; i++)
 		rec->valid.w[i] &= s->keys.w[i];

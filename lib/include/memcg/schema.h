@@ -27,28 +27,28 @@
 	/* limits and usage: single-value files */                                                 \
 	X(USAGE, "usage", BYTES, GAUGE, "memory.usage_in_bytes", NULL, "memory.current", NULL)      \
 	X(PEAK, "peak", BYTES, GAUGE, "memory.max_usage_in_bytes", NULL, "memory.peak", NULL)       \
-	X(LIMIT, "limit", BYTES, GAUGE, "memory.limit_in_bytes", NULL, "memory.max", NULL)          \
-	X(HIGH, "high", BYTES, GAUGE, NULL, NULL, "memory.high", NULL)                              \
-	X(LOW, "low", BYTES, GAUGE, NULL, NULL, "memory.low", NULL)                                 \
-	X(MIN, "min", BYTES, GAUGE, NULL, NULL, "memory.min", NULL)                                 \
-	X(SOFT_LIMIT, "soft_limit", BYTES, GAUGE, "memory.soft_limit_in_bytes", NULL, NULL, NULL)   \
+	X(LIMIT, "limit", BYTES, SETTING, "memory.limit_in_bytes", NULL, "memory.max", NULL)          \
+	X(HIGH, "high", BYTES, SETTING, NULL, NULL, "memory.high", NULL)                              \
+	X(LOW, "low", BYTES, SETTING, NULL, NULL, "memory.low", NULL)                                 \
+	X(MIN, "min", BYTES, SETTING, NULL, NULL, "memory.min", NULL)                                 \
+	X(SOFT_LIMIT, "soft_limit", BYTES, SETTING, "memory.soft_limit_in_bytes", NULL, NULL, NULL)   \
 	/* v1: memsw usage - usage (derived) */                                                     \
 	X(SWAP_USAGE, "swap", BYTES, GAUGE, NULL, NULL, "memory.swap.current", NULL)                \
-	X(SWAP_LIMIT, "swap_limit", BYTES, GAUGE, NULL, NULL, "memory.swap.max", NULL)              \
-	X(SWAP_HIGH, "swap_high", BYTES, GAUGE, NULL, NULL, "memory.swap.high", NULL)               \
+	X(SWAP_LIMIT, "swap_limit", BYTES, SETTING, NULL, NULL, "memory.swap.max", NULL)              \
+	X(SWAP_HIGH, "swap_high", BYTES, SETTING, NULL, NULL, "memory.swap.high", NULL)               \
 	/* zswap (v2, 5.19 on; zswap.writeback 6.8 on: 1 or 0) */                                \
 	X(ZSWAP, "zswap", BYTES, GAUGE, NULL, NULL, "memory.zswap.current", NULL)                   \
-	X(ZSWAP_LIMIT, "zswap_limit", BYTES, GAUGE, NULL, NULL, "memory.zswap.max", NULL)           \
-	X(ZSWAP_WRITEBACK, "zswap_writeback", NUMBER, GAUGE, NULL, NULL, "memory.zswap.writeback",  \
+	X(ZSWAP_LIMIT, "zswap_limit", BYTES, SETTING, NULL, NULL, "memory.zswap.max", NULL)           \
+	X(ZSWAP_WRITEBACK, "zswap_writeback", NUMBER, SETTING, NULL, NULL, "memory.zswap.writeback",  \
 	  NULL)                                                                                     \
 	/* v2: 1 when the OOM killer takes the whole cgroup */                                    \
-	X(OOM_GROUP, "oom_group", NUMBER, GAUGE, NULL, NULL, "memory.oom.group", NULL)              \
+	X(OOM_GROUP, "oom_group", NUMBER, SETTING, NULL, NULL, "memory.oom.group", NULL)              \
 	X(MEMSW_USAGE, "memsw", BYTES, GAUGE, "memory.memsw.usage_in_bytes", NULL, NULL, NULL)      \
-	X(MEMSW_LIMIT, "memsw_limit", BYTES, GAUGE, "memory.memsw.limit_in_bytes", NULL, NULL,      \
+	X(MEMSW_LIMIT, "memsw_limit", BYTES, SETTING, "memory.memsw.limit_in_bytes", NULL, NULL,      \
 	  NULL)                                                                                     \
 	X(KMEM_USAGE, "kmem", BYTES, GAUGE, "memory.kmem.usage_in_bytes", NULL, NULL, NULL)         \
 	X(FAILCNT, "failcnt", EVENTS, COUNTER, "memory.failcnt", NULL, NULL, NULL)                  \
-	X(SWAPPINESS, "swappiness", NUMBER, GAUGE, "memory.swappiness", NULL, NULL, NULL)           \
+	X(SWAPPINESS, "swappiness", NUMBER, SETTING, "memory.swappiness", NULL, NULL, NULL)           \
 	/* v1 memory.stat; v2: the smallest memory.max up to the root (a walk) */                   \
 	X(EFFECTIVE_LIMIT, "effective_limit", BYTES, GAUGE, "memory.stat",                          \
 	  "hierarchical_memory_limit", NULL, NULL)                                                  \
@@ -62,7 +62,7 @@
 	X(EV_OOM_GROUP_KILL, "events_oom_group_kill", EVENTS, COUNTER, NULL, NULL, "memory.events", \
 	  "oom_group_kill")                                                                         \
 	X(UNDER_OOM, "under_oom", NUMBER, GAUGE, "memory.oom_control", "under_oom", NULL, NULL)     \
-	X(OOM_KILL_DISABLE, "oom_kill_disable", NUMBER, GAUGE, "memory.oom_control",                \
+	X(OOM_KILL_DISABLE, "oom_kill_disable", NUMBER, SETTING, "memory.oom_control",                \
 	  "oom_kill_disable", NULL, NULL)                                                           \
 	/* memory.stat amounts (v1: the hierarchical total_ keys; local ones as a fallback) */      \
 	X(ANON, "anon", BYTES, GAUGE, "memory.stat", "total_rss", "memory.stat", "anon")            \
@@ -153,6 +153,7 @@ enum mcg_unit {
 enum mcg_kind {
 	MCG_KIND_GAUGE,   /* a level: rates are changes per second */
 	MCG_KIND_COUNTER, /* monotonic (resets aside): rates and since-start counts */
+	MCG_KIND_SETTING, /* a gauge that changes only when written (limits, knobs): cacheable */
 };
 
 /* The description of a counter: its row of MCG_SCHEMA. */
