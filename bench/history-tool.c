@@ -16,7 +16,8 @@
  *       a store of HOURS ending now: NCG cgroups sampled every INTERVAL_S; ACTIVE_PERCENT of
  *       them move each sample (usage, LRUs, faults, scans), the rest are idle; one cgroup
  *       made and one removed an hour. Prints frames and bytes.
- *   history-tool frames STORE     one line per frame: on-disk bytes, cgroups, bytes/cgroup
+ *   history-tool frames STORE     one line per frame: on-disk bytes, cgroups, bytes/cgroup,
+ *                                 bytes/cgroup before compression
  *   history-tool replay STORE     ms to the first frame at the store's middle, ms per step
  *                                 forward and back (medians and max of 100), peak RSS
  */
@@ -115,7 +116,7 @@ static int frames(const char *store)
 	struct mcg_hist_frame *f;
 	struct dirent **names;
 	int n, i, rc;
-	size_t *bytes = NULL, nb = 0, cap = 0, fi = 0;
+	size_t *bytes = NULL, *raw = NULL, nb = 0, cap = 0, fi = 0;
 
 	n = scandir(store, &names, NULL, alphasort);
 	if (n < 0) {
@@ -142,8 +143,10 @@ static int frames(const char *store)
 				if (nb == cap) {
 					cap = cap ? cap * 2 : 1024;
 					bytes = realloc(bytes, cap * sizeof(*bytes));
+					raw = realloc(raw, cap * sizeof(*raw));
 				}
-				bytes[nb++] = 32 + plen + (off == 8 ? 0 : 0);
+				raw[nb] = 32 + (h[12] | h[13] << 8 | h[14] << 16 | (uint32_t)h[15] << 24);
+				bytes[nb++] = 32 + plen;
 			}
 			off += 32 + plen;
 		}
@@ -157,12 +160,14 @@ static int frames(const char *store)
 		return 1;
 	}
 	for (rc = mcg_hist_seek(r, 0, &f); rc == 0 && fi < nb; rc = mcg_hist_next(r, &f), fi++) {
-		printf("%zu %zu %.2f\n", bytes[fi], f->snap->n_rows,
-		       f->snap->n_rows ? (double)bytes[fi] / (double)f->snap->n_rows : 0.0);
+		printf("%zu %zu %.2f %.2f\n", bytes[fi], f->snap->n_rows,
+		       f->snap->n_rows ? (double)bytes[fi] / (double)f->snap->n_rows : 0.0,
+		       f->snap->n_rows ? (double)raw[fi] / (double)f->snap->n_rows : 0.0);
 		mcg_hist_frame_free(f);
 	}
 	mcg_hist_reader_free(r);
 	free(bytes);
+	free(raw);
 	return 0;
 }
 

@@ -100,14 +100,15 @@ printf 'stored bytes per cgroup-sample, real recorder, %s frames: median %.2f B 
 rm -rf "$tmp/synth"
 "$tmp/history-tool" synth "$tmp/synth" "$HOURS" "$N" 5 "$ACTIVE" >/dev/null
 "$tmp/history-tool" frames "$tmp/synth" >"$tmp/sframes"
-printf 'synthetic %s h store, %s cgroups, %s%% moving per sample: %s, median %.2f B per cgroup-sample\n' \
+printf 'synthetic %s h store, %s cgroups, %s%% moving per sample: %s, median %.2f B per cgroup-sample (%.2f B before zstd)\n' \
 	"$HOURS" "$N" "$ACTIVE" "$(du -sh "$tmp/synth" | awk '{print $1}')" \
-	"$(awk '{print $3}' "$tmp/sframes" | median)"
+	"$(awk '{print $3}' "$tmp/sframes" | median)" "$(awk '{print $4}' "$tmp/sframes" | median)"
 # the worst case of the model: every cgroup moving every sample (one hour is enough)
 rm -rf "$tmp/synth100"
 "$tmp/history-tool" synth "$tmp/synth100" 1 "$N" 5 100 >/dev/null
-printf 'synthetic 1 h store, %s cgroups, all moving every sample: median %.2f B per cgroup-sample\n' \
-	"$N" "$("$tmp/history-tool" frames "$tmp/synth100" | awk '{print $3}' | median)"
+"$tmp/history-tool" frames "$tmp/synth100" >"$tmp/s100"
+printf 'synthetic 1 h store, %s cgroups, all moving every sample: median %.2f B per cgroup-sample (%.2f B before zstd)\n' \
+	"$N" "$(awk '{print $3}' "$tmp/s100" | median)" "$(awk '{print $4}' "$tmp/s100" | median)"
 rm -rf "$tmp/synth100"
 : >"$tmp/ttf"; : >"$tmp/next"; : >"$tmp/prev"; : >"$tmp/nmax"; : >"$tmp/pmax"; : >"$tmp/prss"
 r=0
