@@ -435,6 +435,7 @@ static int top_run(struct cli *cli, int argc, char **argv)
 	struct mcg_ctx *ctx;
 	struct rlimit rl;
 	unsigned flags = 0;
+	char *cgroup = NULL;
 	int r;
 
 	memset(&o, 0, sizeof(o));
@@ -465,11 +466,27 @@ static int top_run(struct cli *cli, int argc, char **argv)
 	/* `top -b -n 1`: one sample, nothing to watch */
 	if (o.batch && o.count == 1)
 		flags |= MCG_SAMPLER_ONESHOT;
-	r = mcg_sampler_new(ctx, o.cgroup ? o.cgroup : "/", flags, &s);
+	if (o.cgroup) {
+		/* a path, pid:N or a systemd unit: resolved (and refused) as every command does */
+		struct mcg_group *g;
+
+		r = cli_open_group(cli, o.cgroup, &g);
+		if (r < 0)
+			return cli_status(r);
+		cgroup = strdup(mcg_group_path(g));
+		mcg_group_close(g);
+		if (!cgroup) {
+			cli_err("out of memory");
+			return EXIT_FAILURE;
+		}
+	}
+	r = mcg_sampler_new(ctx, cgroup ? cgroup : "/", flags, &s);
 	if (r < 0) {
-		cli_err("cannot open cgroup '%s': %s", o.cgroup ? o.cgroup : "/", mcg_strerror(r));
+		cli_err("cannot open cgroup '%s': %s", out_esc(cgroup ? cgroup : "/"), mcg_strerror(r));
+		free(cgroup);
 		return cli_status(r);
 	}
+	free(cgroup);
 	if (o.batch)
 		r = batch(cli, &o, s);
 	else

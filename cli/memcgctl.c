@@ -1,5 +1,6 @@
 /* memcgctl.c: main, the global options, the command table, help and "did you mean". */
 #include "memcgctl.h"
+#include "cgroup-arg.h"
 #include "output.h"
 
 #include <errno.h>
@@ -224,6 +225,9 @@ int cli_open_group(struct cli *cli, const char *spec, struct mcg_group **ret)
 
 	if (!ctx)
 		return -MCG_E_NOCONTROLLER;
+	/* a systemd unit ("web.service"): its message when it does not resolve */
+	if (mcg_unit_spec(ctx, spec))
+		return cli_open_cgroup(cli, spec, ret);
 	r = mcg_group_open(ctx, spec, ret);
 	/* SPEC is printed escaped: it may be a name pasted from anywhere */
 	if (r == -ENOENT)

@@ -392,6 +392,7 @@ MCG_EXPORT int mcg_group_usage(const struct mcg_group *g, uint64_t *ret);
 #include <memcg/limit.h>
 #include <memcg/empty.h>
 #include <memcg/async.h>
+#include <memcg/async-persist.h>
 #include <memcg/dirty.h>
 #include <memcg/sample.h>
 #include <memcg/unit.h>
