@@ -369,7 +369,7 @@ MCG_EXPORT void mcg_policy_watermarks(uint64_t limit, uint64_t high, uint64_t lo
  * One step's size in bytes: what the writer charges in one reaction time,
  * at least MCG_POLICY_STEP_MIN (1 MiB: measured here, 1 MiB steps gave
  * p99.9 x0.11-0.18 of the limit alone on the 2011 test against x0.51 with
- * 4 MiB ones, at the same CPU per GiB; below it a step's fixed cost, ~5
+ * 4 MiB ones, both at 3-4% of a CPU; below it a step's fixed cost, ~5
  * system calls and a journal write, grows past a tenth of the reclaim),
  * at most BATCH_BYTES (--batch), a multiple of PAGE.
  */
