@@ -190,11 +190,11 @@ grep -q "cannot listen on 'systemd': no socket from systemd" "$MCG_TMP/err" || f
 u="$MCG_SRCDIR/lib/systemd"
 assert_eq "socket unit: address" 127.0.0.1:9756 "$(sed -n 's/^ListenStream=//p' "$u/memcgctl-export.socket")"
 assert_eq "socket unit: one socket for the service" no "$(sed -n 's/^Accept=//p' "$u/memcgctl-export.socket")"
-cmdline=$(sed -n 's/^ExecStart=//p' "$u/memcgctl-export.service")
-assert_eq "service: command" "/usr/sbin/memcgctl export --listen systemd" "$cmdline"
+cmdline=$(sed -n 's/^ExecStart=//p' "$u/memcgctl-export.service.in")
+assert_eq "service: command" "@MEMCG_SBINDIR@/memcgctl export --listen systemd" "$cmdline"
 if command -v systemd-analyze >/dev/null; then
 	mkdir "$MCG_TMP/units"
-	sed "s|/usr/sbin/memcgctl|$MEMCGCTL|" "$u/memcgctl-export.service" >"$MCG_TMP/units/memcgctl-export.service"
+	sed "s|@MEMCG_SBINDIR@/memcgctl|$MEMCGCTL|" "$u/memcgctl-export.service.in" >"$MCG_TMP/units/memcgctl-export.service"
 	cp "$u/memcgctl-export.socket" "$MCG_TMP/units/"
 	systemd-analyze verify --man=no "$MCG_TMP/units/memcgctl-export.socket" \
 		"$MCG_TMP/units/memcgctl-export.service" >"$MCG_TMP/verify" 2>&1 ||
@@ -206,7 +206,7 @@ if command -v systemd-socket-activate >/dev/null; then
 	# the service's command (the built binary) on a socket systemd-socket-activate holds
 	# shellcheck disable=SC2086
 	serve activated systemd-socket-activate -l "127.0.0.1:$p3" \
-		$(printf '%s' "$cmdline" | sed "s|^/usr/sbin/memcgctl|$MEMCGCTL|") "$CGREL"
+		$(printf '%s' "$cmdline" | sed "s|^@MEMCG_SBINDIR@/memcgctl|$MEMCGCTL|") "$CGREL"
 	act=$SERVE_PID
 	wait_http "http://127.0.0.1:$p3/metrics" "$act"
 	curl -fsS "http://127.0.0.1:$p3/metrics" >"$MCG_TMP/act.prom"
