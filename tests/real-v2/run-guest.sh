@@ -150,6 +150,9 @@ copy_with_libs() { # host binary, guest path
 	done
 }
 copy_with_libs "$memcgctl" /mcg/build/memcgctl
+# memcgctl dlopen()s libmicrohttpd for export --listen (cli/mhd-dl.c): ldd does not list it
+mhd=$(ldconfig -p 2>/dev/null | awk '/libmicrohttpd\.so\.12 .*x86-64/ { print $NF; exit }')
+[ -n "$mhd" ] && copy_with_libs "$mhd" "$mhd"
 [ -x "$mcgload" ] && copy_with_libs "$mcgload" /mcg/build/tests/real/mcg-load
 [ -x "$mcgwrite" ] && copy_with_libs "$mcgwrite" /mcg/build/tests/real-v2/mcg-write
 copy_with_libs "$(command -v jq)" /usr/bin/jq
