@@ -171,8 +171,7 @@ MCG_EXPORT int mcg_reclaimd_info(const char *statedir, struct mcg_reclaimd_info 
  * of wall time and spent by the measured CPU cost of each burst and of each
  * look. It may be saved up for MCG_POLICY_BUDGET_BURST_NS of wall time (a
  * burst after an idle period); the daemon cuts a step short when the bucket
- * is spent (a timer on its CPU clock), so it goes negative by little more
- * than a look. Half a second: with 2 s saved up, a
+ * is spent (a timer), so it goes negative by little more than a look. Half a second: with 2 s saved up, a
  * 3 s window of a writer that starts after an idle period measured 7.8% of a
  * CPU at --max-cpu 5; any window of T seconds sees at most max_cpu x (T + 0.5 s).
  */
