@@ -16,38 +16,14 @@ SCRAPES=${SCRAPES:-50}
 SIZES=${SIZES:-"1000"}
 FAMILIES=${FAMILIES-"memory,reclaim,events,psi"}
 
-if [ -d /sys/fs/cgroup/memory ] && [ -f /sys/fs/cgroup/memory/memory.stat ]; then
-	root=/sys/fs/cgroup/memory
-else
-	root=/sys/fs/cgroup
-fi
-[ "$(id -u)" = 0 ] || { echo "bench/export.sh: needs root" >&2; exit 1; }
-tmp=$(mktemp -d /tmp/memcgctl-bench-export.XXXXXX)
-parent="$root/memcgctl-bench-$$"
-rel=/memcgctl-bench-$$
+# shellcheck source=lib.sh
+. "$src/bench/lib.sh"
 srv=""
-cleanup() {
-	set +e
+bench_cleanup_hook() {
 	if [ -n "$srv" ]; then kill -TERM "$srv" 2>/dev/null; wait "$srv" 2>/dev/null; fi
-	if [ -d "$parent" ]; then
-		find "$parent" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
-		rmdir "$parent"
-	fi
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-cc -O2 -Wall -o "$tmp/top-raw" "$src/bench/top-raw.c" -I"$src/lib/include" "$build/libmemcg.a" \
-	$(pkg-config --cflags --libs libnl-genl-3.0 libcgroup libsystemd libzstd) -lm
-median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+bench_setup export
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-hz=$(getconf CLK_TCK)
-cpu_ms() { awk -v hz="$hz" '{ sub(/^.*\) /, ""); print ($12 + $13) * 1000 / hz }' "/proc/$1/stat"; }
-
-mkdir "$parent"
-[ -f "$root/cgroup.subtree_control" ] && echo +memory >"$parent/cgroup.subtree_control"
 made=0
 printf 'memcgctl export benchmark: %s, %s scrapes/refreshes per run, %s rounds, CPU = user+sys\n' \
 	"$(uname -r)" "$SCRAPES" "$ROUNDS"
@@ -72,13 +48,13 @@ for n in $SIZES; do
 				i=$((i + 1)); [ $i -lt 300 ] || { cat "$tmp/srv.err" >&2; exit 1; }; sleep 0.1
 			done
 			curl -fsS -o /dev/null "http://127.0.0.1:$port/metrics"
-			a=$(cpu_ms "$srv")
+			a=$(bench_cpu_ms "$srv")
 			i=0
 			while [ $i -lt "$SCRAPES" ]; do
 				curl -fsS -o /dev/null "http://127.0.0.1:$port/metrics"
 				i=$((i + 1))
 			done
-			b=$(cpu_ms "$srv")
+			b=$(bench_cpu_ms "$srv")
 			echo "$a $b" | awk -v k="$SCRAPES" '{ printf "%.4f\n", ($2 - $1) / k }' >>"$tmp/listen-$f"
 			echo "$(awk '/^VmHWM/ { print $2 }' "/proc/$srv/status") $(ls "/proc/$srv/fd" | wc -l)" >"$tmp/mem-$f"
 			kill -TERM "$srv"; wait "$srv" || true; srv=""

@@ -19,55 +19,31 @@ T1=${T1:-2}
 T2=${T2:-7}
 ROWS=${ROWS:-40}
 
-if [ -d /sys/fs/cgroup/memory ] && [ -f /sys/fs/cgroup/memory/memory.stat ]; then
-	root=/sys/fs/cgroup/memory
-else
-	root=/sys/fs/cgroup
-fi
-[ "$(id -u)" = 0 ] || { echo "bench/top-live.sh: needs root" >&2; exit 1; }
 command -v tmux >/dev/null || { echo "bench/top-live.sh: needs tmux" >&2; exit 1; }
-tmp=$(mktemp -d /tmp/memcgctl-bench-live.XXXXXX)
-name=memcgctl-bench-live-$$
-parent="$root/$name"
-sock="$tmp/tmux.sock"
-cleanup() {
-	set +e
-	tmux -S "$sock" kill-server 2>/dev/null
+# shellcheck source=lib.sh
+. "$src/bench/lib.sh"
+bench_cleanup_hook() {
+	tmux -S "$tmp/tmux.sock" kill-server 2>/dev/null
 	rm -rf "$tmp/data"
-	if [ -d "$parent" ]; then
-		find "$parent" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
-		rmdir "$parent"
-	fi
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-cc -O2 -Wall -o "$tmp/top-raw" "$src/bench/top-raw.c" -I"$src/lib/include" "$build/libmemcg.a" \
-	$(pkg-config --cflags --libs libnl-genl-3.0 libcgroup libsystemd libzstd) -lm
-median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}'; }
-ticks=$(getconf CLK_TCK)
-
-# CPU (ms) of PID: utime + stime from /proc/PID/stat
-cpu_ms() { awk -v t="$ticks" '{print ($14 + $15) * 1000 / t}' "/proc/$1/stat"; }
+bench_setup live
+sock="$tmp/tmux.sock"
 
 # one interactive run of BIN: ms of CPU per refresh between T1 and T2
 live() {
 	pid=$(tmux -S "$sock" new-session -d -P -F '#{pane_pid}' -x 200 -y "$ROWS" \
-		"exec $1 top -d $(echo "$INTERVAL_MS" | awk '{print $1/1000}') /$name")
+		"exec $1 top -d $(echo "$INTERVAL_MS" | awk '{print $1/1000}') $rel")
 	sleep "$T1"
-	a=$(cpu_ms "$pid")
+	a=$(bench_cpu_ms "$pid")
 	sleep $((T2 - T1))
-	b=$(cpu_ms "$pid")
+	b=$(bench_cpu_ms "$pid")
 	tmux -S "$sock" send-keys q
 	sleep 0.3
 	tmux -S "$sock" kill-server 2>/dev/null || true
 	echo "$a $b" | awk -v s=$((T2 - T1)) -v i="$INTERVAL_MS" '{printf "%.4f\n", ($2 - $1) / (s * 1000 / i)}'
 }
 
-mkdir "$parent" "$tmp/data"
-[ -f "$root/cgroup.subtree_control" ] && echo +memory >"$parent/cgroup.subtree_control"
+mkdir "$tmp/data"
 i=0
 while [ $i -lt "$N" ]; do
 	mkdir "$parent/c$i"
@@ -91,13 +67,13 @@ while [ $r -lt "$ROUNDS" ]; do
 	done
 	[ -n "$base" ] && paste "$tmp/new" "$tmp/base" | tail -1 | awk '{printf "%.4f\n", $1/$2}' >>"$tmp/ratio"
 	# first sample: a scripted one-shot, next to systemd-cgtop's one-shot over the same tree
-	"$tmp/top-raw" run "$build/memcgctl" top -b -n 1 "/$name" | awk '{print $2}' >>"$tmp/first"
+	"$tmp/top-raw" run "$build/memcgctl" top -b -n 1 "$rel" | awk '{print $2}' >>"$tmp/first"
 	if command -v systemd-cgtop >/dev/null; then
-		"$tmp/top-raw" run systemd-cgtop -b -n 1 -m --depth=3 "/$name" | awk '{print $2}' >>"$tmp/cgtop"
+		"$tmp/top-raw" run systemd-cgtop -b -n 1 -m --depth=3 "$rel" | awk '{print $2}' >>"$tmp/cgtop"
 		paste "$tmp/first" "$tmp/cgtop" | tail -1 | awk '{printf "%.4f\n", $1/$2}' >>"$tmp/fratio"
 	fi
 	if [ -n "$base" ]; then
-		"$tmp/top-raw" run "$base/memcgctl" top -b -n 1 "/$name" | awk '{print $2}' >>"$tmp/fbase"
+		"$tmp/top-raw" run "$base/memcgctl" top -b -n 1 "$rel" | awk '{print $2}' >>"$tmp/fbase"
 	fi
 	r=$((r + 1))
 done

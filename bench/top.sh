@@ -2,7 +2,7 @@
 # bench/top.sh: CPU per refresh and peak RSS of 'memcgctl top -b' on 100 and 1000 scratch cgroups,
 # side by side with a raw open/read/close pass and a kept-fd pread pass over the same 4 files per
 # cgroup, in one run (configurations alternated, several rounds, medians). Also the taskstats cost.
-# usage: bench/top.sh [BUILD_DIR [BASE_BUILD_DIR]]   (root; creates memcgctl-bench-PID-* under the
+# usage: bench/top.sh [BUILD_DIR [BASE_BUILD_DIR]]   (root; creates memcgctl-bench-top-PID under the
 # memory root). With BASE_BUILD_DIR (another tree's build, e.g. a worktree of an older commit), each
 # round also runs that tree's memcgctl and both trees' sampler alone (bench/top-sampler.c, built
 # against each libmemcg.a), alternated, and prints the new/base ratios as medians of paired rounds.
@@ -15,44 +15,25 @@ ROUNDS=${ROUNDS:-5}
 REFRESH=${REFRESH:-20}
 SIZES=${SIZES:-"100 1000"}
 
-if [ -d /sys/fs/cgroup/memory ] && [ -f /sys/fs/cgroup/memory/memory.stat ]; then
-	root=/sys/fs/cgroup/memory
-else
-	root=/sys/fs/cgroup
-fi
-[ "$(id -u)" = 0 ] || { echo "bench/top.sh: needs root" >&2; exit 1; }
-tmp=$(mktemp -d /tmp/memcgctl-bench-top.XXXXXX)
-parent="$root/memcgctl-bench-$$"
+# shellcheck source=lib.sh
+. "$src/bench/lib.sh"
 pids=""
-cleanup() {
-	set +e
+bench_cleanup_hook() {
 	for p in $pids; do kill -KILL "$p" 2>/dev/null; done
 	for p in $pids; do wait "$p" 2>/dev/null; done
 	rm -rf "$tmp/data"
-	if [ -d "$parent" ]; then
-		find "$parent" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
-		rmdir "$parent"
-	fi
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-cc -O2 -Wall -o "$tmp/top-raw" "$src/bench/top-raw.c" -I"$src/lib/include" "$build/libmemcg.a" \
-	$(pkg-config --cflags --libs libnl-genl-3.0 libcgroup libsystemd libzstd) -lm
+bench_setup top
 
 if [ -n "$base" ]; then
+	# shellcheck disable=SC2046
 	cc -O2 -Wall -o "$tmp/sampler-new" "$src/bench/top-sampler.c" -I"$src/lib/include" \
-		"$build/libmemcg.a" $(pkg-config --cflags --libs libnl-genl-3.0 libcgroup libsystemd libzstd) -lm
+		"$build/libmemcg.a" $(bench_libs) -lm
+	# shellcheck disable=SC2046
 	cc -O2 -Wall -o "$tmp/sampler-base" "$src/bench/top-sampler.c" -I"$base/../lib/include" \
-		"$base/libmemcg.a" $(pkg-config --cflags --libs libnl-genl-3.0 libcgroup libsystemd libzstd) -lm
+		"$base/libmemcg.a" $(bench_libs) -lm
 fi
 
-median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}'; }
-
-mkdir "$parent"
-[ -f "$root/cgroup.subtree_control" ] && echo +memory >"$parent/cgroup.subtree_control"
 made=0
 printf 'memcgctl top benchmark: %s, %s refreshes per run, %s rounds, CPU = user+sys\n' \
 	"$(uname -r)" "$REFRESH" "$ROUNDS"
@@ -114,7 +95,6 @@ for n in $SIZES; do
 		made=$((made + 1))
 	done
 	dirs=$(i=0; while [ $i -lt "$n" ]; do printf '%s ' "$parent/c$i"; i=$((i + 1)); done)
-	rel=/memcgctl-bench-$$
 	measure "$n" empty
 	# every cgroup charged with 64 KiB of page cache by a short-lived child of ours
 	while [ $filled -lt "$n" ]; do

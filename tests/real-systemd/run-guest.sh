@@ -102,18 +102,9 @@ fi
 [ -n "$scenarios" ] || die "no scenario in $here/scenarios"
 
 # ---- scratch space, removed on every exit path ------------------------------
-work=$(mktemp -d "${TMPDIR:-/tmp}/memcgctl-sd.XXXXXX")
-qpid=
 # shellcheck source=../real-v2/guest-lib.sh
 . "$here/../real-v2/guest-lib.sh"
-trap guest_cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM HUP
-if [ -z "$results" ]; then
-	results=$work/results
-fi
-rm -rf "$results"
-mkdir -p "$results"
+guest_workspace sd
 
 # ---- the per-run disk -------------------------------------------------------
 t_start=$(date +%s.%N)

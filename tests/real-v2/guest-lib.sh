@@ -23,6 +23,19 @@ guest_cleanup() {
 	rm -rf "$work"
 }
 
+# guest_workspace NAME: the scratch directory $work (memcgctl-NAME.XXXXXX), removed with
+# QEMU stopped on every exit path, and an empty $results (under $work unless chosen).
+guest_workspace() {
+	work=$(mktemp -d "${TMPDIR:-/tmp}/memcgctl-$1.XXXXXX")
+	qpid=
+	trap guest_cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM HUP
+	[ -n "$results" ] || results=$work/results
+	rm -rf "$results"
+	mkdir -p "$results"
+}
+
 show_console() {
 	say "---- guest console (last 60 lines) ----"
 	tail -n 60 "$console" 2>/dev/null || true

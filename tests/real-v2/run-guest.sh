@@ -115,18 +115,9 @@ fi
 [ -n "$scenarios" ] || die "no scenario tagged '# tiers: v2' in $src/tests/real/scenarios"
 
 # ---- scratch space, removed on every exit path ------------------------------
-work=$(mktemp -d "${TMPDIR:-/tmp}/memcgctl-v2.XXXXXX")
-qpid=
 # shellcheck source=../real-v2/guest-lib.sh
 . "$here/guest-lib.sh"
-trap guest_cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM HUP
-if [ -z "$results" ]; then
-	results=$work/results
-fi
-rm -rf "$results"
-mkdir -p "$results"
+guest_workspace v2
 
 # ---- initramfs --------------------------------------------------------------
 t_start=$(date +%s.%N)
