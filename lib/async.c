@@ -818,23 +818,6 @@ int mcg__async_list_at(const struct mcg__async_dir *d, struct mcg_async_conf **r
 			bad, userdata);
 }
 
-int mcg_async_list(const char *statedir, struct mcg_async_conf **ret, size_t *ret_n)
-{
-	struct mcg__async_dir d;
-	int r = mcg__async_dir_open(statedir, false, &d);
-
-	if (r == -ENOENT) {
-		*ret = NULL;
-		*ret_n = 0;
-		return 0;
-	}
-	if (r < 0)
-		return r;
-	r = mcg__async_list_at(&d, ret, ret_n, NULL, NULL);
-	mcg__async_dir_close(&d);
-	return r;
-}
-
 /* ---- stats files --------------------------------------------------------- */
 
 static const char *const state_names[] = {
@@ -1131,7 +1114,8 @@ static int stats_list_at(const struct mcg__async_dir *d, struct mcg_async_stats 
 			(void **)ret, ret_n, bad, userdata);
 }
 
-int mcg_async_stats_list(const char *statedir, struct mcg_async_stats **ret, size_t *ret_n)
+/* The enable files (STATS false) or the statistics files of STATEDIR; none when it does not exist. */
+static int list_statedir(const char *statedir, bool stats, void **ret, size_t *ret_n)
 {
 	struct mcg__async_dir d;
 	int r = mcg__async_dir_open(statedir, false, &d);
@@ -1143,9 +1127,20 @@ int mcg_async_stats_list(const char *statedir, struct mcg_async_stats **ret, siz
 	}
 	if (r < 0)
 		return r;
-	r = stats_list_at(&d, ret, ret_n, NULL, NULL);
+	r = stats ? stats_list_at(&d, (struct mcg_async_stats **)ret, ret_n, NULL, NULL)
+		  : mcg__async_list_at(&d, (struct mcg_async_conf **)ret, ret_n, NULL, NULL);
 	mcg__async_dir_close(&d);
 	return r;
+}
+
+int mcg_async_list(const char *statedir, struct mcg_async_conf **ret, size_t *ret_n)
+{
+	return list_statedir(statedir, false, (void **)ret, ret_n);
+}
+
+int mcg_async_stats_list(const char *statedir, struct mcg_async_stats **ret, size_t *ret_n)
+{
+	return list_statedir(statedir, true, (void **)ret, ret_n);
 }
 
 /* ---- corrupt files -------------------------------------------------------- */
