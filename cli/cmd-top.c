@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { OPT_TASKSTATS = 0x100, OPT_NO_TASKSTATS, OPT_FLAT };
+enum { OPT_TASKSTATS = 0x100, OPT_NO_TASKSTATS, OPT_FLAT, OPT_REPLAY, OPT_AT, OPT_STORE };
 
 static const struct argp_option top_options[] = {
 	{"batch", 'b', NULL, 0, "Batch mode: print samples as text (or --json lines), no terminal", 0},
@@ -26,6 +26,13 @@ static const struct argp_option top_options[] = {
 	{"taskstats", OPT_TASKSTATS, NULL, 0,
 	 "Collect direct-reclaim stall time per cgroup (taskstats; on by default in the live view)", 0},
 	{"no-taskstats", OPT_NO_TASKSTATS, NULL, 0, "Do not collect stall times", 0},
+	{"replay", OPT_REPLAY, NULL, 0,
+	 "Show what 'memcgctl record' stored instead of sampling (keys step through it)", 0},
+	{"at", OPT_AT, "TIME", 0,
+	 "With --replay: start at TIME (03:12, -2h, 'yesterday 14:00', ISO 8601; default: the "
+	 "oldest sample)", 0},
+	{"store", OPT_STORE, "DIR", 0,
+	 "With --replay: the history store (default /var/lib/memcgctl/history)", 0},
 	{0},
 };
 
@@ -109,6 +116,15 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 		o->taskstats = true;
 		o->no_taskstats = false;
 		break;
+	case OPT_REPLAY:
+		o->replay = true;
+		break;
+	case OPT_AT:
+		o->at = arg;
+		break;
+	case OPT_STORE:
+		o->store = arg;
+		break;
 	case OPT_NO_TASKSTATS:
 		o->no_taskstats = true;
 		o->taskstats = false;
@@ -132,14 +148,25 @@ static const struct argp top_argp = {
 	out_table_children, NULL, NULL,
 };
 
+/* --replay -b: the recorded sample's time instead of now */
+static uint64_t replay_ts;
+
 static void header_text(const struct mcg_snapshot *s, const struct top_opts *o)
 {
 	const struct mcg_sample_global *g = &s->global;
 	char a[16], b[16], c[16];
 
 #define GV(id) ((g->valid >> (id)) & 1)
-	printf("memcgctl top: cgroup v%d, %zu cgroups, sample %llu, interval %.1fs\n", s->version,
-	       s->n_rows, (unsigned long long)s->seq, s->interval);
+	if (replay_ts) {
+		char when[40];
+
+		printf("memcgctl top --replay: %s, cgroup v%d, %zu cgroups, interval %.1fs\n",
+		       mcg_hist_time_format(replay_ts, when, sizeof(when)), s->version, s->n_rows,
+		       s->interval);
+	} else {
+		printf("memcgctl top: cgroup v%d, %zu cgroups, sample %llu, interval %.1fs\n",
+		       s->version, s->n_rows, (unsigned long long)s->seq, s->interval);
+	}
 	if (GV(MCG_G_MEM_TOTAL)) {
 		top_fmt_size((double)g->v[MCG_G_MEM_TOTAL], a, sizeof(a));
 		top_fmt_size((double)g->v[MCG_G_MEM_AVAILABLE], b, sizeof(b));
@@ -338,7 +365,10 @@ static int print_json(const struct mcg_snapshot *s, const struct top_opts *o)
 		return status;
 	idx = top_fill(t, s, o, false, false);
 	jw_open_object(stdout, NULL);
-	jw_timestamp(stdout);
+	if (replay_ts)
+		jw_u64(stdout, "timestamp_ns", replay_ts);
+	else
+		jw_timestamp(stdout);
 	jw_u64(stdout, "sample", s->seq);
 	jw_u64(stdout, "version", (uint64_t)s->version);
 	jw_u64(stdout, "interval_ns", (uint64_t)(s->interval * 1e9 + 0.5));
@@ -428,6 +458,85 @@ static int batch(struct cli *cli, struct top_opts *o, struct mcg_sampler *s)
 	return 0;
 }
 
+static void replay_bad(void *ud, const char *segment, unsigned frame, uint64_t off, const char *why)
+{
+	struct top_opts *o = ud;
+
+	o->bad++;
+	if (o->batch)
+		cli_warn("history segment '%s' frame %u (offset %llu): %s; skipped", out_esc(segment),
+			 frame, (unsigned long long)off, why);
+}
+
+/* --replay: frames from the store through the same printers and view as live samples. */
+static int top_replay(struct cli *cli, struct top_opts *o)
+{
+	const char *store = o->store ? o->store : MCG_HIST_DEFAULT_DIR;
+	struct mcg_hist_frame *f;
+	uint64_t at = 0;
+	char why[160];
+	long done = 0;
+	int r, status = EXIT_OK;
+
+	if (o->cgroup) {
+		cli_err("cannot replay one cgroup: --replay shows the recorded tree (use --filter)");
+		return EXIT_USAGE;
+	}
+	if (o->at && mcg_hist_time_parse(o->at, out_realtime_ns(), &at, why, sizeof(why)) < 0) {
+		cli_err("invalid --at '%s': %s", out_esc(o->at), why);
+		return EXIT_USAGE;
+	}
+	r = mcg_hist_reader_open(store, replay_bad, o, &o->hist);
+	if (r < 0) {
+		cli_err("cannot open history store '%s': %s", out_esc(store), mcg_strerror(r));
+		return r == -ENOENT ? EXIT_USAGE : EXIT_FAILURE;
+	}
+	r = mcg_hist_seek(o->hist, at, &f);
+	if (r < 0) {
+		cli_err("cannot replay history store '%s': %s", out_esc(store),
+			r == -ENOENT ? "nothing recorded" : mcg_strerror(r));
+		mcg_hist_reader_free(o->hist);
+		return EXIT_FAILURE;
+	}
+	if (!o->batch) {
+		o->first = f;
+		status = top_interactive(cli, o, NULL);
+		mcg_hist_frame_free(o->first);
+		mcg_hist_reader_free(o->hist);
+		return status;
+	}
+	/* batch: COUNT frames from TIME (all to the end without -n) */
+	for (;;) {
+		replay_ts = f->time_ns;
+		if (cli->json)
+			r = print_json(f->snap, o);
+		else
+			r = print_text(f->snap, o, cli->raw);
+		mcg_hist_frame_free(f);
+		if (r) {
+			status = r;
+			break;
+		}
+		if (o->count && ++done >= o->count)
+			break;
+		r = mcg_hist_next(o->hist, &f);
+		if (r < 0) {
+			if (r != -ENOENT) {
+				cli_err("cannot read history store '%s': %s", out_esc(store),
+					mcg_strerror(r));
+				status = EXIT_FAILURE;
+			}
+			break;
+		}
+	}
+	replay_ts = 0;
+	fflush(stdout);
+	mcg_hist_reader_free(o->hist);
+	if (o->bad && status == EXIT_OK)
+		status = EXIT_FAILURE;
+	return status;
+}
+
 static int top_run(struct cli *cli, int argc, char **argv)
 {
 	struct top_opts o;
@@ -450,6 +559,12 @@ static int top_run(struct cli *cli, int argc, char **argv)
 	}
 	if (!o.batch && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO) || cli->json))
 		o.batch = true;
+	if (o.replay)
+		return top_replay(cli, &o);
+	if (o.at || o.store) {
+		cli_err("cannot use --at or --store without --replay");
+		return EXIT_USAGE;
+	}
 	ctx = cli_ctx(cli);
 	if (!ctx)
 		return EXIT_FAILURE;

@@ -14,7 +14,7 @@
 
 enum { R_NONE = 0, R_REDRAW = 1, R_RESAMPLE = 2, R_QUIT = 4, R_RETIME = 8 };
 
-enum input_mode { IN_NONE, IN_FILTER, IN_LIMIT, IN_CONFIRM };
+enum input_mode { IN_NONE, IN_FILTER, IN_LIMIT, IN_CONFIRM, IN_GOTO };
 enum confirm_what { CF_LIMIT, CF_EMPTY, CF_ASYNC, CF_DELAYACCT };
 
 struct loop {
@@ -40,6 +40,9 @@ struct loop {
 	bool detail;
 	bool quit; /* SIGTERM or SIGHUP while a child command ran */
 	int sfd; /* signalfd: SIGINT typed at a child command is the child's, not ours */
+	/* --replay: the frame shown and its events marked on its rows */
+	struct mcg_hist_frame *frame;
+	unsigned char *mark;
 };
 
 struct key {
@@ -119,6 +122,39 @@ static void detail_fill(struct loop *l)
 	l->overlay_title = " detail (Esc or d: back, arrows: scroll)";
 	if (!r)
 		return;
+	if (l->o->hist) {
+		/* replay: what was recorded, not the cgroup as it is now */
+		overlay_add(l, "cgroup %s as recorded (cgroup v%d)", r->path, l->snap->version);
+		mcg_keyset_foreach(k, &r->rec.valid) {
+			const struct mcg_key_desc *d = mcg_key_desc(k);
+
+			if (d->kind == MCG_KIND_COUNTER)
+				continue;
+			if (d->unit == MCG_UNIT_BYTES)
+				overlay_add(l, "  %-26s %s", d->name, r->rec.v[k] == MCG_MAX ? "max"
+								    : cli_size(r->rec.v[k], b, sizeof(b)));
+			else
+				overlay_add(l, "  %-26s %llu", d->name, (unsigned long long)r->rec.v[k]);
+		}
+		overlay_add(l, "per second over the %.2fs before this sample / total:", l->snap->interval);
+		mcg_keyset_foreach(k, &r->rec.valid) {
+			if (mcg_key_desc(k)->kind != MCG_KIND_COUNTER)
+				continue;
+			if (mcg_sample_rate_has(r, k))
+				overlay_add(l, "  %-26s %12.1f/s %14llu", mcg_key_name(k), r->rate[k],
+					    (unsigned long long)r->rec.v[k]);
+			else
+				overlay_add(l, "  %-26s %14s %14llu", mcg_key_name(k), "-",
+					    (unsigned long long)r->rec.v[k]);
+		}
+		for (j = 0; l->frame && j < l->frame->nev; j++)
+			if (!strcmp(l->frame->ev[j].cgroup, r->path))
+				overlay_add(l, "event %s %s%s%s", mcg_hist_event_name(l->frame->ev[j].type),
+					    l->frame->ev[j].op ? l->frame->ev[j].op : "",
+					    l->frame->ev[j].detail ? ": " : "",
+					    l->frame->ev[j].detail ? l->frame->ev[j].detail : "");
+		return;
+	}
 	if (mcg_group_open(cli_ctx(l->cli), r->path, &g) < 0 || mcg_group_info(g, &i) < 0) {
 		overlay_add(l, "cgroup %s: cannot be read (removed?)", r->path);
 		return;
@@ -533,6 +569,125 @@ static int k_refresh(struct loop *l)
 	return R_RESAMPLE;
 }
 
+/* ---- replay ---- */
+
+/* Show frame F (taken): its snapshot, its events on the rows and in the status line. */
+static void replay_show(struct loop *l, struct mcg_hist_frame *f)
+{
+	size_t i, j, o = 0;
+
+	mcg_hist_frame_free(l->frame);
+	l->frame = f;
+	mcg_snapshot_unref(l->snap);
+	l->snap = mcg_snapshot_ref(f->snap);
+	free(l->mark);
+	l->mark = calloc(f->snap->n_rows ? f->snap->n_rows : 1, 1);
+	l->status[0] = '\0';
+	for (i = 0; i < f->nev; i++) {
+		const struct mcg_hist_event *e = &f->ev[i];
+
+		for (j = 0; l->mark && j < f->snap->n_rows; j++)
+			if (!strcmp(f->snap->rows[j].path, e->cgroup))
+				l->mark[j] = 1;
+		if (o + 1 < sizeof(l->status))
+			o += (size_t)snprintf(l->status + o, sizeof(l->status) - o, "%s%s %s%s%s",
+					      i ? "; " : "events: ", mcg_hist_event_name(e->type),
+					      out_esc(e->cgroup), e->op ? " " : "", e->op ? e->op : "");
+	}
+	rebuild(l);
+	if (l->detail) {
+		size_t top = l->overlay_top;
+
+		detail_fill(l);
+		l->overlay_top = top < l->noverlay ? top : 0;
+	}
+}
+
+/* Move N frames (1, -1, larger steps), to the next/previous event (EV 1/-1), or say why not. */
+static int replay_move(struct loop *l, long n, int ev)
+{
+	struct mcg_hist_frame *f;
+	int r;
+
+	if (ev)
+		r = ev > 0 ? mcg_hist_next_event(l->o->hist, &f) : mcg_hist_prev_event(l->o->hist, &f);
+	else
+		r = mcg_hist_step(l->o->hist, n, &f);
+	if (r < 0) {
+		snprintf(l->status, sizeof(l->status), "%s", r == -ENOENT ? (n < 0 || ev < 0
+			 ? "at the first recorded sample" : "at the last recorded sample")
+			 : mcg_strerror(r));
+		/* a search that ran to the end moved the reader: back to the frame shown */
+		if (ev && l->frame && mcg_hist_seek(l->o->hist, l->frame->time_ns, &f) == 0) {
+			replay_show(l, f);
+			snprintf(l->status, sizeof(l->status), "no %s event",
+				 ev > 0 ? "later" : "earlier");
+		}
+		return R_REDRAW;
+	}
+	replay_show(l, f);
+	return R_REDRAW;
+}
+
+static int replay_key(struct loop *l, int k)
+{
+	switch (k) {
+	case '.':
+	case ' ':
+		return replay_move(l, 1, 0);
+	case ',':
+		return replay_move(l, -1, 0);
+	case ']':
+		return replay_move(l, 12, 0);
+	case '[':
+		return replay_move(l, -12, 0);
+	case '}':
+		return replay_move(l, 720, 0);
+	case '{':
+		return replay_move(l, -720, 0);
+	case 'n':
+		return replay_move(l, 0, 1);
+	case 'N':
+		return replay_move(l, 0, -1);
+	case 'g':
+		l->input = IN_GOTO;
+		l->text[0] = '\0';
+		return R_REDRAW;
+	case 'p':
+	case '+':
+	case '-':
+	case 'L':
+	case 'E':
+	case 'A':
+	case 'S':
+		snprintf(l->status, sizeof(l->status), "replay: the recorded past cannot be changed");
+		return R_REDRAW;
+	}
+	return -1;
+}
+
+static int replay_goto(struct loop *l)
+{
+	struct mcg_hist_frame *f;
+	char why[96];
+	uint64_t t;
+	int r;
+
+	l->input = IN_NONE;
+	if (mcg_hist_time_parse(l->text, out_realtime_ns(), &t, why, sizeof(why)) < 0) {
+		snprintf(l->status, sizeof(l->status), "invalid time: %s", why);
+		return R_REDRAW;
+	}
+	r = mcg_hist_seek(l->o->hist, t, &f);
+	if (r < 0) {
+		snprintf(l->status, sizeof(l->status), "cannot go to '%s': %s", l->text,
+			 mcg_strerror(r));
+		return R_REDRAW;
+	}
+	replay_show(l, f);
+	return R_REDRAW;
+}
+
 static const struct key keys[] = {
 	{'q', "q", "quit", k_quit},
 	{'h', "h ?", "this help", k_help},
@@ -566,6 +721,14 @@ static int k_help(struct loop *l)
 	l->overlay_title = " help (Esc, q or h: back)";
 	overlay_add(l, "keys:");
 	overlay_add(l, "  %-10s %s", "Up Down", "select; PgUp PgDn Home End");
+	if (l->o->hist) {
+		overlay_add(l, "replay (* marks a cgroup with an event in this sample):");
+		overlay_add(l, "  %-10s %s", ". space ,", "next / previous sample");
+		overlay_add(l, "  %-10s %s", "] [", "12 samples on / back (a minute at 5 s)");
+		overlay_add(l, "  %-10s %s", "} {", "720 samples on / back (an hour at 5 s)");
+		overlay_add(l, "  %-10s %s", "n N", "next / previous sample with an event");
+		overlay_add(l, "  %-10s %s", "g", "go to a time: 03:12, -2h, yesterday 14:00, ISO 8601");
+	}
 	for (i = 0; i < (sizeof(keys) / sizeof(keys[0])); i++)
 		if (keys[i].name)
 			overlay_add(l, "  %-10s %s", keys[i].name, keys[i].help);
@@ -637,6 +800,8 @@ static int input_key(struct loop *l, int k)
 		if (l->input == IN_FILTER) {
 			snprintf(l->o->model.filter, sizeof(l->o->model.filter), "%s", l->text);
 			l->input = IN_NONE;
+		} else if (l->input == IN_GOTO) {
+			return replay_goto(l);
 		} else if (l->input == IN_LIMIT) {
 			if (!l->text[0]) {
 				l->input = IN_NONE;
@@ -695,6 +860,12 @@ static int handle_key(struct loop *l, int k)
 		l->status[0] = '\0';
 		return R_REDRAW;
 	}
+	if (l->o->hist) {
+		int r = replay_key(l, k);
+
+		if (r >= 0)
+			return r;
+	}
 	for (i = 0; i < (sizeof(keys) / sizeof(keys[0])); i++)
 		if (keys[i].key == k)
 			return keys[i].fn(l);
@@ -719,6 +890,8 @@ static void detail_for_screen(struct loop *l, size_t first, size_t shown)
 	uint64_t *ids;
 	const struct mcg_sample_row *sel = selected(l);
 
+	if (!l->s)
+		return; /* replay: nothing is read */
 	ids = malloc((shown + 1) * sizeof(*ids));
 	if (!ids)
 		return;
@@ -750,10 +923,23 @@ static void draw(struct loop *l)
 	if (l->rotate > 1)
 		snprintf(stale, sizeof(stale), " (off screen: memory.stat every %u, <= %.0fs old)",
 			 l->rotate, (double)l->rotate * (double)l->o->interval_ms / 1000);
-	snprintf(h0, sizeof(h0), "memcgctl top - cgroup v%d - %zu cgroups - every %.2fs%s%s%s%s",
-		 l->snap->version, l->snap->n_rows, (double)l->o->interval_ms / 1000,
-		 l->rotate > 1 ? stale : "", l->paused ? " - PAUSED" : "",
-		 l->o->model.filter[0] ? " - filter: " : "", l->o->model.filter);
+	if (l->o->hist && l->frame) {
+		char when[40];
+		time_t t = (time_t)(l->frame->time_ns / 1000000000ULL);
+		struct tm tm;
+
+		localtime_r(&t, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %Z", &tm);
+		snprintf(h0, sizeof(h0),
+			 "memcgctl top --replay - %s - cgroup v%d - %zu cgroups - %.2fs since the sample before%s%s",
+			 when, l->snap->version, l->snap->n_rows, l->snap->interval,
+			 l->o->model.filter[0] ? " - filter: " : "", l->o->model.filter);
+	} else {
+		snprintf(h0, sizeof(h0), "memcgctl top - cgroup v%d - %zu cgroups - every %.2fs%s%s%s%s",
+			 l->snap->version, l->snap->n_rows, (double)l->o->interval_ms / 1000,
+			 l->rotate > 1 ? stale : "", l->paused ? " - PAUSED" : "",
+			 l->o->model.filter[0] ? " - filter: " : "", l->o->model.filter);
+	}
 	f.header[n++] = h0;
 	top_fmt_size((double)g->v[MCG_G_MEM_TOTAL], a, sizeof(a));
 	top_fmt_size((double)g->v[MCG_G_MEM_AVAILABLE], b, sizeof(b));
@@ -790,10 +976,16 @@ static void draw(struct loop *l)
 	f.rows = l->rows;
 	f.nrows = l->nrows;
 	f.sel = top_model_selected_pos(&l->o->model, l->snap, l->rows, l->nrows);
+	f.mark = l->o->hist ? l->mark : NULL;
 	f.status = l->status[0] ? l->status
+		   : l->o->hist ? "h help  q quit  . , step  ] [ minute  } { hour  n N event  g go to  / filter  d detail"
 				: "h help  q quit  < > sort  r reverse  / filter  t tree  d detail  L limit  E empty  A async";
 	if (l->input == IN_FILTER) {
 		snprintf(prompt, sizeof(prompt), "filter: %s", l->text);
+		f.prompt = prompt;
+	} else if (l->input == IN_GOTO) {
+		snprintf(prompt, sizeof(prompt), "go to (03:12, -2h, yesterday 14:00; Esc cancels): %s",
+			 l->text);
 		f.prompt = prompt;
 	} else if (l->input == IN_LIMIT) {
 		snprintf(prompt, sizeof(prompt), "new limit for %s (512M, 80%%, max; Esc cancels): %s",
@@ -833,7 +1025,17 @@ static void draw(struct loop *l)
 static int sample(struct loop *l)
 {
 	struct mcg_snapshot *snap;
-	int r = mcg_sampler_sample(l->s, &snap);
+	int r;
+
+	if (l->o->hist) {
+		/* replay: frames move by keys only */
+		if (l->o->first) {
+			replay_show(l, l->o->first);
+			l->o->first = NULL;
+		}
+		return l->snap ? 0 : -ENOENT;
+	}
+	r = mcg_sampler_sample(l->s, &snap);
 
 	if (r < 0) {
 		snprintf(l->status, sizeof(l->status), "cannot sample: %s", mcg_strerror(r));
@@ -896,7 +1098,8 @@ int top_interactive(struct cli *cli, struct top_opts *o, struct mcg_sampler *s)
 		status = EXIT_FAILURE;
 		goto out;
 	}
-	arm(tfd, o->interval_ms);
+	if (!o->hist)
+		arm(tfd, o->interval_ms);
 	draw(&l);
 	while (!quit) {
 		struct pollfd p[3] = {{STDIN_FILENO, POLLIN, 0}, {tfd, POLLIN, 0}, {sfd, POLLIN, 0}};
@@ -953,6 +1156,8 @@ int top_interactive(struct cli *cli, struct top_opts *o, struct mcg_sampler *s)
 out:
 	overlay_free(&l);
 	free(l.target);
+	mcg_hist_frame_free(l.frame);
+	free(l.mark);
 	mcg_snapshot_unref(l.snap);
 	free(l.rows);
 	if (sfd >= 0)

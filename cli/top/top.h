@@ -13,9 +13,15 @@ struct top_opts {
 	bool taskstats;      /* --taskstats */
 	bool no_taskstats;   /* --no-taskstats */
 	struct top_model model;
+	/* --replay: frames from the history store instead of samples */
+	bool replay;
+	const char *at, *store;
+	struct mcg_hist_reader *hist;
+	struct mcg_hist_frame *first; /* the frame to start at (the loop takes it) */
+	unsigned bad;                 /* frames the reader could not use */
 };
 
-/* The interactive view: returns the exit status. */
+/* The interactive view: returns the exit status. S is NULL for --replay (o->hist, o->first). */
 int top_interactive(struct cli *cli, struct top_opts *o, struct mcg_sampler *s);
 
 #endif

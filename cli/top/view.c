@@ -267,9 +267,12 @@ static void draw_table(const struct view_frame *f, int y0, size_t *ret_first, si
 			attron(colours ? COLOR_PAIR(C_SEL) : A_REVERSE);
 		mcg_escape(f->model->flat ? r->path : r->name, esc, sizeof(esc));
 		if (f->model->flat)
-			snprintf(name, sizeof(name), "%s", esc);
+			snprintf(name, sizeof(name), "%s%s",
+				 f->mark && f->mark[f->rows[i]] ? "*" : "", esc);
 		else
-			snprintf(name, sizeof(name), "%*s%s%s", indent, "",
+			snprintf(name, sizeof(name), "%s%*s%s%s",
+				 f->mark && f->mark[f->rows[i]] ? "*" : "",
+				 indent - (f->mark && f->mark[f->rows[i]] && indent ? 1 : 0), "",
 				 has_kids ? (top_model_is_collapsed(f->model, r->id) ? "+ " : "- ") : "",
 				 esc);
 		/* the row as one string (a bar cuts it in two): one curses call per piece */

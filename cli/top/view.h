@@ -22,6 +22,7 @@ struct view_frame {
 	const struct top_model *model;
 	const int *rows;
 	size_t nrows;
+	const unsigned char *mark; /* per row of snap (NULL: none): '*' before the name (replay: an event) */
 	size_t sel;            /* position of the selected row in rows */
 	const char *header[6]; /* NULL-terminated lines above the table */
 	const char *status;    /* bottom line: keys, messages */
