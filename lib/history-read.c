@@ -833,6 +833,16 @@ static struct mcg_snapshot *build(struct mcg_hist_reader *r, const struct mcg_sn
 				mcg_record_set(&row->rec, (enum mcg_key)s->map[b], sl->v[b]);
 	}
 	snap->n_rows = n;
+	/* a subtree's recording starts at depth 0, as the live sampler's walk does */
+	if (n) {
+		int min = snap->rows[0].depth;
+
+		for (j = 1; j < n; j++)
+			if (snap->rows[j].depth < min)
+				min = snap->rows[j].depth;
+		for (j = 0; j < n; j++)
+			snap->rows[j].depth -= min;
+	}
 	free(order);
 	mcg_snapshot_rates(prev, snap);
 	return snap;

@@ -1,0 +1,114 @@
+#!/bin/sh
+# tiers: v1
+# top --replay over a store that record filled while a scratch cgroup's limit went from 64M to
+# 32M: batch mode prints each recorded frame with its own time and the limit the kernel had
+# then; in tmux the view shows the sample's time in the header, n jumps to the set-limit
+# event (status line, '*' on the row), , and . step back and forth across the change, g goes
+# to a time, } to the last sample, and q quits with exit 0.
+set -eu
+. "$MCG_TESTLIB"
+require_cgroups
+
+scratch_new replay
+P=$CG PREL=$CGREL
+echo $((64 * 1024 * 1024)) >"$P/$K_LIMIT"
+scratch_new kid "$P"
+STORE="$MCG_TMP/store"
+"$MEMCGCTL" record --store "$STORE" -d 250ms "$PREL" 2>"$MCG_TMP/rec.err" &
+REC=$!
+echo "$REC" >>"$MCG_CLEAN_PIDS"
+sleep 1.5
+"$MEMCGCTL" set-limit "$PREL" 32M >/dev/null
+assert_eq "limit set" $((32 * 1024 * 1024)) "$(knob "$P" "$K_LIMIT")"
+sleep 1.5
+kill -TERM "$REC" || fail "record died: $(cat "$MCG_TMP/rec.err")"
+wait "$REC"
+
+# the frames' times and the parent's limit in each (from dump)
+"$MEMCGCTL" dump --store "$STORE" --csv "$PREL" >"$MCG_TMP/d.csv"
+awk -F, -v c="$PREL" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$2 == c && $col["event"] == "" { print $1, $col["limit_bytes"] }' "$MCG_TMP/d.csv" >"$MCG_TMP/frames"
+first=$(head -n 1 "$MCG_TMP/frames" | awk '{ print $1 }')
+last=$(tail -n 1 "$MCG_TMP/frames" | awk '{ print $1 }')
+after=$(awk '$2 == 33554432 { print $1; exit }' "$MCG_TMP/frames")
+[ -n "$after" ] || fail "no frame with the new limit"
+assert_le "frames recorded" 8 "$(wc -l <"$MCG_TMP/frames")"
+
+# batch: the first frame, then the first one at or after the change
+"$MEMCGCTL" top -b --replay --store "$STORE" -n 1 >"$MCG_TMP/b1"
+grep -q "^memcgctl top --replay: " "$MCG_TMP/b1" || fail "no replay header: $(head -1 "$MCG_TMP/b1")"
+grep -E "^$PREL +" "$MCG_TMP/b1" | grep -q ' 64M ' || fail "first frame: no 64M: $(cat "$MCG_TMP/b1")"
+ok "batch replay: first frame has the 64M limit"
+"$MEMCGCTL" --json top --replay --store "$STORE" --at "@$((after / 1000000000))" -n 20 >"$MCG_TMP/b2.json"
+got=$(json "select(.timestamp_ns == $after) | .cgroups[] | select(.cgroup == \"$PREL\") | .limit_bytes" \
+	<"$MCG_TMP/b2.json")
+assert_eq "JSON replay: the frame after the change, with its own timestamp_ns" 33554432 "$got"
+
+command -v tmux >/dev/null 2>&1 || skip "tmux is not installed (batch replay passed)"
+sock="memcgctl-test-$$"
+T() { tmux -L "$sock" "$@"; }
+replay_cleanup() {
+	st=$?
+	set +e
+	tmux -L "$sock" kill-server 2>/dev/null
+	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"
+	(exit $st)
+	mcg_cleanup
+}
+trap replay_cleanup EXIT
+T new-session -d -s rp -x 140 -y 40 \
+	"env LANG=C.UTF-8 TERM=screen-256color '$MEMCGCTL' top --replay --store '$STORE'; echo \"exit=\$?\" >'$MCG_TMP/status'; sleep 60"
+T set-option -t rp remain-on-exit on >/dev/null
+screen() { T capture-pane -p -t rp; }
+wait_for() {
+	i=0
+	until screen | grep -qF -- "$1"; do
+		i=$((i + 1))
+		[ $i -gt 50 ] && { screen >&2; fail "the screen never showed '$1'"; }
+		sleep 0.1
+	done
+	ok "screen shows '$1'"
+}
+when() { date -d "@$(($1 / 1000000000))" '+%Y-%m-%d %H:%M:%S %Z'; }
+prow() { screen | grep -A1 '^CGROUP' | tail -1; }
+
+wait_for "memcgctl top --replay - $(when "$first")"
+prow | grep -q ' 64M ' || { screen >&2; fail "first frame: parent row has no 64M"; }
+ok "first frame: 64M"
+# n: the sample with the set-limit event
+T send-keys -t rp n
+wait_for "events: change $PREL set-limit"
+prow | grep -q '^\*' || { screen >&2; fail "the event's row is not marked"; }
+prow | grep -q ' 32M ' || { screen >&2; fail "event frame: no 32M"; }
+ok "event frame: marked row with 32M"
+# , steps back before the change, . forward again
+T send-keys -t rp ,
+i=0
+until prow | grep -q ' 64M '; do
+	i=$((i + 1)); [ $i -gt 50 ] && { screen >&2; fail ", did not step back to 64M"; }; sleep 0.1
+done
+ok ", steps back to the 64M sample"
+T send-keys -t rp .
+i=0
+until prow | grep -q ' 32M '; do
+	i=$((i + 1)); [ $i -gt 50 ] && { screen >&2; fail ". did not step to 32M"; }; sleep 0.1
+done
+ok ". steps to the 32M sample"
+# } goes to the last sample; g to a time
+T send-keys -t rp '}'
+wait_for "memcgctl top --replay - $(when "$last")"
+T send-keys -t rp g
+wait_for "go to"
+T send-keys -t rp "@$((first / 1000000000))" Enter
+wait_for "memcgctl top --replay - $(when "$first")"
+# actions are refused on the past
+T send-keys -t rp L
+wait_for "replay: the recorded past cannot be changed"
+assert_eq "limit untouched by the replay" $((32 * 1024 * 1024)) "$(knob "$P" "$K_LIMIT")"
+T send-keys -t rp q
+i=0
+until [ -s "$MCG_TMP/status" ]; do
+	i=$((i + 1)); [ $i -gt 50 ] && fail "top --replay did not quit"; sleep 0.1
+done
+assert_eq "top --replay exit status" "exit=0" "$(cat "$MCG_TMP/status")"
+assert_eq "alternate screen left" 0 "$(T display -p -t rp '#{alternate_on}')"
