@@ -106,7 +106,7 @@ static const struct argp record_argp = {
 	"events between samples: cgroups created and removed, OOM kills, max and high events "
 	"(v1: failcnt), dirty verdict changes and every change memcgctl made (set-limit, empty, "
 	"async-reclaim). Runs in the foreground until SIGTERM or SIGINT (the last frame is "
-	"flushed, exit 0). Read the store with 'memcgctl dump'.",
+	"flushed, exit 0). Read the store with 'memcgctl dump' and 'memcgctl top --replay'.",
 	cli_common_children, NULL, NULL,
 };
 
