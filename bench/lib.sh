@@ -28,7 +28,9 @@ bench_setup() {
 }
 
 bench_libs() {
-	pkg-config --cflags --libs libnl-genl-3.0 libcgroup libsystemd libzstd
+	# libsystemd: headers only (lib/sd-dl.c loads it with dlopen())
+	pkg-config --cflags libsystemd
+	pkg-config --cflags --libs libnl-genl-3.0 libcgroup libzstd
 }
 
 bench_cleanup() {

@@ -25,8 +25,9 @@ out=$(cd "$out" && pwd)
 exec 9>"$out/.build.lock"
 flock 9
 
-pkgs="libcgroup libnl-3.0 libnl-genl-3.0 libsystemd libzstd"
-pc_cflags=$(pkg-config --cflags $pkgs)
+pkgs="libcgroup libnl-3.0 libnl-genl-3.0 libzstd"
+# libsystemd: headers only (lib/sd-dl.c loads it with dlopen())
+pc_cflags=$(pkg-config --cflags $pkgs libsystemd)
 pc_libs=$(pkg-config --libs $pkgs)
 warn="-Wall -Wextra -Wformat=2 -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wpointer-arith \
 -Wwrite-strings -Wundef -Wvla -Wimplicit-fallthrough -Wno-unused-parameter"
