@@ -444,6 +444,10 @@ static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
 			goto out;
 		}
 	}
+	/* for the recorder (memcgctl record): who enabled what, once it is done */
+	mcg_hist_note(mcg_group_ctx(g), "async-reclaim enable", c.path, "high %llu low %llu batch %u%s",
+		      (unsigned long long)high, (unsigned long long)low, c.batch,
+		      persist ? " persistent" : "");
 	if (cli->json) {
 		jw_open_object(stdout, NULL);
 		jw_timestamp(stdout);
@@ -532,6 +536,7 @@ static int do_disable(struct cli *cli, struct ar_args *a, const char *statedir)
 		free(name);
 		return EXIT_FAILURE;
 	}
+	mcg_hist_note(ctx, "async-reclaim disable", path, "%s", k == 0 ? "kept configuration removed" : "");
 	if (cli->json) {
 		jw_open_object(stdout, NULL);
 		jw_timestamp(stdout);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -102,6 +103,7 @@ struct mcg_sampler {
 	size_t nasync;
 	int topfd;        /* the sampled group's directory (O_PATH), kept */
 	bool warned_deep; /* the MCG_WALK_MAX_DEPTH warning was given */
+	size_t kept, fd_budget; /* file descriptors kept, and how many may be */
 	struct mcg_keyset prune; /* below a row where all of these read 0, nothing is read */
 	bool creating;           /* in mcg_sampler_new(): the top's children only */
 	char **keep;             /* paths read whatever the pruning (sorted) */
@@ -176,13 +178,15 @@ static int open_dir(struct mcg_sampler *s, const struct node *n)
 	return fd;
 }
 
-static void node_close_files(struct node *n)
+static void node_close_files(struct mcg_sampler *s, struct node *n)
 {
 	unsigned i;
 
 	for (i = 0; i < F_MAX; i++) {
-		if (n->fd[i] >= 0)
+		if (n->fd[i] >= 0) {
 			close(n->fd[i]);
+			s->kept--;
+		}
 		n->fd[i] = FD_ABSENT;
 	}
 }
@@ -198,7 +202,7 @@ static void node_free(struct mcg_sampler *s, struct node *n)
 	free(n->kids);
 	if (n->wd >= 0 && s->ifd >= 0)
 		inotify_rm_watch(s->ifd, n->wd);
-	node_close_files(n);
+	node_close_files(s, n);
 	if (n->dfd >= 0)
 		close(n->dfd);
 	free(n->det_v);
@@ -214,20 +218,29 @@ static const char *slot_name(const struct mcg_sampler *s, unsigned f)
 	return f < s->plan.nf ? s->plan.f[f].name : NULL;
 }
 
+/*
+ * Slot F's file under DFD, kept; FD_REOPEN (opened at each read) once the
+ * sampler keeps fd_budget descriptors, which leaves the process room for the
+ * rest of its work (the history store, sockets, a child's pipes).
+ */
 static int open_one(struct mcg_sampler *s, int dfd, unsigned f)
 {
 	int fd;
 
-	if (f < s->plan.nf)
-		return mcg__plan_open(&s->plan, f, dfd);
-	if (f != F_PROCS)
-		return FD_ABSENT;
-	fd = openat(dfd, slot_name(s, f), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0)
-		return fd;
-	if (errno == EMFILE || errno == ENFILE)
+	if (s->kept >= s->fd_budget)
 		return FD_REOPEN;
-	return FD_ABSENT;
+	if (f < s->plan.nf) {
+		fd = mcg__plan_open(&s->plan, f, dfd);
+	} else if (f != F_PROCS) {
+		return FD_ABSENT;
+	} else {
+		fd = openat(dfd, slot_name(s, f), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return errno == EMFILE || errno == ENFILE ? FD_REOPEN : FD_ABSENT;
+	}
+	if (fd >= 0)
+		s->kept++;
+	return fd;
 }
 
 /* A watch on the directory DFD: through /proc/self/fd, which names it at any depth. */
@@ -311,6 +324,13 @@ static struct node *node_new(struct mcg_sampler *s, struct node *parent, const c
 	else if (dfd >= 0)
 		n->dfd = dfd;
 	if (dfd < 0) {
+		/* out of descriptors even for a moment: a node to look at again, not a gone one */
+		if (errno == EMFILE || errno == ENFILE) {
+			for (i = 0; i < F_MAX; i++)
+				n->fd[i] = FD_UNSET;
+			n->rescan = true;
+			return n;
+		}
 		n->gone = true;
 		return n;
 	}
@@ -358,7 +378,11 @@ static int node_rescan(struct mcg_sampler *s, struct node *n)
 	n->rescan = false;
 	dfd = open_dir(s, n);
 	if (dfd < 0) {
-		n->gone = true;
+		/* out of descriptors is not a removed cgroup: listed again at the next sample */
+		if (errno == EMFILE || errno == ENFILE)
+			n->rescan = true;
+		else
+			n->gone = true;
 		return 0;
 	}
 	d = fdopendir(dfd);
@@ -641,18 +665,18 @@ static int sampler_plan(struct mcg_sampler *s)
 	return 0;
 }
 
-static void node_replan(struct node *n)
+static void node_replan(struct mcg_sampler *s, struct node *n)
 {
 	size_t i;
 
-	node_close_files(n);
+	node_close_files(s, n);
 	for (i = 0; i < F_MAX; i++)
 		n->fd[i] = FD_UNSET;
 	n->cached = 0;
 	free(n->det_v);
 	n->det_v = NULL;
 	for (i = 0; i < n->nkids; i++)
-		node_replan(n->kids[i]);
+		node_replan(s, n->kids[i]);
 }
 
 int mcg_sampler_set_keys(struct mcg_sampler *s, const struct mcg_keyset *keys)
@@ -671,8 +695,25 @@ int mcg_sampler_set_keys(struct mcg_sampler *s, const struct mcg_keyset *keys)
 		return r;
 	}
 	if (s->top)
-		node_replan(s->top);
+		node_replan(s, s->top);
 	return 0;
+}
+
+/*
+ * How many file descriptors the sampler may keep: RLIMIT_NOFILE less
+ * FD_HEADROOM for everything else the process opens (a directory per cgroup
+ * is kept too, so a tree of N cgroups needs about N more).
+ */
+#define FD_HEADROOM 1024
+
+static size_t fd_budget(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return SIZE_MAX;
+	return rl.rlim_cur > 2 * FD_HEADROOM ? (size_t)(rl.rlim_cur - FD_HEADROOM)
+					       : (size_t)rl.rlim_cur / 2;
 }
 
 int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned flags, struct mcg_sampler **ret)
@@ -691,6 +732,7 @@ int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned flags, struc
 	}
 	s->topfd = -1;
 	s->ctx = ctx;
+	s->fd_budget = fd_budget();
 	s->flags = flags;
 	s->version = mcg_ctx_version(ctx);
 	mcg_sampler_default_keys(&s->keys);
@@ -882,7 +924,10 @@ static ssize_t node_read(struct mcg_sampler *s, struct node *n, unsigned f)
 		/* openat() takes the kept O_PATH directory descriptor as it is */
 		int dfd = n->dfd >= 0 ? n->dfd : node_path_fd(s, n);
 
-		n->fd[f] = dfd < 0 ? FD_ABSENT : open_one(s, dfd, f);
+		/* no directory now because of EMFILE: open and close at each read instead */
+		n->fd[f] = dfd >= 0			      ? open_one(s, dfd, f)
+			   : errno == EMFILE || errno == ENFILE ? FD_REOPEN
+								: FD_ABSENT;
 		if (dfd >= 0 && dfd != n->dfd)
 			close(dfd);
 	}
