@@ -93,6 +93,13 @@ struct daemon {
 	int epfd, ifd, sfd, pidfd;
 	sigset_t stop; /* read through sfd */
 	bool rescan_due;
+	/*
+	 * Kept configurations (/etc/memcgctl) whose cgroups do not exist yet
+	 * (units started after the daemon at boot): the state directory is
+	 * listed again every KEPT_RESCAN_NS while there are any.
+	 */
+	int kept_waiting;
+	uint64_t kept_next_ns;
 	char **bad, **bad_new; /* corrupt files logged at the last rescan (logged once) */
 	size_t nbad, nbad_new;
 	struct cg **cgs;
@@ -601,6 +608,7 @@ static void spend(struct daemon *d, struct cg *c, uint64_t cpu0)
 static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 {
 	uint64_t ps = (uint64_t)mcg_page_size(), now = rd_now_ns(), cpu0, wait;
+	uint64_t reclaimed0 = c->st.reclaimed, usage0 = usage;
 	struct mcg_reclaimer *rc = NULL;
 	struct mcg_txn *t = NULL;
 	int r;
@@ -751,6 +759,11 @@ static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 	spend(d, c, cpu0);
 	c->st.usage = usage;
 	c->stats_dirty = true;
+	/* for the recorder (memcgctl record): what this burst did */
+	if (c->st.reclaimed > reclaimed0)
+		mcg_hist_note(d->ctx, "reclaimd", c->conf.path, "burst: reclaimed %llu bytes, usage %llu -> %llu",
+			      (unsigned long long)(c->st.reclaimed - reclaimed0),
+			      (unsigned long long)usage0, (unsigned long long)usage);
 	if (r >= 0) {
 		thrash_check(d, c);
 		if (c->st.state == MCG_ASYNC_RECLAIMING)
@@ -964,6 +977,8 @@ static void drop_gone(struct daemon *d)
 }
 
 /* Bring the served set in line with the enable files. */
+#define KEPT_RESCAN_NS NSEC
+
 static int rescan(struct daemon *d)
 {
 	struct mcg_async_conf *confs;
@@ -971,6 +986,11 @@ static int rescan(struct daemon *d)
 	int r;
 
 	d->rescan_due = false;
+	/* only the default state directory serves the kept configurations */
+	d->kept_waiting = !strcmp(d->statedir, MCG_ASYNC_DEFAULT_STATEDIR)
+				  ? mcg_async_kept_waiting(NULL)
+				  : 0;
+	d->kept_next_ns = rd_now_ns() + KEPT_RESCAN_NS;
 	d->bad_new = NULL;
 	d->nbad_new = 0;
 	r = mcg__async_list_at(&d->dir, &confs, &n, log_bad, d);
@@ -1178,6 +1198,8 @@ static int serve(struct daemon *d, unsigned flags)
 			if (c->stats_dirty && c->stats_written_ns + STATS_EVERY_NS < next)
 				next = c->stats_written_ns + STATS_EVERY_NS;
 		}
+		if (d->kept_waiting > 0 && d->kept_next_ns < next)
+			next = d->kept_next_ns;
 		/* nanoseconds: the poll timer may be 1 ms, a millisecond timeout would double it */
 		ts.tv_sec = next <= now ? 0 : (time_t)((next - now) / NSEC);
 		ts.tv_nsec = next <= now ? 0 : (long)((next - now) % NSEC);
@@ -1226,6 +1248,8 @@ static int serve(struct daemon *d, unsigned flags)
 			}
 		}
 		drop_gone(d);
+		if (d->kept_waiting > 0 && rd_now_ns() >= d->kept_next_ns)
+			need_rescan = true; /* a kept cgroup may have appeared (a unit started) */
 		if (need_rescan || d->rescan_due) {
 			r = rescan(d);
 			if (r < 0)

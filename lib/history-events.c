@@ -148,6 +148,9 @@ int mcg_hist_note(struct mcg_ctx *ctx, const char *op, const char *cgroup, const
 
 	if (!ctx || mcg__rundir_fd(ctx, false, &dirfd) < 0)
 		return 0; /* no run directory: no recorder */
+	/* no spool: no recorder, and nothing more to do (one system call per change) */
+	if (fstatat(dirfd, MCG_HIST_SPOOL, &st2, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
 	va_start(ap, fmt);
 	vsnprintf(detail, sizeof(detail), fmt, ap);
 	va_end(ap);
