@@ -59,9 +59,12 @@ bool rd_stop_pending(const sigset_t *set)
 	return false;
 }
 
+#define PIDFILE_RETRY_MS 200
+
 int rd_pidfile_lock(int dirfd)
 {
 	char buf[32];
+	int i;
 	int fd = mcg__openat_file(dirfd, PIDFILE, O_RDWR | O_CREAT, 0644);
 
 	if (fd == -MCG_E_UNTRUSTED && unlinkat(dirfd, PIDFILE, 0) == 0)
@@ -69,11 +72,23 @@ int rd_pidfile_lock(int dirfd)
 		fd = mcg__openat_file(dirfd, PIDFILE, O_RDWR | O_CREAT | O_EXCL, 0644);
 	if (fd < 0)
 		return fd;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+	/*
+	 * Another daemon holds the lock for as long as it runs; 'async-reclaim
+	 * status' and enable's wait for a starting daemon (mcg_reclaimd_info)
+	 * hold it shared for a moment to see whether one does. So a refusal is
+	 * tried again for PIDFILE_RETRY_MS before this daemon gives way: losing
+	 * that race made enable wait for a daemon that had exited (seen under
+	 * load, and in the TCG guest).
+	 */
+	for (i = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; i++) {
+		struct timespec ts = {0, 2 * 1000 * 1000};
 		int e = errno;
 
-		close(fd);
-		return e == EWOULDBLOCK ? -MCG_E_LOCKED : -e;
+		if (e != EWOULDBLOCK || i >= PIDFILE_RETRY_MS / 2) {
+			close(fd);
+			return e == EWOULDBLOCK ? -MCG_E_LOCKED : -e;
+		}
+		nanosleep(&ts, NULL);
 	}
 	/* one fixed-size write: a reader never sees an empty file (no truncate) */
 	snprintf(buf, sizeof(buf), "%-15d\n", (int)getpid());
