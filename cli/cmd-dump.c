@@ -171,30 +171,8 @@ static void json_event(const struct mcg_hist_event *e)
 /* The system-wide values, as top --json prints them. */
 static void json_global(const struct mcg_sample_global *g)
 {
-	static const char *const gnames[MCG_G__COUNT] = {
-		"mem_total_bytes", "mem_available_bytes", "mem_free_bytes", "dirty_bytes",
-		"writeback_bytes", "dirty_threshold_bytes", "dirty_background_threshold_bytes",
-		"pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd", "pgsteal_direct"};
-	unsigned c;
-
 	jw_open_object(stdout, "global");
-	for (c = 0; c < MCG_G_PGSCAN_KSWAPD; c++)
-		if ((g->valid >> c) & 1)
-			jw_u64(stdout, gnames[c], g->v[c]);
-	jw_open_object(stdout, "counters");
-	for (c = MCG_G_PGSCAN_KSWAPD; c <= MCG_G_PGSTEAL_DIRECT; c++)
-		if ((g->valid >> c) & 1)
-			jw_u64(stdout, gnames[c], g->v[c]);
-	jw_close_object(stdout);
-	jw_open_object(stdout, "per_second");
-	for (c = MCG_G_PGSCAN_KSWAPD; c <= MCG_G_PGSTEAL_DIRECT; c++)
-		if ((g->rate_valid >> c) & 1)
-			jw_double(stdout, gnames[c], g->rate[c]);
-	jw_close_object(stdout);
-	if (g->psi_some_valid)
-		jw_double(stdout, "psi_some_percent", g->psi_some_avg10);
-	if (g->psi_full_valid)
-		jw_double(stdout, "psi_full_percent", g->psi_full_avg10);
+	jw_sample_global(stdout, g);
 	jw_close_object(stdout);
 }
 

@@ -351,13 +351,8 @@ static void json_counters(const struct mcg_sample_row *r)
 static int print_json(const struct mcg_snapshot *s, const struct top_opts *o)
 {
 	const struct mcg_sample_global *g = &s->global;
-	static const char *const gnames[MCG_G__COUNT] = {
-		"mem_total_bytes", "mem_available_bytes", "mem_free_bytes", "dirty_bytes",
-		"writeback_bytes", "dirty_threshold_bytes", "dirty_background_threshold_bytes",
-		"pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd", "pgsteal_direct"};
 	struct out_table *t;
 	size_t i;
-	unsigned c;
 	int status, *idx;
 
 	t = out_table_new(top_out_cols(), TOP_COL__COUNT, s->version, &status);
@@ -373,23 +368,7 @@ static int print_json(const struct mcg_snapshot *s, const struct top_opts *o)
 	jw_u64(stdout, "version", (uint64_t)s->version);
 	jw_u64(stdout, "interval_ns", (uint64_t)(s->interval * 1e9 + 0.5));
 	jw_open_object(stdout, "global");
-	for (c = 0; c < MCG_G_PGSCAN_KSWAPD; c++)
-		if ((g->valid >> c) & 1)
-			jw_u64(stdout, gnames[c], g->v[c]);
-	jw_open_object(stdout, "counters");
-	for (c = MCG_G_PGSCAN_KSWAPD; c <= MCG_G_PGSTEAL_DIRECT; c++)
-		if ((g->valid >> c) & 1)
-			jw_u64(stdout, gnames[c], g->v[c]);
-	jw_close_object(stdout);
-	jw_open_object(stdout, "per_second");
-	for (c = MCG_G_PGSCAN_KSWAPD; c <= MCG_G_PGSTEAL_DIRECT; c++)
-		if ((g->rate_valid >> c) & 1)
-			jw_double(stdout, gnames[c], g->rate[c]);
-	jw_close_object(stdout);
-	if (g->psi_some_valid)
-		jw_double(stdout, "psi_some_percent", g->psi_some_avg10);
-	if (g->psi_full_valid)
-		jw_double(stdout, "psi_full_percent", g->psi_full_avg10);
+	jw_sample_global(stdout, g);
 	if (g->delayacct >= 0)
 		jw_bool(stdout, "delayacct", g->delayacct == 1);
 	jw_bool(stdout, "stall_measured", s->taskstats);

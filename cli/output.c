@@ -381,6 +381,33 @@ uint64_t out_realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+void jw_sample_global(FILE *f, const struct mcg_sample_global *g)
+{
+	static const char *const names[MCG_G__COUNT] = {
+		"mem_total_bytes", "mem_available_bytes", "mem_free_bytes", "dirty_bytes",
+		"writeback_bytes", "dirty_threshold_bytes", "dirty_background_threshold_bytes",
+		"pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd", "pgsteal_direct"};
+	unsigned c;
+
+	for (c = 0; c < MCG_G_PGSCAN_KSWAPD; c++)
+		if ((g->valid >> c) & 1)
+			jw_u64(f, names[c], g->v[c]);
+	jw_open_object(f, "counters");
+	for (c = MCG_G_PGSCAN_KSWAPD; c <= MCG_G_PGSTEAL_DIRECT; c++)
+		if ((g->valid >> c) & 1)
+			jw_u64(f, names[c], g->v[c]);
+	jw_close_object(f);
+	jw_open_object(f, "per_second");
+	for (c = MCG_G_PGSCAN_KSWAPD; c <= MCG_G_PGSTEAL_DIRECT; c++)
+		if ((g->rate_valid >> c) & 1)
+			jw_double(f, names[c], g->rate[c]);
+	jw_close_object(f);
+	if (g->psi_some_valid)
+		jw_double(f, "psi_some_percent", g->psi_some_avg10);
+	if (g->psi_full_valid)
+		jw_double(f, "psi_full_percent", g->psi_full_avg10);
+}
+
 void jw_timestamp(FILE *f)
 {
 	jw_u64(f, "timestamp_ns", out_realtime_ns());

@@ -30,6 +30,9 @@ void jw_size(FILE *f, const char *key, uint64_t v, bool valid);
 void jw_bytes(FILE *f, const char *key, uint64_t v, bool valid);
 /* "timestamp_ns": CLOCK_REALTIME now, in ns since the epoch. */
 void jw_timestamp(FILE *f);
+/* The members of top --json's "global" object (dump --json prints the same). */
+struct mcg_sample_global;
+void jw_sample_global(FILE *f, const struct mcg_sample_global *g);
 uint64_t out_realtime_ns(void);
 /* End of a top-level document: newline and state reset. */
 void jw_end(FILE *f);
