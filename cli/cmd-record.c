@@ -209,31 +209,6 @@ static char *own(struct evlist *l, const char *s)
 	return d;
 }
 
-static int cmp_row_id(const void *a, const void *b)
-{
-	uint64_t x = (*(const struct mcg_sample_row *const *)a)->id;
-	uint64_t y = (*(const struct mcg_sample_row *const *)b)->id;
-
-	return x < y ? -1 : x > y;
-}
-
-static const struct mcg_sample_row *find_id(const struct mcg_sample_row **idx, size_t n, uint64_t id)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (idx[mid]->id == id)
-			return idx[mid];
-		if (idx[mid]->id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
 /* The kernel's events that become history events: the counter and what it is called. */
 static const struct {
 	enum mcg_key k;
@@ -275,25 +250,19 @@ static void diff(struct recorder *rc, const struct mcg_snapshot *prev,
 	size_t i, j, n = 0;
 
 	if (prev) {
-		pidx = malloc((prev->n_rows ? prev->n_rows : 1) * sizeof(*pidx));
-		cidx = malloc((cur->n_rows ? cur->n_rows : 1) * sizeof(*cidx));
+		pidx = mcg_snapshot_index(prev);
+		cidx = mcg_snapshot_index(cur);
 		if (!pidx || !cidx)
 			goto out;
 		for (i = 0; i < prev->n_rows; i++)
-			pidx[i] = &prev->rows[i];
-		for (i = 0; i < cur->n_rows; i++)
-			cidx[i] = &cur->rows[i];
-		qsort(pidx, prev->n_rows, sizeof(*pidx), cmp_row_id);
-		qsort(cidx, cur->n_rows, sizeof(*cidx), cmp_row_id);
-		for (i = 0; i < prev->n_rows; i++)
-			if (!find_id(cidx, cur->n_rows, prev->rows[i].id))
+			if (!mcg_snapshot_find(cur, cidx, prev->rows[i].id))
 				ev_add(l, MCG_HEV_REMOVED, own(l, prev->rows[i].path), t);
 	}
 	rc->dirty_ok = mcg_dirty_global_read(rc->ctx, &g) == 0;
 	nd = calloc(cur->n_rows ? cur->n_rows : 1, sizeof(*nd));
 	for (i = 0; i < cur->n_rows; i++) {
 		const struct mcg_sample_row *r = &cur->rows[i];
-		const struct mcg_sample_row *p = prev ? find_id(pidx, prev->n_rows, r->id) : NULL;
+		const struct mcg_sample_row *p = prev ? mcg_snapshot_find(prev, pidx, r->id) : NULL;
 		struct mcg_dirty_cg dc;
 
 		if (prev && !p)

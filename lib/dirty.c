@@ -521,39 +521,11 @@ static int set_keep(struct mcg_dirty_sampler *s)
 	return r;
 }
 
-static const struct mcg_snapshot *sort_snap; /* qsort's comparator has no user data */
-
-static int cmp_row_id(const void *a, const void *b)
-{
-	uint64_t x = sort_snap->rows[*(const size_t *)a].id, y = sort_snap->rows[*(const size_t *)b].id;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The row with ID in SNAP through BY_ID (row numbers sorted by id), -1. */
-static ssize_t row_by_id(const struct mcg_snapshot *snap, const size_t *by_id, uint64_t id)
-{
-	size_t lo = 0, hi = snap->n_rows;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		uint64_t rid = snap->rows[by_id[mid]].id;
-
-		if (rid == id)
-			return (ssize_t)by_id[mid];
-		if (rid < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
 static int sample(struct mcg_dirty_sampler *s)
 {
+	const struct mcg_sample_row **by_id, *row;
 	struct mcg_snapshot *snap;
-	size_t i, r, *by_id;
-	bool sorted = true;
+	size_t i, r;
 	int e;
 
 	if (s->keep_changed && (e = set_keep(s)) < 0)
@@ -564,21 +536,14 @@ static int sample(struct mcg_dirty_sampler *s)
 	mcg_snapshot_unref(s->snap);
 	s->snap = snap;
 	/* the rows of the nodes by the sampler's id (stable while the cgroup lives) */
-	by_id = malloc((snap->n_rows + 1) * sizeof(*by_id));
+	by_id = mcg_snapshot_index(snap);
 	if (!by_id)
 		return -ENOMEM;
-	for (i = 0; i < snap->n_rows; i++) {
-		by_id[i] = i;
-		if (i && snap->rows[i].id < snap->rows[i - 1].id)
-			sorted = false;
-	}
-	sort_snap = snap;
-	if (!sorted)
-		qsort(by_id, snap->n_rows, sizeof(*by_id), cmp_row_id);
 	for (i = 0; i < s->nn; i++) {
 		struct dnode *n = &s->n[i];
 
-		n->row = n->id ? row_by_id(snap, by_id, n->id) : -1;
+		row = n->id ? mcg_snapshot_find(snap, by_id, n->id) : NULL;
+		n->row = row ? row - snap->rows : -1;
 		if (n->row >= 0 || !n->explicit)
 			continue;
 		/* a named cgroup first seen, or re-created (a new id): by its path */

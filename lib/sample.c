@@ -1554,12 +1554,31 @@ static int cmp_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static const struct mcg_sample_row *find_prev(const struct mcg_sample_row *const *idx, size_t n,
-					      uint64_t id)
+const struct mcg_sample_row **mcg_snapshot_index(const struct mcg_snapshot *snap)
 {
-	size_t lo = 0, hi = n;
+	const struct mcg_sample_row **idx = malloc((snap->n_rows ? snap->n_rows : 1) * sizeof(*idx));
+	bool sorted = true;
+	size_t i;
 
-	while (lo < hi) {
+	if (!idx)
+		return NULL;
+	for (i = 0; i < snap->n_rows; i++) {
+		idx[i] = &snap->rows[i];
+		if (i && idx[i]->id < idx[i - 1]->id)
+			sorted = false;
+	}
+	/* a sampler's rows are in pre-order, which is id order unless a cgroup was made again */
+	if (!sorted)
+		qsort(idx, snap->n_rows, sizeof(*idx), cmp_id);
+	return idx;
+}
+
+const struct mcg_sample_row *mcg_snapshot_find(const struct mcg_snapshot *snap,
+					       const struct mcg_sample_row *const *idx, uint64_t id)
+{
+	size_t lo = 0, hi = snap->n_rows;
+
+	while (idx && lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
 		if (idx[mid]->id == id)
@@ -1578,24 +1597,15 @@ void mcg_snapshot_rates(const struct mcg_snapshot *prev, struct mcg_snapshot *cu
 	double dt = 0;
 	size_t i, w;
 	unsigned c;
-	bool sorted = true;
 
 	if (prev && cur->mono_ns > prev->mono_ns)
 		dt = (double)(cur->mono_ns - prev->mono_ns) / 1e9;
 	cur->interval = dt;
-	if (prev && prev->n_rows) {
-		idx = malloc(prev->n_rows * sizeof(*idx));
-		for (i = 0; idx && i < prev->n_rows; i++) {
-			idx[i] = &prev->rows[i];
-			if (i && idx[i]->id < idx[i - 1]->id)
-				sorted = false;
-		}
-		if (idx && !sorted)
-			qsort(idx, prev->n_rows, sizeof(*idx), cmp_id);
-	}
+	if (prev && prev->n_rows)
+		idx = mcg_snapshot_index(prev);
 	for (i = 0; i < cur->n_rows; i++) {
 		struct mcg_sample_row *r = &cur->rows[i];
-		const struct mcg_sample_row *p = idx ? find_prev(idx, prev->n_rows, r->id) : NULL;
+		const struct mcg_sample_row *p = idx ? mcg_snapshot_find(prev, idx, r->id) : NULL;
 		struct mcg_keyset both = {{0}};
 
 		memset(&r->rate_valid, 0, sizeof(r->rate_valid));

@@ -164,6 +164,15 @@ MCG_EXPORT void mcg_snapshot_unref(struct mcg_snapshot *snap);
  * that interval; its since-start count continues from the new value.
  */
 MCG_EXPORT void mcg_snapshot_rates(const struct mcg_snapshot *prev, struct mcg_snapshot *cur);
+/*
+ * Rows of SNAP by identity: mcg_snapshot_index() orders them by id (free()
+ * the array; NULL without memory), mcg_snapshot_find() finds the row with ID
+ * through it, or NULL (also with a NULL index).
+ */
+MCG_EXPORT const struct mcg_sample_row **mcg_snapshot_index(const struct mcg_snapshot *snap);
+MCG_EXPORT const struct mcg_sample_row *mcg_snapshot_find(const struct mcg_snapshot *snap,
+							  const struct mcg_sample_row *const *idx,
+							  uint64_t id);
 
 /* ---- taskstats (generic netlink): direct-reclaim delay per task ---- */
 struct mcg_taskstats;
