@@ -372,29 +372,6 @@ static void print_text(struct dump *d, const struct mcg_hist_frame *f)
 
 /* ---- OpenMetrics: each family's samples together, so they wait in a temporary file ---- */
 
-static void om_name(enum mcg_key k, char *buf, size_t len)
-{
-	const struct mcg_key_desc *d = mcg_key_desc(k);
-	const char *unit = "";
-
-	switch (d->unit) {
-	case MCG_UNIT_BYTES:
-		unit = "_bytes";
-		break;
-	case MCG_UNIT_PAGES:
-		unit = "_pages";
-		break;
-	case MCG_UNIT_US:
-	case MCG_UNIT_NS:
-		unit = "_seconds";
-		break;
-	default:
-		break;
-	}
-	snprintf(buf, len, "memcgctl_%s%s%s", d->name, unit,
-		 d->kind == MCG_KIND_COUNTER ? "_total" : "");
-}
-
 static void om_value(FILE *f, const struct mcg_key_desc *d, uint64_t v)
 {
 	if (d->unit == MCG_UNIT_US)
@@ -437,7 +414,7 @@ static int print_om(struct dump *d, const struct mcg_hist_frame *f)
 				free(labels);
 				return -errno;
 			}
-			om_name(k, name, sizeof(name));
+			mcg_om_metric_name(k, name, sizeof(name));
 			fprintf(d->fam[k], "%s{%s} ", name, labels);
 			om_value(d->fam[k], kd, r->rec.v[k]);
 			fprintf(d->fam[k], " %llu.%03llu\n",
@@ -460,7 +437,7 @@ static int om_finish(struct dump *d)
 
 		if (!d->fam[k])
 			continue;
-		om_name(k, name, sizeof(name));
+		mcg_om_metric_name(k, name, sizeof(name));
 		if (kd->kind == MCG_KIND_COUNTER)
 			name[strlen(name) - 6] = '\0'; /* the family has no _total */
 		printf("# TYPE %s %s\n", name, kd->kind == MCG_KIND_COUNTER ? "counter" : "gauge");

@@ -185,31 +185,6 @@ static void ob_printf(struct obuf *b, const char *fmt, ...)
 	b->n += (size_t)n;
 }
 
-/* The metric name of K: memcgctl_pgscan_total, memcgctl_psi_some_seconds_total */
-static void metric_name(enum mcg_key k, char *buf, size_t len)
-{
-	const struct mcg_key_desc *d = mcg_key_desc(k);
-	const char *unit = "";
-
-	switch (d->unit) {
-	case MCG_UNIT_BYTES:
-		unit = "_bytes";
-		break;
-	case MCG_UNIT_PAGES:
-		unit = "_pages";
-		break;
-	case MCG_UNIT_US:
-	case MCG_UNIT_NS:
-		unit = "_seconds";
-		break;
-	case MCG_UNIT_EVENTS:
-	case MCG_UNIT_NUMBER:
-		break;
-	}
-	snprintf(buf, len, "memcgctl_%s%s%s", d->name, unit,
-		 d->kind == MCG_KIND_COUNTER ? "_total" : "");
-}
-
 static void help_source(struct obuf *f, const struct mcg_key_desc *d, int v)
 {
 	ob_printf(f, "v%d %s%s%s", v + 1, d->file[v], d->key[v] ? " " : "",
@@ -623,7 +598,7 @@ static void render(const struct ex_set *s, unsigned fams, struct obuf *f)
 
 		if (!(fams & (1u << key_family(k))))
 			continue;
-		metric_name(k, name, sizeof(name));
+		mcg_om_metric_name(k, name, sizeof(name));
 		nl = strlen(name);
 		for (i = 0; i < s->n; i++) {
 			const struct mcg_record *r = s->rows[i].rec;

@@ -90,3 +90,27 @@ char *mcg_om_cgroup_labels(const char *path, bool unit)
 	free(value);
 	return ret;
 }
+
+void mcg_om_metric_name(enum mcg_key k, char *buf, size_t len)
+{
+	const struct mcg_key_desc *d = mcg_key_desc(k);
+	const char *unit = "";
+
+	switch (d->unit) {
+	case MCG_UNIT_BYTES:
+		unit = "_bytes";
+		break;
+	case MCG_UNIT_PAGES:
+		unit = "_pages";
+		break;
+	case MCG_UNIT_US:
+	case MCG_UNIT_NS:
+		unit = "_seconds";
+		break;
+	case MCG_UNIT_EVENTS:
+	case MCG_UNIT_NUMBER:
+		break;
+	}
+	snprintf(buf, len, "memcgctl_%s%s%s", d->name, unit,
+		 d->kind == MCG_KIND_COUNTER ? "_total" : "");
+}

@@ -179,6 +179,22 @@ static void test_cgroup_labels(void **state)
 	}
 }
 
+/* Metric names from the counter table: base units, _total for counters. */
+static void test_metric_name(void **state)
+{
+	char b[128];
+
+	(void)state;
+	mcg_om_metric_name(MCG_K_USAGE, b, sizeof(b));
+	assert_string_equal(b, "memcgctl_usage_bytes");
+	mcg_om_metric_name(MCG_K_PGSCAN, b, sizeof(b));
+	assert_string_equal(b, "memcgctl_pgscan_total");
+	mcg_om_metric_name(MCG_K_PSI_SOME, b, sizeof(b));
+	assert_string_equal(b, "memcgctl_psi_some_seconds_total");
+	mcg_om_metric_name(MCG_K_OOM_GROUP, b, sizeof(b));
+	assert_string_equal(b, "memcgctl_oom_group");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +203,7 @@ int main(void)
 		cmocka_unit_test(test_label),
 		cmocka_unit_test(test_label_distinct),
 		cmocka_unit_test(test_cgroup_labels),
+		cmocka_unit_test(test_metric_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,4 +35,11 @@ MCG_EXPORT char *mcg_om_label_dup(const char *path);
  */
 MCG_EXPORT char *mcg_om_cgroup_labels(const char *path, bool unit);
 
+/*
+ * The metric name of counter K into BUF: memcgctl_ + its base name + the
+ * base unit (_bytes, _pages; microseconds and nanoseconds as _seconds) +
+ * _total for a counter: memcgctl_pgscan_total, memcgctl_psi_some_seconds_total.
+ */
+MCG_EXPORT void mcg_om_metric_name(enum mcg_key k, char *buf, size_t len);
+
 #endif
