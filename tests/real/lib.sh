@@ -168,3 +168,34 @@ assert_status() {
 	[ "$got" = "$want" ] || fail "$what: exit $got, expected $want (stderr: $LAST_ERR)"
 	ok "$what: exit $got"
 }
+
+# ---- a real terminal (tmux) for the live view --------------------------------
+# tmux_session NAME COLS CMD: a tmux server of the scenario's own (removed on exit, with
+# mcg_cleanup after it) running CMD in a COLSx40 pane kept after CMD exits. T runs tmux on
+# that server; screen prints the pane; wait_for TEXT waits until it shows TEXT (5 s).
+tmux_session() {
+	MCG_TMUX_SOCK="memcgctl-test-$$"
+	MCG_TMUX_SESSION=$1
+	trap tmux_cleanup EXIT
+	T new-session -d -s "$1" -x "$2" -y 40 "$3"
+	T set-option -t "$1" remain-on-exit on >/dev/null
+}
+T() { tmux -L "$MCG_TMUX_SOCK" "$@"; }
+tmux_cleanup() {
+	st=$?
+	set +e # a failing kill-server must not skip the cleanup
+	tmux -L "$MCG_TMUX_SOCK" kill-server 2>/dev/null
+	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$MCG_TMUX_SOCK"
+	(exit $st) # mcg_cleanup exits with the status it finds
+	mcg_cleanup
+}
+screen() { T capture-pane -p -t "$MCG_TMUX_SESSION"; }
+wait_for() {
+	i=0
+	until screen | grep -qF -- "$1"; do
+		i=$((i + 1))
+		[ $i -gt 50 ] && { screen >&2; fail "the screen never showed '$1'"; }
+		sleep 0.1
+	done
+	ok "screen shows '$1'"
+}

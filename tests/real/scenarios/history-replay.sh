@@ -45,30 +45,8 @@ got=$(json "select(.timestamp_ns == $after) | .cgroups[] | select(.cgroup == \"$
 assert_eq "JSON replay: the frame after the change, with its own timestamp_ns" 33554432 "$got"
 
 command -v tmux >/dev/null 2>&1 || skip "tmux is not installed (batch replay passed)"
-sock="memcgctl-test-$$"
-T() { tmux -L "$sock" "$@"; }
-replay_cleanup() {
-	st=$?
-	set +e
-	tmux -L "$sock" kill-server 2>/dev/null
-	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"
-	(exit $st)
-	mcg_cleanup
-}
-trap replay_cleanup EXIT
-T new-session -d -s rp -x 140 -y 40 \
+tmux_session rp 140 \
 	"env LANG=C.UTF-8 TERM=screen-256color '$MEMCGCTL' top --replay --store '$STORE'; echo \"exit=\$?\" >'$MCG_TMP/status'; sleep 60"
-T set-option -t rp remain-on-exit on >/dev/null
-screen() { T capture-pane -p -t rp; }
-wait_for() {
-	i=0
-	until screen | grep -qF -- "$1"; do
-		i=$((i + 1))
-		[ $i -gt 50 ] && { screen >&2; fail "the screen never showed '$1'"; }
-		sleep 0.1
-	done
-	ok "screen shows '$1'"
-}
 when() { date -d "@$(($1 / 1000000000))" '+%Y-%m-%d %H:%M:%S %Z'; }
 prow() { screen | grep -A1 '^CGROUP' | tail -1; }
 

@@ -8,18 +8,6 @@ set -eu
 require_cgroups
 command -v tmux >/dev/null 2>&1 || skip "tmux is not installed"
 
-sock="memcgctl-test-$$"
-T() { tmux -L "$sock" "$@"; }
-top_cleanup() {
-	st=$?
-	set +e # a failing kill-server must not skip the cleanup
-	tmux -L "$sock" kill-server 2>/dev/null
-	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"
-	(exit $st) # mcg_cleanup exits with the status it finds
-	mcg_cleanup
-}
-trap top_cleanup EXIT
-
 scratch_new tmux
 echo $((64 * 1024 * 1024)) >"$CG/$K_LIMIT"
 parent=$CG parentrel=$CGREL
@@ -27,21 +15,8 @@ scratch_new kid "$parent"
 echo $((32 * 1024 * 1024)) >"$CG/$K_LIMIT"
 spawn_in "$CG" "$MCG_LOAD" write "$MCG_DATA/cache" 8 --hold
 
-T new-session -d -s top -x 120 -y 40 \
+tmux_session top 120 \
 	"env LANG=C.UTF-8 TERM=screen-256color MEMCGCTL_RUNDIR='$MEMCGCTL_RUNDIR' '$MEMCGCTL' top -d 0.3 '$parentrel'; echo \"exit=\$?\" >'$MCG_TMP/status'; sleep 60"
-T set-option -t top remain-on-exit on >/dev/null
-
-screen() { T capture-pane -p -t top; }
-# wait_for TEXT: until the pane shows TEXT (5 s)
-wait_for() {
-	i=0
-	until screen | grep -qF -- "$1"; do
-		i=$((i + 1))
-		[ $i -gt 50 ] && { screen >&2; fail "the screen never showed '$1'"; }
-		sleep 0.1
-	done
-	ok "screen shows '$1'"
-}
 wait_for "memcgctl top - cgroup v1 - 2 cgroups"
 wait_for "memory: total"
 assert_eq "alternate screen while running" 1 "$(T display -p -t top '#{alternate_on}')"
