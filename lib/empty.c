@@ -473,6 +473,13 @@ int mcg_empty_run(struct mcg_group *g, const struct mcg_empty_opts *o,
 	else
 		r = run_steps(t, o, cancel, &res, t0);
 	res.limit_changed = v1 && res.steps > 0 && !o->kernel;
+	/*
+	 * The limit before is the one the journal saved when the first step began: another
+	 * writer may have set it between the read above and then, and that value is the one
+	 * memcgctl restores and compares with, not the earlier read.
+	 */
+	if (v1 && res.limit_changed)
+		(void)mcg__txn_saved_u64(t, limit_knob, &res.limit_before);
 	/* Put the limit back before anything else, whatever happened (if it is still ours). */
 	r2 = mcg_txn_rollback(t);
 	if (r2 == -MCG_E_CONFLICT) {
