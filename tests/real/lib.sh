@@ -169,6 +169,57 @@ assert_status() {
 	ok "$what: exit $got"
 }
 
+# now_floor, now_ceil: now in ms, rounded down or up (busybox date may lack %N: whole
+# seconds then). A bracket of reads only ever narrows: its start rounded up, its end down.
+now_floor() {
+	d=$(date +%s%N)
+	case $d in *N) echo $(($(date +%s) * 1000)) ;; *) echo "${d%??????}" ;; esac
+}
+now_ceil() {
+	d=$(date +%s%N)
+	case $d in *N) echo $(($(date +%s) * 1000 + 1000)) ;; *) echo $((${d%??????} + 1)) ;; esac
+}
+
+# ---- a shrink that cannot finish (set-limit and recover scenarios) ------------
+# busy_shrink NAME: a scratch cgroup (CG, CGREL) that a set-limit to 4096 cannot shrink to:
+# on v2 it holds 32 MiB of anon it cannot free, on v1 a child cgroup's few KiB end in EBUSY.
+# Sets WATCH, the knob set-limit holds for the time being, and ORIG_W, its value before.
+busy_shrink() {
+	scratch_new "$1"
+	if [ "$MCG_CGVER" = 2 ]; then
+		spawn_in "$CG" "$MCG_LOAD" anon 32 --hold
+		WATCH=memory.high ORIG_W=max
+	else
+		mkdir "$CG/child"
+		WATCH=memory.limit_in_bytes ORIG_W=536870912
+	fi
+}
+
+# ---- async reclaim (the async-* scenarios) ------------------------------------
+MIB=1048576
+# AR ARGS...: async-reclaim with the scenario's own state directory SD
+SD="$MCG_TMP/state"
+AR() { "$MEMCGCTL" async-reclaim "$@" --state-dir "$SD"; }
+daemon_pid() { AR status --json | jq -r '.reclaimd.pid'; }
+journals() { ls "$MEMCGCTL_RUNDIR/journal/" 2>/dev/null | grep -c '\.journal$' || true; }
+# fname CGREL: a cgroup's state file name (mcg__cgroup_file_name): root and path, '%' and '/'
+# escaped
+fname() { printf '%s' "$MCG_CGROOT$1" | sed 's/%/%25/g; s|/|%2f|g'; }
+# reclaimd_exits PID WHEN: reclaimd PID exits within 5 s ("still runs WHEN" if not)
+reclaimd_exits() {
+	i=0
+	while kill -0 "$1" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	kill -0 "$1" 2>/dev/null && fail "reclaimd $1 still runs $2"
+	ok "reclaimd exited $2"
+}
+# reclaimd_log_clean: no sanitizer report in the daemon's own log
+reclaimd_log_clean() {
+	if grep -E "Sanitizer|runtime error" "$SD/reclaimd.log" >/dev/null 2>&1; then
+		fail "reclaimd log reports: $(grep -E -A5 'Sanitizer|runtime error' "$SD/reclaimd.log" | head -20)"
+	fi
+	ok "reclaimd log clean"
+}
+
 # ---- a real terminal (tmux) for the live view --------------------------------
 # tmux_session NAME COLS CMD: a tmux server of the scenario's own (removed on exit, with
 # mcg_cleanup after it) running CMD in a COLSx40 pane kept after CMD exits. T runs tmux on

@@ -12,18 +12,12 @@ set -eu
 require_cgroups
 command -v strace >/dev/null || skip "strace is not installed"
 
-MIB=1048576
-SD="$MCG_TMP/state"
-AR() { "$MEMCGCTL" async-reclaim "$@" --state-dir "$SD"; }
-fname() { printf '%s' "$MCG_CGROOT$1" | sed 's/%/%25/g; s|/|%2f|g'; }
-journals() { ls "$MEMCGCTL_RUNDIR/journal/" 2>/dev/null | grep -c '\.journal$' || true; }
-
 scratch_new conflict
 echo $((64 * MIB)) >"$CG/$K_LIMIT"
 limit=$(knob "$CG" "$K_LIMIT")
 theirs=$((80 * MIB))
 AR enable "$CGREL" --high-margin 8M --low-margin 48M --batch 256 --max-cpu 100 --clean >/dev/null
-pid=$(AR status --json | jq -r '.reclaimd.pid')
+pid=$(daemon_pid)
 echo "$pid" >>"$MCG_CLEAN_PIDS"
 [ "$pid" -gt 0 ] 2>/dev/null || fail "reclaimd did not start"
 
@@ -79,13 +73,7 @@ ok "reclaimd's watermarks come from $theirs now"
 sleep 1
 stop_pid "$writer" || true
 AR disable "$CGREL" >/dev/null
-i=0
-while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-kill -0 "$pid" 2>/dev/null && fail "reclaimd $pid still runs after disable"
-ok "reclaimd exited"
+reclaimd_exits "$pid" "after disable"
 assert_eq "the other writer's limit remains" "$theirs" "$(knob "$CG" "$K_LIMIT")"
 assert_eq "no journal left" 0 "$(journals)"
-if grep -E "Sanitizer|runtime error" "$SD/reclaimd.log" >/dev/null 2>&1; then
-	fail "reclaimd log reports: $(grep -E -A5 'Sanitizer|runtime error' "$SD/reclaimd.log" | head -20)"
-fi
-ok "reclaimd log clean"
+reclaimd_log_clean

@@ -7,9 +7,6 @@ set -eu
 . "$MCG_TESTLIB"
 require_cgroups
 
-MIB=1048576
-SD="$MCG_TMP/state"
-AR() { "$MEMCGCTL" async-reclaim "$@" --state-dir "$SD"; }
 esc=$(printf 'x\033]52;c;AAAA\007\ty')
 scratch_new "$esc"
 echo $((64 * MIB)) >"$CG/$K_LIMIT"

@@ -7,10 +7,6 @@ set -eu
 . "$MCG_TESTLIB"
 require_cgroups
 
-MIB=1048576
-SD="$MCG_TMP/state"
-AR() { "$MEMCGCTL" async-reclaim "$@" --state-dir "$SD"; }
-
 scratch_new keep
 KEEP=$CG KEEPREL=$CGREL
 scratch_new gone
@@ -20,7 +16,7 @@ for c in "$KEEP" "$GONE"; do echo $((64 * MIB)) >"$c/$K_LIMIT"; done
 # emulated reclaim would take the default 5% of a CPU past the wait below
 AR enable "$KEEPREL" --high-margin 16M --low-margin 32M --clean --max-cpu 50 >/dev/null
 AR enable "$GONEREL" --high-margin 16M --low-margin 32M --clean >/dev/null
-pid=$(AR status --json | jq -r '.reclaimd.pid')
+pid=$(daemon_pid)
 echo "$pid" >>"$MCG_CLEAN_PIDS"
 assert_eq "two enabled" 2 "$(AR status --json | jq '.cgroups | length')"
 
@@ -57,13 +53,7 @@ AR disable "$GONEREL" >/dev/null
 assert_eq "gone cleared by disable" 1 "$(AR status --json | jq '.cgroups | length')"
 kill -0 "$pid" || fail "reclaimd exited although '$KEEPREL' is still enabled"
 AR disable "$KEEPREL" >/dev/null
-i=0
-while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-kill -0 "$pid" 2>/dev/null && fail "reclaimd $pid still runs with nothing enabled"
-ok "reclaimd exited after the last disable"
+reclaimd_exits "$pid" "with nothing enabled"
 assert_eq "limit of the kept cgroup" $((64 * MIB)) "$(knob "$KEEP" "$K_LIMIT")"
 # the daemons' own log: no sanitizer report, no error
-if grep -E "Sanitizer|runtime error" "$SD/reclaimd.log" >/dev/null 2>&1; then
-	fail "reclaimd log reports: $(grep -E -A5 'Sanitizer|runtime error' "$SD/reclaimd.log" | head -20)"
-fi
-ok "reclaimd log clean"
+reclaimd_log_clean

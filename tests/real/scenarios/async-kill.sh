@@ -8,11 +8,6 @@ set -eu
 . "$MCG_TESTLIB"
 require_cgroups
 
-MIB=1048576
-SD="$MCG_TMP/state"
-AR() { "$MEMCGCTL" async-reclaim "$@" --state-dir "$SD"; }
-daemon_pid() { AR status --json | jq -r '.reclaimd.pid'; }
-journals() { ls "$MEMCGCTL_RUNDIR/journal/" 2>/dev/null | grep -c '\.journal$' || true; }
 # until PID is stopped (SIGSTOP takes effect when it next leaves the kernel), at most 2 s
 stopped() {
 	j=0
@@ -104,7 +99,4 @@ assert_eq "limit after SIGTERM" "$limit" "$(knob "$CG" "$K_LIMIT")"
 assert_eq "still enabled after the daemon stopped" true "$(AR status --json | jq -r '.cgroups[0].enabled')"
 AR disable "$CGREL" >/dev/null
 # the daemons' own log: no sanitizer report, no error
-if grep -E "Sanitizer|runtime error" "$SD/reclaimd.log" >/dev/null 2>&1; then
-	fail "reclaimd log reports: $(grep -E -A5 'Sanitizer|runtime error' "$SD/reclaimd.log" | head -20)"
-fi
-ok "reclaimd log clean"
+reclaimd_log_clean

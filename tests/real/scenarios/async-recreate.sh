@@ -8,16 +8,12 @@ set -eu
 . "$MCG_TESTLIB"
 require_cgroups
 
-MIB=1048576
-SD="$MCG_TMP/state"
-AR() { "$MEMCGCTL" async-reclaim "$@" --state-dir "$SD"; }
-fname() { printf '%s' "$MCG_CGROOT$1" | sed 's/%/%25/g; s|/|%2f|g'; }
 OPTS="--high-margin 16M --low-margin 32M --clean --max-cpu 100"
 
 scratch_new again
 echo $((64 * MIB)) >"$CG/$K_LIMIT"
 AR enable "$CGREL" $OPTS >/dev/null
-pid=$(AR status --json | jq -r '.reclaimd.pid')
+pid=$(daemon_pid)
 echo "$pid" >>"$MCG_CLEAN_PIDS"
 [ "$pid" -gt 0 ] 2>/dev/null || fail "reclaimd did not start"
 conf="$SD/$(fname "$CGREL").conf"
@@ -56,12 +52,6 @@ done
 assert_le "reclaimd reports reclaiming in the new cgroup" $((1 * MIB)) "$(AR status --json "$CGREL" | jq -r '.cgroups[0].reclaimed_bytes // 0')"
 
 AR disable "$CGREL" >/dev/null
-i=0
-while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-kill -0 "$pid" 2>/dev/null && fail "reclaimd $pid still runs after the last disable"
-ok "reclaimd exited"
+reclaimd_exits "$pid" "after the last disable"
 assert_eq "limit of the new cgroup" $((64 * MIB)) "$(knob "$CG" "$K_LIMIT")"
-if grep -E "Sanitizer|runtime error" "$SD/reclaimd.log" >/dev/null 2>&1; then
-	fail "reclaimd log reports: $(grep -E -A5 'Sanitizer|runtime error' "$SD/reclaimd.log" | head -20)"
-fi
-ok "reclaimd log clean"
+reclaimd_log_clean

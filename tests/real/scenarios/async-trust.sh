@@ -8,9 +8,6 @@ set -eu
 . "$MCG_TESTLIB"
 require_cgroups
 
-MIB=1048576
-fname() { printf '%s' "$MCG_CGROOT$1" | sed 's/%/%25/g; s|/|%2f|g'; }
-
 scratch_new trust
 echo $((64 * MIB)) >"$CG/$K_LIMIT"
 
@@ -30,8 +27,6 @@ for d in nobody open link; do
 done
 
 # a trusted directory with links planted where memcgctl writes
-SD="$MCG_TMP/state"
-AR() { "$MEMCGCTL" async-reclaim "$@" --state-dir "$SD"; }
 mkdir -p "$SD/stats"
 victim="$MCG_TMP/victim"
 printf 'precious\n' >"$victim"
@@ -41,7 +36,7 @@ for f in "$n.conf.tmp" "stats/$n.tmp" "stats/reclaimd.tmp" reclaimd.log reclaimd
 done
 AR enable "$CGREL" --high-margin 16M --low-margin 32M --clean >"$MCG_TMP/enable.out" ||
 	fail "enable in a trusted dir with planted links: $(cat "$MCG_TMP/enable.out")"
-pid=$(AR status --json | jq -r '.reclaimd.pid')
+pid=$(daemon_pid)
 echo "$pid" >>"$MCG_CLEAN_PIDS"
 run_in "$CG" "$MCG_LOAD" write "$MCG_DATA/t" 56 --sync >/dev/null
 i=0
@@ -52,9 +47,7 @@ while [ ! -f "$SD/stats/$n" ] || [ "$(knob "$CG" "$K_USAGE")" -gt $((48 * MIB)) 
 done
 ok "reclaimd served the cgroup and wrote its stats"
 AR disable "$CGREL" >/dev/null
-i=0
-while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-kill -0 "$pid" 2>/dev/null && fail "reclaimd $pid still runs after disable"
+reclaimd_exits "$pid" "after disable"
 assert_eq "the linked-to file is intact" "precious" "$(cat "$victim")"
 for f in reclaimd.log; do
 	[ -L "$SD/$f" ] && fail "$f is still a link"

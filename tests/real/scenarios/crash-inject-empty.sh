@@ -12,7 +12,6 @@ set -eu
 require_cgroups
 ci_require
 
-MIB=1048576
 scratch_new crash-empty
 L0=$((256 * MIB))
 NEXT=$((200 * MIB))

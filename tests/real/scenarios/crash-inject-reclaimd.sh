@@ -15,12 +15,10 @@ require_cgroups
 ci_require
 [ "$(nproc)" -ge 2 ] || skip "async-reclaim enable refuses a single-CPU machine"
 
-MIB=1048576
 scratch_new crash-rd
 L0=$((64 * MIB))
 HIGH=$((56 * MIB))
 RUN=$MEMCGCTL_RUNDIR
-SD="$MCG_TMP/state"
 MEMSW=
 [ -e "$CG/memory.memsw.limit_in_bytes" ] && MEMSW=$(knob "$CG" memory.memsw.limit_in_bytes)
 memsw() { [ -z "$MEMSW" ] || knob "$CG" memory.memsw.limit_in_bytes; }

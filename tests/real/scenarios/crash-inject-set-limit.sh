@@ -11,7 +11,6 @@ set -eu
 require_cgroups
 ci_require
 
-MIB=1048576
 scratch_new crash-sl
 L0=$((256 * MIB))
 REQ=$((16 * MIB))

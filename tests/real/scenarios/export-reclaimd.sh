@@ -13,9 +13,6 @@ require_cgroups
 need_tool promtool prometheus
 need_tool jq jq
 
-MIB=1048576
-SD="$MCG_TMP/state"
-AR() { "$MEMCGCTL" async-reclaim "$@" --state-dir "$SD"; }
 scratch_new rd
 echo $((64 * MIB)) >"$CG/$K_LIMIT"
 mkdir "$CG/idle"
@@ -81,7 +78,5 @@ for c in "$CGREL" "$CGREL/idle"; do
 done
 
 AR disable "$CGREL" >/dev/null
-i=0
-while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-kill -0 "$pid" 2>/dev/null && fail "reclaimd $pid still runs with nothing enabled"
+reclaimd_exits "$pid" "with nothing enabled"
 rm -f "$MCG_DATA"/chunk.*

@@ -15,7 +15,6 @@ set -eu
 . "$MCG_TESTLIB"
 . "$MCG_SRCDIR/tests/real/export/lib-export.sh"
 require_cgroups
-MIB=1048576
 PS=$(getconf PAGESIZE 2>/dev/null || echo 4096)
 promtool=$(command -v promtool || echo "${MCG_EXTRA_DIR:-/nonexistent}/promtool")
 [ -x "$promtool" ] || promtool=

@@ -9,16 +9,6 @@ set -eu
 . "$MCG_TESTLIB"
 require_cgroups
 
-# now in ms, rounded down (floor) or up (ceil); busybox date may lack %N: whole seconds then.
-# A bracket only ever narrows: its start rounded up, its end rounded down.
-now_floor() {
-	d=$(date +%s%N)
-	case $d in *N) echo $(($(date +%s) * 1000)) ;; *) echo "${d%??????}" ;; esac
-}
-now_ceil() {
-	d=$(date +%s%N)
-	case $d in *N) echo $(($(date +%s) * 1000 + 1000)) ;; *) echo $((${d%??????} + 1)) ;; esac
-}
 
 scratch_new work
 W=$CG WREL=$CGREL

@@ -8,14 +8,6 @@ set -eu
 . "$MCG_TESTLIB"
 require_cgroups
 
-now_floor() {
-	d=$(date +%s%N)
-	case $d in *N) echo $(($(date +%s) * 1000)) ;; *) echo "${d%??????}" ;; esac
-}
-now_ceil() {
-	d=$(date +%s%N)
-	case $d in *N) echo $(($(date +%s) * 1000 + 1000)) ;; *) echo $((${d%??????} + 1)) ;; esac
-}
 oom_kills() {
 	if [ "$MCG_CGVER" = 2 ]; then
 		awk '$1 == "oom_kill" { print $2 }' "$CG/memory.events"

@@ -7,14 +7,9 @@
 set -eu
 . "$MCG_TESTLIB"
 require_cgroups
-scratch_new rconf
-if [ "$MCG_CGVER" = 2 ]; then
-	spawn_in "$CG" "$MCG_LOAD" anon 32 --hold
-	WATCH=memory.high ORIG_W=max ADMIN=314572800
-else
-	mkdir "$CG/child"
-	WATCH=memory.limit_in_bytes ORIG_W=536870912 ADMIN=1887436800
-fi
+busy_shrink rconf
+ADMIN=1887436800 # 1800M
+[ "$MCG_CGVER" = 2 ] && ADMIN=314572800 # 300M
 assert_status "limit 512M" 0 "$MEMCGCTL" set-limit "$CGREL" 512M
 
 kill_holding() {

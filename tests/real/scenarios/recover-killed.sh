@@ -5,14 +5,7 @@
 set -eu
 . "$MCG_TESTLIB"
 require_cgroups
-scratch_new kill
-if [ "$MCG_CGVER" = 2 ]; then
-	spawn_in "$CG" "$MCG_LOAD" anon 32 --hold
-	WATCH=memory.high ORIG_W=max
-else
-	mkdir "$CG/child"
-	WATCH=memory.limit_in_bytes ORIG_W=536870912
-fi
+busy_shrink kill
 assert_status "limit 512M" 0 "$MEMCGCTL" set-limit "$CGREL" 512M
 
 # kill_mid_shrink: start a shrink, SIGKILL it once it has written something

@@ -6,15 +6,8 @@
 set -eu
 . "$MCG_TESTLIB"
 require_cgroups
-scratch_new lock
-if [ "$MCG_CGVER" = 2 ]; then
-	spawn_in "$CG" "$MCG_LOAD" anon 32 --hold
-	WATCH=memory.high ORIG_W=max
-else
-	mkdir "$CG/child"
-	run_in "$CG" "$MCG_LOAD" write "$MCG_DATA/dirty" 32 >/dev/null
-	WATCH=memory.limit_in_bytes ORIG_W=536870912
-fi
+busy_shrink lock
+[ "$MCG_CGVER" = 1 ] && run_in "$CG" "$MCG_LOAD" write "$MCG_DATA/dirty" 32 >/dev/null
 assert_status "limit 512M" 0 "$MEMCGCTL" set-limit "$CGREL" 512M
 "$MEMCGCTL" set-limit "$CGREL" 4096 --force --step 4M --timeout 60s >/dev/null 2>&1 &
 first=$!

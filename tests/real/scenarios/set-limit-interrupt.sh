@@ -5,16 +5,9 @@
 set -eu
 . "$MCG_TESTLIB"
 require_cgroups
-scratch_new intr
 # A shrink that stays busy until we signal it: v1 walks down through dirty page cache in
 # steps and then meets EBUSY (a child cgroup's few KiB); v2 reclaims anon it cannot free.
-if [ "$MCG_CGVER" = 2 ]; then
-	spawn_in "$CG" "$MCG_LOAD" anon 32 --hold
-	WATCH=memory.high ORIG_W=max
-else
-	mkdir "$CG/child"
-	WATCH=memory.limit_in_bytes ORIG_W=536870912
-fi
+busy_shrink intr
 assert_status "limit 512M" 0 "$MEMCGCTL" set-limit "$CGREL" 512M
 
 for sig in INT TERM; do
