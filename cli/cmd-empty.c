@@ -1,5 +1,6 @@
 /* cmd-empty.c: "memcgctl empty": reclaim a cgroup's memory in batches, with progress and residue. */
 #include "memcgctl.h"
+#include "cli-common.h"
 #include "output.h"
 #include "journal-report.h"
 
@@ -42,13 +43,10 @@ static error_t empty_parse(int key, char *arg, struct argp_state *state)
 		a->kernel = true;
 		break;
 	case ARGP_KEY_ARG:
-		if (a->cgroup)
-			argp_error(state, "too many arguments: '%s'", arg);
-		a->cgroup = arg;
+		cli_arg_cgroup(state, arg, &a->cgroup);
 		break;
 	case ARGP_KEY_END:
-		if (!a->cgroup)
-			argp_error(state, "missing CGROUP");
+		cli_need_cgroup(state, a->cgroup);
 		if (a->kernel && (a->batch || a->to))
 			argp_error(state, "--kernel takes no --%s: memory.force_empty reclaims "
 					  "everything in fixed 32-page calls",

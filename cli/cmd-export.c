@@ -1,10 +1,12 @@
 /* cmd-export.c: "memcgctl export": the counters of every memory cgroup as Prometheus text. */
 #include "memcgctl.h"
+#include "cli-common.h"
 #include "internal.h"
 
 #include <memcg/openmetrics.h>
 
 #include <arpa/inet.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <microhttpd.h>
@@ -813,18 +815,10 @@ static int parse_families(const char *s, unsigned *ret)
 static error_t export_parse(int key, char *arg, struct argp_state *state)
 {
 	struct export_args *a = state->input;
-	char *end;
-	long v;
 
 	switch (key) {
 	case OPT_DEPTH:
-		errno = 0;
-		v = strtol(arg, &end, 10);
-		if (errno || *end || end == arg || v < 0 || v > 1000)
-			argp_error(state,
-				   "invalid --depth '%s': must be a whole number from 0 to 1000",
-				   arg);
-		a->depth = (int)v;
+		a->depth = (int)cli_arg_long(state, "--depth", arg, 0, 1000);
 		break;
 	case OPT_FAMILIES:
 		if (parse_families(arg, &a->fams) < 0)
@@ -846,18 +840,11 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 		a->interval_set = true;
 		break;
 	case 'n':
-		errno = 0;
-		v = strtol(arg, &end, 10);
-		if (errno || *end || end == arg || v < 1)
-			argp_error(state, "invalid --count '%s': must be a whole number from 1",
-				   arg);
-		a->count = v;
+		a->count = cli_arg_long(state, "--count", arg, 1, LONG_MAX);
 		a->count_set = true;
 		break;
 	case ARGP_KEY_ARG:
-		if (a->cgroup)
-			argp_error(state, "too many arguments: '%s'", arg);
-		a->cgroup = arg;
+		cli_arg_cgroup(state, arg, &a->cgroup);
 		break;
 	case ARGP_KEY_END:
 		if (a->textfile && a->listen)

@@ -1,5 +1,6 @@
 /* cmd-list.c: "memcgctl list": the memory cgroup tree with usage, limit and the main counters. */
 #include "memcgctl.h"
+#include "cli-common.h"
 #include "output.h"
 #include "cgroup-arg.h"
 
@@ -20,22 +21,13 @@ static const struct argp_option list_options[] = {
 static error_t list_parse(int key, char *arg, struct argp_state *state)
 {
 	struct list_args *a = state->input;
-	char *end;
-	long v;
 
 	switch (key) {
 	case 'd':
-		errno = 0;
-		v = strtol(arg, &end, 10);
-		if (errno || *end || end == arg || v < 0 || v > 1000)
-			argp_error(state, "invalid --depth '%s': must be a whole number from 0 to 1000",
-				   arg);
-		a->depth = (int)v;
+		a->depth = (int)cli_arg_long(state, "--depth", arg, 0, 1000);
 		break;
 	case ARGP_KEY_ARG:
-		if (a->cgroup)
-			argp_error(state, "too many arguments: '%s'", arg);
-		a->cgroup = arg;
+		cli_arg_cgroup(state, arg, &a->cgroup);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -1,5 +1,6 @@
 /* cmd-record.c: "memcgctl record": the recorder daemon: every memory cgroup, every interval, into the history store. */
 #include "memcgctl.h"
+#include "cli-common.h"
 #include "output.h"
 
 #include <fcntl.h>
@@ -56,8 +57,6 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 {
 	struct record_args *a = state->input;
 	char why[128];
-	char *end;
-	long v;
 
 	switch (key) {
 	case 'd':
@@ -80,19 +79,13 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid --retain-size '%s': %s", arg, why);
 		break;
 	case 'n':
-		errno = 0;
-		v = strtol(arg, &end, 10);
-		if (errno || *end || end == arg || v < 1 || v > 100000000)
-			argp_error(state, "invalid --count '%s': must be a whole number from 1", arg);
-		a->count = v;
+		a->count = cli_arg_long(state, "--count", arg, 1, 100000000);
 		break;
 	case OPT_SYNC:
 		a->sync = true;
 		break;
 	case ARGP_KEY_ARG:
-		if (a->cgroup)
-			argp_error(state, "too many arguments: '%s'", arg);
-		a->cgroup = arg;
+		cli_arg_cgroup(state, arg, &a->cgroup);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -1,5 +1,6 @@
 /* cmd-recover.c: "memcgctl recover": restore limits that a killed memcgctl run left changed. */
 #include "memcgctl.h"
+#include "cli-common.h"
 #include "output.h"
 #include "journal-report.h"
 
@@ -24,9 +25,7 @@ static error_t recover_parse(int key, char *arg, struct argp_state *state)
 		a->dry_run = true;
 		break;
 	case ARGP_KEY_ARG:
-		if (a->cgroup)
-			argp_error(state, "too many arguments: '%s'", arg);
-		a->cgroup = arg;
+		cli_arg_cgroup(state, arg, &a->cgroup);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

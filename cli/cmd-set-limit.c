@@ -1,6 +1,7 @@
 /* cmd-set-limit.c: "memcgctl set-limit": change limits safely, with preflight, plan and rollback.
  */
 #include "memcgctl.h"
+#include "cli-common.h"
 #include "output.h"
 #include "cgroup-arg.h"
 #include "journal-report.h"
@@ -123,8 +124,7 @@ static error_t sl_parse(int key, char *arg, struct argp_state *state)
 		size_t k;
 		bool any = false;
 
-		if (!a->cgroup)
-			argp_error(state, "missing CGROUP");
+		cli_need_cgroup(state, a->cgroup);
 		for (k = 0; k < MCG_LK__COUNT; k++)
 			any |= a->val[k] != NULL;
 		if (!any)

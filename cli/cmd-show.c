@@ -1,5 +1,6 @@
 /* cmd-show.c: "memcgctl show": every memory knob and counter of one cgroup, grouped. */
 #include "memcgctl.h"
+#include "cli-common.h"
 #include "output.h"
 #include "cgroup-arg.h"
 
@@ -15,13 +16,10 @@ static error_t show_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_ARG:
-		if (a->cgroup)
-			argp_error(state, "too many arguments: '%s'", arg);
-		a->cgroup = arg;
+		cli_arg_cgroup(state, arg, &a->cgroup);
 		break;
 	case ARGP_KEY_END:
-		if (!a->cgroup)
-			argp_error(state, "missing CGROUP");
+		cli_need_cgroup(state, a->cgroup);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -1,0 +1,38 @@
+/* cli-common.c: argp pieces the commands share (cli-common.h). */
+#include "cli-common.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+
+void cli_arg_cgroup(struct argp_state *state, char *arg, const char **cgroup)
+{
+	if (*cgroup)
+		argp_error(state, "too many arguments: '%s'", arg);
+	*cgroup = arg;
+}
+
+void cli_need_cgroup(struct argp_state *state, const char *cgroup)
+{
+	if (!cgroup)
+		argp_error(state, "missing CGROUP");
+}
+
+long cli_arg_long(struct argp_state *state, const char *option, const char *arg, long min,
+		  long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || v < min || v > max) {
+		if (max == LONG_MAX)
+			argp_error(state, "invalid %s '%s': must be a whole number from %ld", option,
+				   arg, min);
+		else
+			argp_error(state, "invalid %s '%s': must be a whole number from %ld to %ld",
+				   option, arg, min, max);
+	}
+	return v;
+}

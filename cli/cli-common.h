@@ -1,0 +1,25 @@
+/* cli-common.h: argp pieces the commands share: the one CGROUP operand, whole-number options. */
+#ifndef MEMCGCTL_CLI_COMMON_H
+#define MEMCGCTL_CLI_COMMON_H
+
+#include <argp.h>
+#include <stdbool.h>
+
+/*
+ * For ARGP_KEY_ARG of a command that takes one CGROUP: the first operand is the
+ * cgroup, a second one is a usage error ("too many arguments: 'x'").
+ */
+void cli_arg_cgroup(struct argp_state *state, char *arg, const char **cgroup);
+
+/* For ARGP_KEY_END: "missing CGROUP" unless one was given. */
+void cli_need_cgroup(struct argp_state *state, const char *cgroup);
+
+/*
+ * A whole-number option from MIN to MAX; anything else is a usage error:
+ * "invalid --count 'x': must be a whole number from 1" (" to MAX" when MAX is
+ * below LONG_MAX).
+ */
+long cli_arg_long(struct argp_state *state, const char *option, const char *arg, long min,
+		  long max);
+
+#endif
