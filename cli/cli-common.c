@@ -5,11 +5,14 @@
 #include <limits.h>
 #include <stdlib.h>
 
-void cli_arg_cgroup(struct argp_state *state, char *arg, const char **cgroup)
+error_t cli_cgroup_operand(struct argp_state *state, int key, char *arg, const char **cgroup)
 {
+	if (key != ARGP_KEY_ARG)
+		return ARGP_ERR_UNKNOWN;
 	if (*cgroup)
 		argp_error(state, "too many arguments: '%s'", arg);
 	*cgroup = arg;
+	return 0;
 }
 
 void cli_need_cgroup(struct argp_state *state, const char *cgroup)

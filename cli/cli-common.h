@@ -6,10 +6,11 @@
 #include <stdbool.h>
 
 /*
- * For ARGP_KEY_ARG of a command that takes one CGROUP: the first operand is the
- * cgroup, a second one is a usage error ("too many arguments: 'x'").
+ * The default of the argp parser of a command that takes one CGROUP operand: for
+ * ARGP_KEY_ARG the first operand is the cgroup, a second one is a usage error ("too
+ * many arguments: 'x'"); any other key is ARGP_ERR_UNKNOWN.
  */
-void cli_arg_cgroup(struct argp_state *state, char *arg, const char **cgroup);
+error_t cli_cgroup_operand(struct argp_state *state, int key, char *arg, const char **cgroup);
 
 /* For ARGP_KEY_END: "missing CGROUP" unless one was given. */
 void cli_need_cgroup(struct argp_state *state, const char *cgroup);

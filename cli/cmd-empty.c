@@ -42,9 +42,6 @@ static error_t empty_parse(int key, char *arg, struct argp_state *state)
 	case OPT_KERNEL:
 		a->kernel = true;
 		break;
-	case ARGP_KEY_ARG:
-		cli_arg_cgroup(state, arg, &a->cgroup);
-		break;
 	case ARGP_KEY_END:
 		cli_need_cgroup(state, a->cgroup);
 		if (a->kernel && (a->batch || a->to))
@@ -56,7 +53,7 @@ static error_t empty_parse(int key, char *arg, struct argp_state *state)
 					  "write that only a signal interrupts");
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return cli_cgroup_operand(state, key, arg, &a->cgroup);
 	}
 	return 0;
 }

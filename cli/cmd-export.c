@@ -2,6 +2,7 @@
 #include "memcgctl.h"
 #include "cli-common.h"
 #include "internal.h"
+#include "util.h"
 
 #include <memcg/openmetrics.h>
 
@@ -365,15 +366,8 @@ static struct ex_row *set_add(struct ex_set *s, const char *path, int depth)
 	struct ex_row *r;
 	char *labels = NULL, *p = NULL;
 
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct ex_row *n = realloc(s->rows, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		s->rows = n;
-		s->cap = cap;
-	}
+	if (mcg__grow(&s->rows, &s->cap, s->n, sizeof(*s->rows), 64) < 0)
+		return NULL;
 	r = &s->rows[s->n];
 	if (s->n < s->kept) {
 		if (!strcmp(r->path, path)) {
@@ -662,18 +656,9 @@ static int visit(const char *path, int depth, void *userdata)
 		free(e);
 		return 0;
 	}
-	if (w->set->n == w->set->recs_cap) {
-		size_t cap = w->set->recs_cap ? w->set->recs_cap * 2 : 64;
-		struct mcg_record *n = realloc(w->set->recs, cap * sizeof(*n));
-
-		if (!n) {
-			w->err = -ENOMEM;
-			return -ENOMEM;
-		}
-		w->set->recs = n;
-		w->set->recs_cap = cap;
-	}
-	row = set_add(w->set, path, depth);
+	row = NULL;
+	if (mcg__grow(&w->set->recs, &w->set->recs_cap, w->set->n, sizeof(*w->set->recs), 64) == 0)
+		row = set_add(w->set, path, depth);
 	if (!row) {
 		w->err = -ENOMEM;
 		return -ENOMEM;
@@ -843,9 +828,6 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 		a->count = cli_arg_long(state, "--count", arg, 1, LONG_MAX);
 		a->count_set = true;
 		break;
-	case ARGP_KEY_ARG:
-		cli_arg_cgroup(state, arg, &a->cgroup);
-		break;
 	case ARGP_KEY_END:
 		if (a->textfile && a->listen)
 			argp_error(state, "--textfile and --listen cannot be used together");
@@ -855,7 +837,7 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--count needs --textfile and --interval");
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return cli_cgroup_operand(state, key, arg, &a->cgroup);
 	}
 	return 0;
 }

@@ -26,11 +26,8 @@ static error_t list_parse(int key, char *arg, struct argp_state *state)
 	case 'd':
 		a->depth = (int)cli_arg_long(state, "--depth", arg, 0, 1000);
 		break;
-	case ARGP_KEY_ARG:
-		cli_arg_cgroup(state, arg, &a->cgroup);
-		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return cli_cgroup_operand(state, key, arg, &a->cgroup);
 	}
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* cmd-record.c: "memcgctl record": the recorder daemon: every memory cgroup, every interval, into the history store. */
 #include "memcgctl.h"
 #include "cli-common.h"
+#include "util.h"
 #include "output.h"
 
 #include <fcntl.h>
@@ -84,11 +85,8 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	case OPT_SYNC:
 		a->sync = true;
 		break;
-	case ARGP_KEY_ARG:
-		cli_arg_cgroup(state, arg, &a->cgroup);
-		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return cli_cgroup_operand(state, key, arg, &a->cgroup);
 	}
 	return 0;
 }
@@ -156,15 +154,8 @@ static struct mcg_hist_event *ev_add(struct evlist *l, int type, const char *cgr
 {
 	struct mcg_hist_event *e;
 
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 32;
-		struct mcg_hist_event *p = realloc(l->ev, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		l->ev = p;
-		l->cap = cap;
-	}
+	if (mcg__grow(&l->ev, &l->cap, l->n, sizeof(*l->ev), 32) < 0)
+		return NULL;
 	e = &l->ev[l->n++];
 	memset(e, 0, sizeof(*e));
 	e->type = type;

@@ -24,11 +24,8 @@ static error_t recover_parse(int key, char *arg, struct argp_state *state)
 	case 'n':
 		a->dry_run = true;
 		break;
-	case ARGP_KEY_ARG:
-		cli_arg_cgroup(state, arg, &a->cgroup);
-		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return cli_cgroup_operand(state, key, arg, &a->cgroup);
 	}
 	return 0;
 }

@@ -15,14 +15,11 @@ static error_t show_parse(int key, char *arg, struct argp_state *state)
 	struct show_args *a = state->input;
 
 	switch (key) {
-	case ARGP_KEY_ARG:
-		cli_arg_cgroup(state, arg, &a->cgroup);
-		break;
 	case ARGP_KEY_END:
 		cli_need_cgroup(state, a->cgroup);
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return cli_cgroup_operand(state, key, arg, &a->cgroup);
 	}
 	return 0;
 }

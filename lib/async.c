@@ -1,5 +1,6 @@
 /* async.c: async-reclaim's persistent state: watermarks, enable files, per-cgroup stats. */
 #include "internal.h"
+#include "util.h"
 #include <memcg/async-persist.h>
 
 #include <dirent.h>
@@ -603,37 +604,24 @@ static int load_dir(int dirfd, const char *prefix, size_t size, bool (*accept)(c
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	DIR *dp;
-	int fd;
+	int r;
 
 	*ret = NULL;
 	*ret_n = 0;
 	if (dirfd < 0)
 		return 0;
-	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	dp = fdopendir(fd);
-	if (!dp) {
-		close(fd);
-		return -ENOMEM;
-	}
+	r = mcg__opendir_at(dirfd, &dp);
+	if (r < 0)
+		return r;
 	while ((de = readdir(dp))) {
 		const char *why = "";
-		int r;
 
 		if (!accept(de->d_name))
 			continue;
-		if (n == cap) {
-			char *nv;
-
-			cap = cap ? cap * 2 : 4;
-			nv = realloc(v, cap * size);
-			if (!nv) {
-				free(v);
-				closedir(dp);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (mcg__grow(&v, &cap, n, size, 4) < 0) {
+			free(v);
+			closedir(dp);
+			return -ENOMEM;
 		}
 		r = load(dirfd, de->d_name, v + n * size, &why);
 		if (r == 0) {

@@ -1,9 +1,11 @@
 /* group.c: open a cgroup safely under the root and read/write its knobs with openat(). */
 #include "internal.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,54 +45,12 @@ static bool knob_name_ok(const char *knob)
 
 int mcg__read_file_at(int dirfd, const char *name, char **ret, size_t *ret_len)
 {
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	int fd;
-
-	if (!buf)
-		return -ENOMEM;
 	/* a knob is never a symlink: a planted one in a --root tree is not followed */
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		int e = -errno;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
-		free(buf);
-		return e;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 2) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				free(buf);
-				close(fd);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			int e = -errno;
-
-			if (errno == EINTR)
-				continue;
-			free(buf);
-			close(fd);
-			return e;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	*ret = buf;
-	if (ret_len)
-		*ret_len = len;
-	return 0;
+	if (fd < 0)
+		return -errno;
+	return mcg__read_fd(fd, SIZE_MAX, ret, ret_len);
 }
 
 /* Does NAME exist under DIRFD as a file that is not a symlink? */
@@ -475,29 +435,19 @@ static bool is_child(int dirfd, const struct dirent *de)
 
 static int list_children(int dirfd, char ***ret, size_t *ret_n)
 {
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	DIR *d;
+	int r = mcg__opendir_at(dirfd, &d);
 
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
+	if (r < 0)
+		return r;
 	while ((de = readdir(d))) {
-		if (!is_child(fd, de))
+		if (!is_child(dirfd, de))
 			continue;
-		if (n == cap) {
-			char **nn = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*nn));
-
-			if (!nn)
-				goto oom;
-			names = nn;
-		}
+		if (mcg__grow(&names, &cap, n, sizeof(*names), 16) < 0)
+			goto oom;
 		if (!(names[n] = strdup(de->d_name)))
 			goto oom;
 		n++;

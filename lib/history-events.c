@@ -1,5 +1,6 @@
 /* history-events.c: the event spool: the library notes each change memcgctl makes, the recorder drains it. */
 #include "internal.h"
+#include "util.h"
 
 #include <fcntl.h>
 #include <stdarg.h>
@@ -268,16 +269,10 @@ int mcg_hist_spool_take(struct mcg_ctx *ctx, struct mcg_hist_spool_batch *ret)
 
 		/* a line cut short (no newline) or not ours is dropped */
 		if (nl && mcg_hist_spool_parse(buf + i, n, &ev, b.strings + o, len + 1 - o) == 0) {
-			if (b.n == cap) {
-				struct mcg_hist_event *p =
-					realloc(b.ev, (cap = cap ? cap * 2 : 16) * sizeof(*p));
-
-				if (!p) {
-					free(buf);
-					mcg_hist_spool_batch_free(&b);
-					return -ENOMEM;
-				}
-				b.ev = p;
+			if (mcg__grow(&b.ev, &cap, b.n, sizeof(*b.ev), 16) < 0) {
+				free(buf);
+				mcg_hist_spool_batch_free(&b);
+				return -ENOMEM;
 			}
 			b.ev[b.n++] = ev;
 			o += n + 1;

@@ -1,6 +1,7 @@
 /* history-read.c: the history store's reader: checks every frame, decodes from key frames, hands out snapshots. */
 #include "internal.h"
 #include "history-internal.h"
+#include "util.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -94,15 +95,8 @@ static int add_frame(struct rseg *s, const struct mcg__hist_fhdr *h, uint64_t of
 {
 	struct rframe *f;
 
-	if (s->nf == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		struct rframe *p = realloc(s->f, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		s->f = p;
-		s->cap = cap;
-	}
+	if (mcg__grow(&s->f, &s->cap, s->nf, sizeof(*s->f), 256) < 0)
+		return -ENOMEM;
 	f = &s->f[s->nf++];
 	memset(f, 0, sizeof(*f));
 	f->off = off;
@@ -564,16 +558,9 @@ static int decode(struct mcg_hist_reader *r, size_t si, size_t i, bool carry, co
 				c.bad = true;
 				break;
 			}
-			if (r->nslot == r->cap) {
-				size_t cap = r->cap ? r->cap * 2 : 256;
-				struct rslot *q = realloc(r->slot, cap * sizeof(*q));
-
-				if (!q) {
-					c.bad = true;
-					break;
-				}
-				r->slot = q;
-				r->cap = cap;
+			if (mcg__grow(&r->slot, &r->cap, r->nslot, sizeof(*r->slot), 256) < 0) {
+				c.bad = true;
+				break;
 			}
 			sl = &r->slot[r->nslot];
 			memset(sl, 0, sizeof(*sl));

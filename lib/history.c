@@ -1,6 +1,7 @@
 /* history.c: the history store's encoding and writer: segments of checksummed, zstd-compressed, delta-encoded frames. */
 #include "internal.h"
 #include "history-internal.h"
+#include "util.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -519,15 +520,8 @@ static struct wslot *slot_new(struct mcg_hist_writer *w, const struct mcg_hist_c
 {
 	struct wslot *s;
 
-	if (w->nslot == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 256;
-		struct wslot *p = realloc(w->slot, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		w->slot = p;
-		w->cap = cap;
-	}
+	if (mcg__grow(&w->slot, &w->cap, w->nslot, sizeof(*w->slot), 256) < 0)
+		return NULL;
 	s = &w->slot[w->nslot];
 	memset(s, 0, sizeof(*s));
 	s->path = strdup(c->path);
@@ -716,15 +710,10 @@ int mcg__hist_list(int dirfd, struct mcg__hist_seglist *ret)
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	DIR *d;
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r = mcg__opendir_at(dirfd, &d);
 
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
+	if (r < 0)
+		return r;
 	while ((de = readdir(d))) {
 		struct stat st;
 		uint64_t start;
@@ -733,15 +722,10 @@ int mcg__hist_list(int dirfd, struct mcg__hist_seglist *ret)
 			continue;
 		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
 			continue;
-		if (n == cap) {
-			struct mcg__hist_segent *p = realloc(s, (cap = cap ? cap * 2 : 64) * sizeof(*s));
-
-			if (!p) {
-				free(s);
-				closedir(d);
-				return -ENOMEM;
-			}
-			s = p;
+		if (mcg__grow(&s, &cap, n, sizeof(*s), 64) < 0) {
+			free(s);
+			closedir(d);
+			return -ENOMEM;
 		}
 		memcpy(s[n].name, de->d_name, 33); /* checked: 32 bytes and the NUL */
 		s[n].start = start;

@@ -1,5 +1,6 @@
 /* safedir.c: the only way memcgctl opens its run, state and history files: under a checked directory, never through a link. */
 #include "internal.h"
+#include "util.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -139,44 +140,11 @@ int mcg__openat_file(int dirfd, const char *name, int flags, mode_t mode)
 
 int mcg__read_at(int dirfd, const char *name, size_t max, char **ret, size_t *ret_len)
 {
-	size_t len = 0;
-	char *buf;
 	int fd = mcg__openat_file(dirfd, name, O_RDONLY, 0);
 
 	if (fd < 0)
 		return fd;
-	buf = malloc(max + 2);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		ssize_t n = read(fd, buf + len, max + 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = -errno;
-
-			free(buf);
-			close(fd);
-			return e;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > max) {
-			free(buf);
-			close(fd);
-			return -EFBIG;
-		}
-	}
-	close(fd);
-	buf[len] = '\0';
-	*ret = buf;
-	if (ret_len)
-		*ret_len = len;
-	return 0;
+	return mcg__read_fd(fd, max, ret, ret_len);
 }
 
 int mcg__write_atomic_at(int dirfd, const char *name, const void *data, size_t len, mode_t mode)

@@ -1,0 +1,99 @@
+/* util.c: small helpers the library files (and memcgctl) share (util.h). */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int mcg__grow(void *arrp, size_t *cap, size_t n, size_t elem, size_t first)
+{
+	void *p;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : first;
+	if (c <= n)
+		c = n + 1;
+	if (c > SIZE_MAX / elem)
+		return -ENOMEM;
+	memcpy(&p, arrp, sizeof(p));
+	p = realloc(p, c * elem);
+	if (!p)
+		return -ENOMEM;
+	memcpy(arrp, &p, sizeof(p));
+	*cap = c;
+	return 0;
+}
+
+int mcg__opendir_at(int dirfd, DIR **ret)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	*ret = d;
+	return 0;
+}
+
+int mcg__read_fd(int fd, size_t max, char **ret, size_t *ret_len)
+{
+	size_t cap = 0, len = 0;
+	char *buf = NULL;
+	int r = 0;
+
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 2) {
+			/* room for one byte past MAX (to see it) and the NUL */
+			size_t c = cap ? cap * 2 : 4096;
+			char *nb;
+
+			if (max < SIZE_MAX - 2 && c > max + 2)
+				c = max + 2;
+			nb = realloc(buf, c);
+			if (!nb) {
+				r = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap = c;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > max) {
+			r = -EFBIG;
+			break;
+		}
+	}
+	close(fd);
+	if (r < 0) {
+		free(buf);
+		return r;
+	}
+	buf[len] = '\0';
+	*ret = buf;
+	if (ret_len)
+		*ret_len = len;
+	return 0;
+}

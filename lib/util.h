@@ -1,0 +1,28 @@
+/* util.h: small helpers the library files (and memcgctl) share: a growing array, a directory fd's listing, reading a whole file. */
+#ifndef MEMCG_UTIL_H
+#define MEMCG_UTIL_H
+
+#include <dirent.h>
+#include <stddef.h>
+
+/*
+ * Room for one more element in the array *ARRP (a pointer to the array pointer)
+ * holding N elements of ELEM bytes in *CAP allocated: the capacity doubles,
+ * starting at FIRST. 0, or -ENOMEM with the array and *CAP as they were.
+ */
+int mcg__grow(void *arrp, size_t *cap, size_t n, size_t elem, size_t first);
+
+/*
+ * A DIR stream over the directory DIRFD refers to, on a descriptor of its own
+ * (DIRFD stays open and usable); closedir() it. 0 or -errno.
+ */
+int mcg__opendir_at(int dirfd, DIR **ret);
+
+/*
+ * All of FD, which is closed here, into a NUL-terminated buffer to free(): *RET, and
+ * its length in *RET_LEN (if not NULL). -EFBIG when it holds more than MAX bytes
+ * (SIZE_MAX: no bound), -ENOMEM, or the read's -errno.
+ */
+int mcg__read_fd(int fd, size_t max, char **ret, size_t *ret_len);
+
+#endif
