@@ -84,6 +84,25 @@ static inline void fz_free_sections(char **sec, size_t n)
 		free(sec[i]);
 }
 
+/*
+ * A cgroup path as memcgctl writes one into its files: absolute, not "/", no empty,
+ * "." or ".." component, no trailing slash. The parsers' own check is the code under
+ * test: this is the fuzzers' independent statement of it.
+ */
+static inline bool fz_path_clean(const char *p)
+{
+	const char *c;
+
+	if (p[0] != '/' || !p[1] || strstr(p, "//"))
+		return false;
+	for (c = p; c; c = strchr(c + 1, '/')) {
+		if (!strncmp(c, "/./", 3) || !strcmp(c, "/.") || !strncmp(c, "/../", 4) ||
+		    !strcmp(c, "/.."))
+			return false;
+	}
+	return p[strlen(p) - 1] != '/';
+}
+
 /* ---- fixture trees under a private temporary directory, removed at exit ---- */
 
 static char fz_tmp[4096];

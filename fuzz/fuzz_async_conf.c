@@ -22,20 +22,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static bool path_clean(const char *p)
-{
-	const char *c;
-
-	if (p[0] != '/' || !p[1] || strstr(p, "//"))
-		return false;
-	for (c = p; c; c = strchr(c + 1, '/')) {
-		if (!strncmp(c, "/./", 3) || !strcmp(c, "/.") || !strncmp(c, "/../", 4) ||
-		    !strcmp(c, "/.."))
-			return false;
-	}
-	return p[strlen(p) - 1] != '/';
-}
-
 /* Read FILE (under the state directory) whole into a malloc'd buffer. */
 static char *slurp(const char *file, size_t *len)
 {
@@ -73,7 +59,7 @@ static void conf(const char *buf, size_t size)
 		goto out;
 	}
 	FZ_CHECK(mcg__async_conf_parse(buf, size, c2) == 0, "conf: parse and parse_why disagree");
-	FZ_CHECK(memchr(c->path, '\0', sizeof(c->path)) && path_clean(c->path),
+	FZ_CHECK(memchr(c->path, '\0', sizeof(c->path)) && fz_path_clean(c->path),
 		 "conf: accepted the cgroup path '%.100s'", c->path);
 	FZ_CHECK(memchr(c->root, '\0', sizeof(c->root)) && c->root[0] == '/',
 		 "conf: accepted the root '%.100s'", c->root);
@@ -118,7 +104,7 @@ static void stats(const char *buf, size_t size)
 		goto out;
 	}
 	FZ_CHECK(mcg__async_stats_parse(buf, size, s2) == 0, "stats: parse and parse_why disagree");
-	FZ_CHECK(memchr(s->path, '\0', sizeof(s->path)) && path_clean(s->path),
+	FZ_CHECK(memchr(s->path, '\0', sizeof(s->path)) && fz_path_clean(s->path),
 		 "stats: accepted the cgroup path '%.100s'", s->path);
 	FZ_CHECK(memchr(s->event_source, '\0', sizeof(s->event_source)), "stats: event source");
 	FZ_CHECK(mcg_async_state_name(s->state), "stats: state %d has no name", (int)s->state);

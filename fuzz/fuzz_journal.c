@@ -6,20 +6,6 @@
  */
 #include "fuzz.h"
 
-static bool path_clean(const char *p)
-{
-	const char *c;
-
-	if (p[0] != '/' || !p[1] || strstr(p, "//"))
-		return false;
-	for (c = p; c; c = strchr(c + 1, '/')) {
-		if (!strncmp(c, "/./", 3) || !strcmp(c, "/.") || !strncmp(c, "/../", 4) ||
-		    !strcmp(c, "/.."))
-			return false;
-	}
-	return p[strlen(p) - 1] != '/';
-}
-
 /* The writer's encoding (txn.c): %XX for bytes <= ' ', >= 0x7f and '%'. */
 static size_t encode(const char *s, char *buf)
 {
@@ -71,7 +57,7 @@ static void check(const struct mcg__journal *j)
 	FZ_CHECK(memchr(j->boot, '\0', sizeof(j->boot)), "boot id unterminated");
 	FZ_CHECK(memchr(j->root, '\0', sizeof(j->root)) && j->root[0] == '/', "root '%.40s'", j->root);
 	FZ_CHECK(memchr(j->path, '\0', sizeof(j->path)), "path unterminated");
-	FZ_CHECK(path_clean(j->path), "accepted the cgroup path '%s'", j->path);
+	FZ_CHECK(fz_path_clean(j->path), "accepted the cgroup path '%s'", j->path);
 	FZ_CHECK(j->n >= 1 && j->n <= MCG__JOURNAL_MAX_KNOBS, "%zu knobs", j->n);
 	for (i = 0; i < j->n; i++) {
 		const struct mcg__journal_knob *kn = &j->k[i];
