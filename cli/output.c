@@ -87,17 +87,26 @@ static void escape(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* A ring of buffers, so that a few escaped names can be used in one printf. */
+/*
+ * S as text (mcg_escape()): S itself when it needs no escape, else in a ring
+ * of buffers, so that a few escaped names can be used in one printf.
+ */
 const char *out_esc(const char *s)
 {
 	static char *ring[8];
 	static unsigned next;
 	char **slot = &ring[next++ % 8];
+	const char *p;
 	size_t n;
 	char *b;
 
 	if (!s)
 		return "-";
+	/* printable ASCII but the backslash (most names) is its own escape: no copy */
+	for (p = s; *p >= 0x20 && *p < 0x7f && *p != '\\'; p++)
+		;
+	if (!*p)
+		return s;
 	n = mcg_escape(s, NULL, 0);
 	b = realloc(*slot, n + 1);
 	if (!b)

@@ -175,6 +175,56 @@ static void test_cells(void **state)
 	assert_true(top_col_on(TOP_FAIL, 1));
 }
 
+/* top_fmt_size() prints what the snprintf() formats it replaced print, to the last tie */
+static void ref_fmt_size(double v, char *buf, size_t len)
+{
+	static const char units[] = "KMGTPE";
+	int u = -1;
+
+	if (v < 0)
+		v = 0;
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%.0f", v);
+	else if (v < 10 && v != (double)(long)v)
+		snprintf(buf, len, "%.1f%c", v, units[u]);
+	else
+		snprintf(buf, len, "%.0f%c", v, units[u]);
+}
+
+static void test_fmt_size_as_printf(void **state)
+{
+	static const double edge[] = {0, 0.5, 1.5, 2.5, 0.49999999999999994, 1023.5, 1024, 10239.5,
+				      10240, 10752, 1048575.5, 1e15, 1e19, 1.8446744073709552e19,
+				      -3, 12.5 * 1024, 13.5 * 1024 * 1024, 1e300};
+	char a[32], b[32];
+	unsigned long long x = 88172645463325252ULL;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		top_fmt_size(edge[i], a, sizeof(a));
+		ref_fmt_size(edge[i], b, sizeof(b));
+		assert_string_equal(a, b);
+	}
+	for (i = 0; i < 200000; i++) { /* xorshift: sizes and rates of every magnitude */
+		double v;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		v = (double)(x >> (x % 60)) / (double)(1 + (x >> 61)) / ((x & 8) ? 2.0 : 1.0);
+		top_fmt_size(v, a, sizeof(a));
+		ref_fmt_size(v, b, sizeof(b));
+		assert_string_equal(a, b);
+	}
+	top_fmt_size(123456789, a, 3); /* cut as snprintf cuts */
+	assert_string_equal(a, "11");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +232,7 @@ int main(void)
 		cmocka_unit_test(test_flat_filter_collapse),
 		cmocka_unit_test(test_selection),
 		cmocka_unit_test(test_cells),
+		cmocka_unit_test(test_fmt_size_as_printf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

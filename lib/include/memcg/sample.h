@@ -98,6 +98,7 @@ struct mcg_snapshot {
 	/* private */
 	int refs;
 	char *strings;
+	size_t cap_rows; /* rows allocated (a sampler reuses them) */
 };
 
 struct mcg_sampler;
