@@ -20,15 +20,12 @@ log() { echo "mcg-sd-guest: $*"; }
 
 # shellcheck disable=SC1091
 . /mcg/env
+# shellcheck source=../real/guest-scenarios.sh
+. "$MCG_SRCDIR/tests/real/guest-scenarios.sh"
 
 res=/run/mcg-results
 rm -rf "$res"
 mkdir -p "$res/s"
-status=ok
-fail_setup() {
-	log "setup failed: $*"
-	[ "$status" = ok ] && status="setup-failed: $*"
-}
 
 finish() {
 	echo "$status" >"$res/guest.status"
@@ -71,36 +68,16 @@ log "$(uname -r), $sdver, runner started at ${up_start}s uptime"
 
 [ "$status" = ok ] || finish
 
-n=0
-for path in $MCG_SD_SCENARIOS; do
-	n=$((n + 1))
-	name=${path##*/}
-	name=${name%.sh}
-	dir=$res/s/$name
-	mkdir -p "$dir/artifacts" "/mcg/data/$name"
-	log "scenario $name: start"
-	t0=$(date +%s)
-	(
-		cd "/mcg/data/$name" || exit 125
-		export MCG_PREFIX="memcgctl-test-$n-$$"
-		export MCG_SCENARIO_INDEX=$n
-		export MCG_DATADIR="/mcg/data/$name"
-		export MCG_ARTIFACTS="$dir/artifacts"
-		exec timeout -s KILL "$MCG_SD_SCENARIO_TIMEOUT" sh "$path"
-	) >"$dir/out" 2>"$dir/err" </dev/null
-	rc=$?
-	t1=$(date +%s)
-	echo "$rc" >"$dir/rc"
-	echo $((t1 - t0)) >"$dir/secs"
-	# a scenario killed by the timeout leaves its transient units behind (one that exits
-	# stops its own: lib.sh)
-	if [ "$rc" -ge 128 ]; then
+# a scenario killed by the timeout leaves its transient units behind (one that exits stops
+# its own: lib.sh)
+scenario_done() {
+	if [ "$1" -ge 128 ]; then
 		systemctl stop 'mcgtest-*' >/dev/null 2>&1
 		systemctl reset-failed 'mcgtest-*' >/dev/null 2>&1
 	fi
-	rm -rf "/mcg/data/$name"
-	log "scenario $name: exit $rc after $((t1 - t0)) s"
-done
+}
+# shellcheck disable=SC2086 # a list of paths
+guest_run_scenarios /mcg/data "$res" "$MCG_SD_SCENARIO_TIMEOUT" $MCG_SD_SCENARIOS
 echo "uptime_at_end=$(cut -d' ' -f1 /proc/uptime)" >>"$res/guest.info"
 
 finish

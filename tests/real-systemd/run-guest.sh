@@ -43,36 +43,17 @@ kdir=${MCG_V2_KERNEL_DIR:-$kcache/current}
 sdcache=${MCG_SD_CACHE:-/var/cache/memcgctl-systemd}
 image=${MCG_SD_IMAGE:-$sdcache/current}
 verbose=${MCG_SD_VERBOSE:-0}
+cpu=${MCG_SD_CPU:-max}
+tier=real-systemd
+# shellcheck source=../real-v2/guest-lib.sh
+. "$here/../real-v2/guest-lib.sh"
 
-say() { printf 'real-systemd: %s\n' "$*"; }
-die() { say "error: $*" >&2; exit 1; }
-unavailable() {
-	if [ "${CI:-}" = true ]; then
-		say "FAIL: cannot run the real-systemd tier in CI: $*" >&2
-		exit 1
-	fi
-	say "SKIP: cannot run the real-systemd tier: $*" >&2
-	exit 77
-}
-
-while [ $# -gt 0 ]; do
-	case $1 in
-	--build) build=$2; shift 2 ;;
-	--src) src=$2; shift 2 ;;
-	--results) results=$2; keep_results=1; shift 2 ;;
-	--) shift; break ;;
-	-*) die "unknown option $1" ;;
-	*) break ;;
-	esac
-done
+guest_options "$@"
+shift "$gl_nopts"
 
 # ---- what the tier needs ----------------------------------------------------
-qemu=$(command -v qemu-system-x86_64 || true)
-[ -n "$qemu" ] || unavailable "qemu-system-x86_64 not found (apt-get install qemu-system-x86)"
+guest_kernel
 command -v mkfs.ext4 >/dev/null 2>&1 || unavailable "mkfs.ext4 not found (apt-get install e2fsprogs)"
-vmlinuz=$(ls "$kdir"/boot/vmlinuz-* 2>/dev/null | head -n 1 || true)
-[ -n "$vmlinuz" ] && [ -r "$vmlinuz" ] ||
-	unavailable "no kernel in $kdir (run tests/real-v2/setup.sh as root, or set MCG_V2_CACHE)"
 image=$(readlink -f "$image" 2>/dev/null || true)
 [ -n "$image" ] && [ -f "$image" ] && [ -f "$image.complete" ] ||
 	unavailable "no root filesystem image in $sdcache (run tests/real-systemd/setup.sh as root)"
@@ -82,28 +63,9 @@ memcgctl=$build/memcgctl
 [ -x "$memcgctl" ] || die "$memcgctl not built (cmake --build $build)"
 
 # ---- scenarios --------------------------------------------------------------
-scenarios=
-add_scenario() {
-	case ${1##*/} in
-	*[!A-Za-z0-9_.-]*) die "scenario file name must be [A-Za-z0-9_.-]: $1" ;;
-	esac
-	scenarios="$scenarios $1"
-}
-if [ $# -gt 0 ]; then
-	for f; do
-		[ -f "$f" ] || die "no scenario $f"
-		add_scenario "$(cd "$(dirname "$f")" && pwd)/${f##*/}"
-	done
-else
-	for f in "$here"/scenarios/*.sh; do
-		[ -f "$f" ] && add_scenario "$f"
-	done
-fi
-[ -n "$scenarios" ] || die "no scenario in $here/scenarios"
+guest_scenarios "$here/scenarios" "$@"
 
 # ---- scratch space, removed on every exit path ------------------------------
-# shellcheck source=../real-v2/guest-lib.sh
-. "$here/../real-v2/guest-lib.sh"
 guest_workspace sd
 
 # ---- the per-run disk -------------------------------------------------------
@@ -115,7 +77,7 @@ mkdir -p "$m/build/tests/real" "$m/build/tests/real-v2" "$m/lib" "$m/src/tests" 
 have_libs=$image.libs
 copy_with_libs() { # host binary, guest path under /mcg
 	cp -L "$1" "$m$2"
-	ldd "$1" | awk '/=> \// { print $3 } /^[ \t]*\// { print $1 }' | while read -r lib; do
+	guest_libs "$1" | while read -r lib; do
 		base=${lib##*/}
 		[ -e "$m/lib/$base" ] && continue
 		grep -qxF "$base" "$have_libs" 2>/dev/null && continue
@@ -155,22 +117,14 @@ for f in $scenarios; do
 done
 # LeakSanitizer cannot run under ptrace: scenarios that strace memcgctl turn it off for
 # that run only.
-cat >"$m/env" <<ENV
-export MEMCGCTL=/mcg/build/memcgctl
-export MCG_LOAD=/mcg/build/tests/real/mcg-load
-export MCG_WRITE=/mcg/build/tests/real-v2/mcg-write
-export MCG_SRCDIR=/mcg/src
-export MCG_TESTLIB=/mcg/src/tests/real-systemd/lib.sh
-export MCG_CGROOT=/sys/fs/cgroup
-export MCG_CGVER=2
-export MCG_TIER=real-systemd
+{
+	guest_env /mcg/src/tests/real-systemd/lib.sh
+	cat <<ENV
 export LD_LIBRARY_PATH=/mcg/lib
-export ASAN_OPTIONS='${ASAN_OPTIONS:-}'
-export UBSAN_OPTIONS='${UBSAN_OPTIONS:-print_stacktrace=1}'
-export HOME=/root
 MCG_SD_SCENARIOS='${guest_scenarios# }'
 MCG_SD_SCENARIO_TIMEOUT=${scen_timeout}
 ENV
+} >"$m/env"
 truncate -s 1G "$work/mcg.img"
 mkfs.ext4 -q -F -L mcgrun -d "$m" -E lazy_itable_init=1,lazy_journal_init=1 "$work/mcg.img" ||
 	die "mkfs.ext4 -d failed (e2fsprogs >= 1.43 needed)"
@@ -182,25 +136,14 @@ append="console=ttyS0 panic=-1 quiet loglevel=4 root=/dev/nvme0n1 rootfstype=ext
 append="$append init=/lib/systemd/systemd systemd.unified_cgroup_hierarchy=1"
 append="$append systemd.unit=memcgctl-tests.target systemd.show_status=error"
 append="$append random.trust_cpu=on mitigations=off ${MCG_SD_APPEND:-}"
-t_boot=$(date +%s.%N)
-console=$work/console.log
-timeout -k 5 "$timeout_s" "$qemu" \
-	-accel tcg,thread=multi -machine pc -cpu "${MCG_SD_CPU:-max}" -m "$mem" -smp 2 \
-	-nodefaults -no-user-config -display none -no-reboot -net none \
-	-kernel "$vmlinuz" -append "$append" \
-	-serial "file:$console" -pidfile "$work/qemu.pid" \
+guest_boot -kernel "$vmlinuz" -append "$append" \
 	-device nvme,id=nvme0,serial=mcgsd \
 	-drive "file=$image,if=none,id=root,format=raw,snapshot=on" \
 	-device nvme-ns,drive=root,bus=nvme0,nsid=1 \
 	-drive "file=$work/mcg.img,if=none,id=mcg,format=raw,cache=unsafe" \
 	-device nvme-ns,drive=mcg,bus=nvme0,nsid=2 \
 	-drive "file=$work/results.img,if=none,id=results,format=raw" \
-	-device nvme-ns,drive=results,bus=nvme0,nsid=3 \
-	</dev/null >"$work/qemu.out" 2>&1 &
-qpid=$!
-qrc=0
-wait "$qpid" || qrc=$?
-t_end=$(date +%s.%N)
+	-device nvme-ns,drive=results,bus=nvme0,nsid=3
 
 guest_results "$qrc" "MCG_SD_TIMEOUT=${timeout_s}s"
 say "guest kernel $(info uname_r), $(info systemd), PID 1 $(info pid1), qemu -accel tcg"
@@ -213,7 +156,4 @@ timing=$(awk -v a="$t_start" -v b="$t_boot" -v c="$t_end" -v u="$(info uptime_at
 	-v e="$(info uptime_at_end)" \
 	'BEGIN { printf "disks %.1fs, guest %.1fs (runner up at %.1fs, scenarios %.1fs), total %.1fs",
 		b - a, c - b, u, e - u, c - a }')
-say "$npass passed, $nfail failed, $nskip skipped ($timing)"
-[ "$keep_results" = 1 ] && say "results in $results"
-[ "$nfail" -eq 0 ] || exit 1
-exit 0
+guest_finish "$timing"

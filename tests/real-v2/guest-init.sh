@@ -26,12 +26,8 @@ mount -t tmpfs tmpfs /run
 
 # shellcheck disable=SC1091
 . /etc/mcg-v2.env
-
-status=ok
-fail_setup() {
-	log "setup failed: $*"
-	[ "$status" = ok ] && status="setup-failed: $*"
-}
+# shellcheck source=../real/guest-scenarios.sh
+. "$MCG_SRCDIR/tests/real/guest-scenarios.sh"
 
 find_disk() { # serial -> /dev/vdX
 	for s in /sys/block/vd*/serial; do
@@ -109,28 +105,7 @@ if [ "$status" != ok ]; then
 	finish
 fi
 
-n=0
-for path in $MCG_V2_SCENARIOS; do
-	n=$((n + 1))
-	name=${path##*/}
-	name=${name%.sh}
-	dir=/results/s/$name
-	mkdir -p "$dir/artifacts" "/mnt/data/$name"
-	log "scenario $name: start"
-	t0=$(date +%s)
-	(
-		cd "/mnt/data/$name" || exit 125
-		export MCG_PREFIX="memcgctl-test-$n-$$"
-		export MCG_DATADIR="/mnt/data/$name"
-		export MCG_ARTIFACTS="$dir/artifacts"
-		exec timeout -s KILL "$MCG_V2_SCENARIO_TIMEOUT" sh "$path"
-	) >"$dir/out" 2>"$dir/err" </dev/null
-	rc=$?
-	t1=$(date +%s)
-	echo "$rc" >"$dir/rc"
-	echo $((t1 - t0)) >"$dir/secs"
-	rm -rf "/mnt/data/$name"
-	log "scenario $name: exit $rc after $((t1 - t0)) s"
-done
+# shellcheck disable=SC2086 # a list of paths
+guest_run_scenarios /mnt/data /results "$MCG_V2_SCENARIO_TIMEOUT" $MCG_V2_SCENARIOS
 
 finish

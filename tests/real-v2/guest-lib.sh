@@ -1,8 +1,130 @@
 # guest-lib.sh: what the QEMU tiers' run-guest.sh scripts share (tests/real-v2 boots busybox,
-# tests/real-systemd boots Debian with systemd): stopping QEMU on every exit path, showing the
-# console, reading the results disk and reporting each scenario. Sourced (POSIX sh); the
-# caller defines say and die and sets work, qpid, console, results, scenarios, verbose and
-# scen_timeout as its own variables.
+# tests/real-systemd boots Debian with systemd): messages, the common options, the kernel and
+# the scenarios to run, the guest's environment, booting QEMU and stopping it on every exit
+# path, showing the console, reading the results disk and reporting each scenario. Sourced
+# (POSIX sh) first thing; the caller sets tier (its name: real-v2, real-systemd) before, and
+# build, src, results, keep_results, kdir, cpu, mem, timeout_s, scen_timeout and verbose as
+# its own variables.
+
+say() { printf '%s: %s\n' "$tier" "$*"; }
+die() { say "error: $*" >&2; exit 1; }
+# unavailable REASON: the tier cannot run on this host: a skip (77), a failure in CI
+unavailable() {
+	if [ "${CI:-}" = true ]; then
+		say "FAIL: cannot run the $tier tier in CI: $*" >&2
+		exit 1
+	fi
+	say "SKIP: cannot run the $tier tier: $*" >&2
+	exit 77
+}
+
+# guest_options ARGS...: the options every run-guest.sh takes (--build DIR, --src DIR,
+# --results DIR, --), and the tier's own through tier_option OPTION VALUE (false: not one of
+# its options; each takes a value). gl_nopts: how many words they were (shift them).
+tier_option() { false; }
+guest_options() {
+	gl_nopts=0
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--) gl_nopts=$((gl_nopts + 1)); return 0 ;;
+		-*) [ $# -ge 2 ] || die "option $1 needs a value" ;;
+		*) return 0 ;;
+		esac
+		case $1 in
+		--build) build=$2 ;;
+		--src) src=$2 ;;
+		--results) results=$2; keep_results=1 ;;
+		*) tier_option "$1" "$2" || die "unknown option $1" ;;
+		esac
+		shift 2
+		gl_nopts=$((gl_nopts + 2))
+	done
+}
+
+# guest_kernel: $qemu, and $vmlinuz and its version $kver from the unpacked kernel in $kdir
+guest_kernel() {
+	qemu=$(command -v qemu-system-x86_64 || true)
+	[ -n "$qemu" ] || unavailable "qemu-system-x86_64 not found (apt-get install qemu-system-x86)"
+	vmlinuz=$(ls "$kdir"/boot/vmlinuz-* 2>/dev/null | head -n 1 || true)
+	[ -n "$vmlinuz" ] && [ -r "$vmlinuz" ] ||
+		unavailable "no kernel in $kdir (run tests/real-v2/setup.sh as root, or set MCG_V2_CACHE)"
+	kver=${vmlinuz##*/vmlinuz-}
+}
+
+# guest_scenarios DIR [SCENARIO.sh...]: $scenarios, the absolute paths of the SCENARIOs
+# named, or else of each DIR/*.sh that the tier's tier_wants FILE accepts (default: every one).
+tier_wants() { true; }
+guest_scenarios() {
+	gl_dir=$1
+	shift
+	scenarios=
+	if [ $# -gt 0 ]; then
+		for gl_f; do
+			[ -f "$gl_f" ] || die "no scenario $gl_f"
+			gl_add_scenario "$(cd "$(dirname "$gl_f")" && pwd)/${gl_f##*/}"
+		done
+	else
+		for gl_f in "$gl_dir"/*.sh; do
+			if [ -f "$gl_f" ] && tier_wants "$gl_f"; then
+				gl_add_scenario "$gl_f"
+			fi
+		done
+	fi
+	[ -n "$scenarios" ] || die "no $tier scenario in $gl_dir"
+}
+gl_add_scenario() {
+	case ${1##*/} in
+	*[!A-Za-z0-9_.-]*) die "scenario file name must be [A-Za-z0-9_.-]: $1" ;;
+	esac
+	scenarios="$scenarios $1"
+}
+
+# guest_libs BINARY: the shared libraries BINARY loads, one path a line
+guest_libs() { ldd "$1" | awk '/=> \// { print $3 } /^[ \t]*\// { print $1 }'; }
+
+# guest_env TESTLIB: the environment both guests give the scenarios: the binaries under
+# /mcg/build, the sources under /mcg/src (TESTLIB the tier's lib.sh there), cgroup v2 at
+# /sys/fs/cgroup, this host's sanitizer options.
+guest_env() {
+	cat <<ENV
+export MEMCGCTL=/mcg/build/memcgctl
+export MCG_LOAD=/mcg/build/tests/real/mcg-load
+export MCG_WRITE=/mcg/build/tests/real-v2/mcg-write
+export MCG_SRCDIR=/mcg/src
+export MCG_TESTLIB=$1
+export MCG_CGROOT=/sys/fs/cgroup
+export MCG_CGVER=2
+export MCG_TIER=$tier
+export ASAN_OPTIONS='${ASAN_OPTIONS:-}'
+export UBSAN_OPTIONS='${UBSAN_OPTIONS:-print_stacktrace=1}'
+export HOME=/root
+ENV
+}
+
+# guest_boot QEMU-ARGS...: boot the guest (TCG, 2 vCPUs, $mem MiB, serial console to
+# $console, no network, no reboot) with the tier's kernel, command line and disks, until it
+# powers off or $timeout_s passes; qrc, QEMU's exit status; t_boot and t_end around it.
+guest_boot() {
+	t_boot=$(date +%s.%N)
+	console=$work/console.log
+	timeout -k 5 "$timeout_s" "$qemu" \
+		-accel tcg,thread=multi -machine pc -cpu "$cpu" -m "$mem" -smp 2 \
+		-nodefaults -no-user-config -display none -no-reboot -net none \
+		-serial "file:$console" -pidfile "$work/qemu.pid" \
+		"$@" </dev/null >"$work/qemu.out" 2>&1 &
+	qpid=$!
+	qrc=0
+	wait "$qpid" || qrc=$?
+	t_end=$(date +%s.%N)
+}
+
+# guest_finish TIMING: the totals line and where the results are; exit 1 if one failed.
+guest_finish() {
+	say "$npass passed, $nfail failed, $nskip skipped ($1)"
+	[ "$keep_results" = 1 ] && say "results in $results"
+	[ "$nfail" -eq 0 ] || exit 1
+	exit 0
+}
 
 # Stop QEMU (its own pid from -pidfile, and timeout(1)'s) and remove $work: a signal to the
 # script must not leave either behind.

@@ -35,40 +35,24 @@ cache=${MCG_V2_CACHE:-/var/cache/memcgctl-v2}
 kdir=${MCG_V2_KERNEL_DIR:-$cache/current}
 bps=${MCG_V2_DISK_BPS_WRITE:-}
 verbose=${MCG_V2_VERBOSE:-0}
+cpu=${MCG_V2_CPU:-max}
+tier=real-v2
+# shellcheck source=../real-v2/guest-lib.sh
+. "$here/guest-lib.sh"
 
-say() { printf 'real-v2: %s\n' "$*"; }
-die() { say "error: $*" >&2; exit 1; }
-unavailable() {
-	if [ "${CI:-}" = true ]; then
-		say "FAIL: cannot run the real-v2 tier in CI: $*" >&2
-		exit 1
-	fi
-	say "SKIP: cannot run the real-v2 tier: $*" >&2
-	exit 77
-}
-
-while [ $# -gt 0 ]; do
-	case $1 in
-	--build) build=$2; shift 2 ;;
-	--src) src=$2; shift 2 ;;
-	--results) results=$2; keep_results=1; shift 2 ;;
-	--extra)
-		[ -f "$2" ] || die "no extra file $2"
-		case ${2##*/} in
-		*[!A-Za-z0-9_.-]*) die "extra file name must be [A-Za-z0-9_.-]: $2" ;;
-		esac
-		extras="$extras $2"
-		shift 2
-		;;
-	--) shift; break ;;
-	-*) die "unknown option $1" ;;
-	*) break ;;
+tier_option() {
+	[ "$1" = --extra ] || return 1
+	[ -f "$2" ] || die "no extra file $2"
+	case ${2##*/} in
+	*[!A-Za-z0-9_.-]*) die "extra file name must be [A-Za-z0-9_.-]: $2" ;;
 	esac
-done
+	extras="$extras $2"
+}
+guest_options "$@"
+shift "$gl_nopts"
 
 # ---- what the tier needs ----------------------------------------------------
-qemu=$(command -v qemu-system-x86_64 || true)
-[ -n "$qemu" ] || unavailable "qemu-system-x86_64 not found (apt-get install qemu-system-x86)"
+guest_kernel
 busybox=$(command -v busybox || true)
 [ -n "$busybox" ] || unavailable "busybox not found (apt-get install busybox-static)"
 if ldd "$busybox" >/dev/null 2>&1; then
@@ -77,13 +61,8 @@ fi
 for tool in mkfs.ext4 jq; do
 	command -v "$tool" >/dev/null 2>&1 || unavailable "$tool not found (apt-get install e2fsprogs jq)"
 done
-vmlinuz=$(ls "$kdir"/boot/vmlinuz-* 2>/dev/null | head -n 1 || true)
-[ -n "$vmlinuz" ] && [ -f "$vmlinuz" ] ||
-	unavailable "no kernel in $kdir (run tests/real-v2/setup.sh as root, or set MCG_V2_CACHE)"
-kver=${vmlinuz##*/vmlinuz-}
 moddir=$kdir/lib/modules/$kver
 [ -d "$moddir" ] || unavailable "no modules for $kver in $kdir/lib/modules"
-[ -r "$vmlinuz" ] || unavailable "$vmlinuz is not readable"
 
 memcgctl=$build/memcgctl
 mcgload=$build/tests/real/mcg-load
@@ -91,32 +70,16 @@ mcgwrite=$build/tests/real-v2/mcg-write
 [ -x "$memcgctl" ] || die "$memcgctl not built (cmake --build $build)"
 
 # ---- scenarios --------------------------------------------------------------
-tiers_of() { sed -n 's/^# *tiers: *//p' "$1" | head -n 1; }
-scenarios=
-add_scenario() {
-	case ${1##*/} in
-	*[!A-Za-z0-9_.-]*) die "scenario file name must be [A-Za-z0-9_.-]: $1" ;;
+# the ones tagged "# tiers: ... v2 ..."
+tier_wants() {
+	case " $(sed -n 's/^# *tiers: *//p' "$1" | head -n 1) " in
+	*" v2 "*) return 0 ;;
 	esac
-	scenarios="$scenarios $1"
+	return 1
 }
-if [ $# -gt 0 ]; then
-	for f; do
-		[ -f "$f" ] || die "no scenario $f"
-		add_scenario "$(cd "$(dirname "$f")" && pwd)/${f##*/}"
-	done
-else
-	for f in "$src"/tests/real/scenarios/*.sh; do
-		[ -f "$f" ] || continue
-		case " $(tiers_of "$f") " in
-		*" v2 "*) add_scenario "$f" ;;
-		esac
-	done
-fi
-[ -n "$scenarios" ] || die "no scenario tagged '# tiers: v2' in $src/tests/real/scenarios"
+guest_scenarios "$src/tests/real/scenarios" "$@"
 
 # ---- scratch space, removed on every exit path ------------------------------
-# shellcheck source=../real-v2/guest-lib.sh
-. "$here/guest-lib.sh"
 guest_workspace v2
 
 # ---- initramfs --------------------------------------------------------------
@@ -134,7 +97,7 @@ libdirs=
 copy_with_libs() { # host binary, guest path
 	mkdir -p "$root${2%/*}"
 	cp -L "$1" "$root$2"
-	ldd "$1" | awk '/=> \// { print $3 } /^[ \t]*\// { print $1 }' | while read -r lib; do
+	guest_libs "$1" | while read -r lib; do
 		[ -e "$root$lib" ] && continue
 		mkdir -p "$root${lib%/*}"
 		cp -L "$lib" "$root$lib"
@@ -177,26 +140,17 @@ for m in $modules; do
 	esac
 done
 
-asan_opts=${ASAN_OPTIONS:-}
-cat >"$root/etc/mcg-v2.env" <<ENV
-export MEMCGCTL=/mcg/build/memcgctl
-export MCG_LOAD=/mcg/build/tests/real/mcg-load
-export MCG_WRITE=/mcg/build/tests/real-v2/mcg-write
+{
+	guest_env /mcg/src/tests/real/lib.sh
+	cat <<ENV
 export MCG_EXTRA_DIR=/mcg/extra
-export MCG_SRCDIR=/mcg/src
-export MCG_TESTLIB=/mcg/src/tests/real/lib.sh
-export MCG_CGROOT=/sys/fs/cgroup
-export MCG_CGVER=2
-export MCG_TIER=real-v2
 export MCG_DISK_BPS_WRITE='${bps}'
 export LD_LIBRARY_PATH='${libdirs%:}'
-export ASAN_OPTIONS='${asan_opts}'
-export UBSAN_OPTIONS='${UBSAN_OPTIONS:-print_stacktrace=1}'
-export HOME=/root
 MCG_V2_MODULES='${modules}'
 MCG_V2_SCENARIOS='${guest_scenarios# }'
 MCG_V2_SCENARIO_TIMEOUT=${scen_timeout}
 ENV
+} >"$root/etc/mcg-v2.env"
 mkdir -p "$root/root"
 cp "$here/guest-init.sh" "$root/init"
 chmod 755 "$root/init"
@@ -210,23 +164,12 @@ throttle=
 [ -n "$bps" ] && throttle=",throttling.bps-write=$bps"
 
 # ---- boot -------------------------------------------------------------------
-t_boot=$(date +%s.%N)
-console=$work/console.log
-timeout -k 5 "$timeout_s" "$qemu" \
-	-accel tcg,thread=multi -machine pc -cpu "${MCG_V2_CPU:-max}" -m "$mem" -smp 2 \
-	-nodefaults -no-user-config -display none -no-reboot -net none \
-	-kernel "$vmlinuz" -initrd "$work/initrd.cpio" \
+guest_boot -kernel "$vmlinuz" -initrd "$work/initrd.cpio" \
 	-append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init" \
-	-serial "file:$console" -pidfile "$work/qemu.pid" \
 	-drive "file=$work/data.img,if=none,id=data,format=raw,cache=unsafe$throttle" \
 	-device virtio-blk-pci,drive=data,serial=mcgdata \
 	-drive "file=$work/results.img,if=none,id=results,format=raw" \
-	-device virtio-blk-pci,drive=results,serial=mcgresults \
-	</dev/null >"$work/qemu.out" 2>&1 &
-qpid=$!
-qrc=0
-wait "$qpid" || qrc=$?
-t_end=$(date +%s.%N)
+	-device virtio-blk-pci,drive=results,serial=mcgresults
 
 guest_results "$qrc" "MCG_V2_TIMEOUT=${timeout_s}s"
 say "guest kernel $(info uname_r), $(info mem_total_kb) kB RAM, $(info cpus) vCPUs, qemu -accel tcg"
@@ -238,7 +181,4 @@ guest_status
 guest_report MCG_V2_SCENARIO_TIMEOUT
 timing=$(awk -v a="$t_start" -v b="$t_boot" -v c="$t_end" \
 	'BEGIN { printf "initramfs+disks %.1fs, guest %.1fs, total %.1fs", b - a, c - b, c - a }')
-say "$npass passed, $nfail failed, $nskip skipped ($timing)"
-[ "$keep_results" = 1 ] && say "results in $results"
-[ "$nfail" -eq 0 ] || exit 1
-exit 0
+guest_finish "$timing"
