@@ -134,28 +134,6 @@ void mcg__async_dir_close(struct mcg__async_dir *d)
 
 /* ---- fields: the same encoding as the journals -------------------------- */
 
-/* An absolute path without empty, "." or ".." components ("/" allowed). */
-static bool abs_path_ok(const char *p)
-{
-	const char *c = p;
-
-	if (p[0] != '/')
-		return false;
-	if (!p[1])
-		return true;
-	while (*c == '/') {
-		const char *e = strchr(c + 1, '/');
-		size_t n = e ? (size_t)(e - c - 1) : strlen(c + 1);
-
-		if (n == 0 || (n == 1 && c[1] == '.') || (n == 2 && c[1] == '.' && c[2] == '.'))
-			return false;
-		if (!e)
-			return true;
-		c = e;
-	}
-	return false;
-}
-
 /* A decimal number as printf writes it: no sign, no leading zero, no overflow. */
 static bool dec_u64(const char *s, size_t n, uint64_t *ret)
 {
@@ -272,14 +250,14 @@ static int parse_lines(const char *buf, size_t len, const char *magic, const cha
 
 static const char *root_field(const char *v, size_t n, char *buf, size_t len)
 {
-	if (!mcg__field_decode(v, n, buf, len) || !abs_path_ok(buf))
+	if (!mcg__field_decode(v, n, buf, len) || !mcg__abs_path_ok(buf))
 		return "a bad hierarchy root";
 	return NULL;
 }
 
 static const char *path_field(const char *v, size_t n, char *buf, size_t len)
 {
-	if (!mcg__field_decode(v, n, buf, len) || !abs_path_ok(buf))
+	if (!mcg__field_decode(v, n, buf, len) || !mcg__abs_path_ok(buf))
 		return "a bad cgroup path";
 	if (!strcmp(buf, "/"))
 		return "names the root cgroup";
@@ -440,7 +418,7 @@ static int conf_text(const struct mcg_async_conf *c, char **ret)
 	char *text;
 	int n;
 
-	if (!abs_path_ok(c->path) || !strcmp(c->path, "/") || !abs_path_ok(c->root) ||
+	if (!mcg__abs_path_ok(c->path) || !strcmp(c->path, "/") || !mcg__abs_path_ok(c->root) ||
 	    c->batch == 0 || c->batch > MCG_ASYNC_MAX_BATCH || !max_cpu_milli(c->max_cpu) ||
 	    c->ino == 0 || (c->flags & MCG_ASYNC_HIGH_SET && c->high > MARK_MAX) ||
 	    (c->flags & MCG_ASYNC_LOW_SET && c->low > MARK_MAX))
@@ -973,7 +951,7 @@ int mcg__async_stats_write_at(const struct mcg__async_dir *d, const struct mcg_a
 
 	if (d->statsfd < 0)
 		return -ENOENT;
-	if (!abs_path_ok(s->path) || !strcmp(s->path, "/") || !abs_path_ok(s->root) || !s->ino ||
+	if (!mcg__abs_path_ok(s->path) || !strcmp(s->path, "/") || !mcg__abs_path_ok(s->root) || !s->ino ||
 	    s->pid <= 0 || s->last_error > 0 || s->last_error < -(int)MCG_E__END)
 		return -EINVAL;
 	if (!(ratio >= 0))

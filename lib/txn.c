@@ -1,5 +1,6 @@
 /* txn.c: journalled, locked knob changes, put back on failure or after a crash only where memcgctl's own value still stands. */
 #include "internal.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -115,26 +116,6 @@ static bool knob_allowed(int version, const char *knob)
 
 		if (f && !strcmp(f, knob))
 			return true;
-	}
-	return false;
-}
-
-/* A cgroup path as memcgctl prints it: "/a/b", no empty, "." or ".." component, not "/". */
-static bool path_ok(const char *p)
-{
-	const char *c = p;
-
-	if (p[0] != '/' || !p[1])
-		return false;
-	while (*c == '/') {
-		const char *e = strchr(c + 1, '/');
-		size_t n = e ? (size_t)(e - c - 1) : strlen(c + 1);
-
-		if (n == 0 || (n == 1 && c[1] == '.') || (n == 2 && c[1] == '.' && c[2] == '.'))
-			return false;
-		if (!e)
-			return true;
-		c = e;
 	}
 	return false;
 }
@@ -302,7 +283,8 @@ int mcg__journal_parse_why(const char *buf, size_t len, struct mcg__journal *ret
 				BAD("a bad cgroup path");
 			if (!strcmp(j->path, "/"))
 				BAD("names the root cgroup");
-			if (!path_ok(j->path))
+			/* a cgroup path as memcgctl prints it: "/a/b", not "/" */
+			if (!mcg__abs_path_ok(j->path) || !j->path[1])
 				BAD("a bad cgroup path");
 			break;
 		}

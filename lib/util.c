@@ -47,6 +47,27 @@ int mcg__opendir_at(int dirfd, DIR **ret)
 	return 0;
 }
 
+bool mcg__abs_path_ok(const char *p)
+{
+	const char *c = p;
+
+	if (p[0] != '/')
+		return false;
+	if (!p[1])
+		return true;
+	while (*c == '/') {
+		const char *e = strchr(c + 1, '/');
+		size_t n = e ? (size_t)(e - c - 1) : strlen(c + 1);
+
+		if (n == 0 || (n == 1 && c[1] == '.') || (n == 2 && c[1] == '.' && c[2] == '.'))
+			return false;
+		if (!e)
+			return true;
+		c = e;
+	}
+	return false;
+}
+
 int mcg__read_fd(int fd, size_t max, char **ret, size_t *ret_len)
 {
 	size_t cap = 0, len = 0;

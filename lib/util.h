@@ -3,6 +3,7 @@
 #define MEMCG_UTIL_H
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -17,6 +18,9 @@ int mcg__grow(void *arrp, size_t *cap, size_t n, size_t elem, size_t first);
  * (DIRFD stays open and usable); closedir() it. 0 or -errno.
  */
 int mcg__opendir_at(int dirfd, DIR **ret);
+
+/* An absolute path without empty, "." or ".." components ("/" is one). */
+bool mcg__abs_path_ok(const char *p);
 
 /*
  * All of FD, which is closed here, into a NUL-terminated buffer to free(): *RET, and
