@@ -55,20 +55,46 @@ ci_exec() {
 	if ci_alive "$ci_spid"; then
 		# strace's child is the daemon (--foreground: it does not fork)
 		ci_dpid=$(awk '{ print $1 }' "/proc/$ci_spid/task/$ci_spid/children" 2>/dev/null)
-		if [ -n "$ci_dpid" ]; then
-			kill -TERM "$ci_dpid" 2>/dev/null || true
-			i=0
-			while ci_alive "$ci_spid" && [ $i -lt 500 ]; do
-				sleep 0.02
-				i=$((i + 1))
-			done
-			if ci_alive "$ci_spid"; then
-				echo "daemon $ci_dpid ignored SIGTERM for 10 s" >&2
-				kill -KILL "$ci_dpid" 2>/dev/null || true
-			fi
+		if [ -n "$ci_dpid" ] && ! ci_term "$ci_dpid" "$ci_spid" 10; then
+			echo "daemon $ci_dpid ignored SIGTERM for 10 s" >&2
 		fi
 	fi
 	wait "$ci_spid"
+}
+
+# ci_scratch NAME LIMIT: the scratch cgroup (CG, CGREL) the commands run on and its original
+# limit L0=LIMIT; RUN, memcgctl's run directory; MEMSW, the memsw limit (empty without swap
+# accounting), which empty and reclaimd must leave as it is.
+ci_scratch() {
+	scratch_new "$1"
+	L0=$2
+	RUN=$MEMCGCTL_RUNDIR
+	MEMSW=
+	if [ -e "$CG/memory.memsw.limit_in_bytes" ]; then
+		MEMSW=$(knob "$CG" memory.memsw.limit_in_bytes)
+	fi
+}
+ci_memsw() { [ -z "$MEMSW" ] || knob "$CG" memory.memsw.limit_in_bytes; }
+
+# ci_limit_is WHEN VALUE: the limit reads VALUE (after the kill at $killed_at), memsw as it was
+ci_limit_is() {
+	got=$(knob "$CG" memory.limit_in_bytes)
+	[ "$got" = "$2" ] || ci_wrong "$1: limit $got (at the kill $killed_at), expected $2"
+	[ "$(ci_memsw)" = "$MEMSW" ] || ci_wrong "$1: memsw $(ci_memsw), expected $MEMSW"
+}
+
+# ci_term PID WATCH SECONDS: SIGTERM PID and wait up to SECONDS for WATCH (PID, or a parent
+# that exits with it) to be gone; if it is not, SIGKILL PID and return 1.
+ci_term() {
+	kill -TERM "$1" 2>/dev/null || true
+	ci_i=0
+	while ci_alive "$2" && [ $ci_i -lt $(($3 * 50)) ]; do
+		sleep 0.02
+		ci_i=$((ci_i + 1))
+	done
+	ci_alive "$2" || return 0
+	kill -KILL "$1" 2>/dev/null || true
+	return 1
 }
 
 ci_require() {

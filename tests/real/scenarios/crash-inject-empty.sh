@@ -12,13 +12,8 @@ set -eu
 require_cgroups
 ci_require
 
-scratch_new crash-empty
-L0=$((256 * MIB))
+ci_scratch crash-empty $((256 * MIB))
 NEXT=$((200 * MIB))
-RUN=$MEMCGCTL_RUNDIR
-MEMSW=
-[ -e "$CG/memory.memsw.limit_in_bytes" ] && MEMSW=$(knob "$CG" memory.memsw.limit_in_bytes)
-memsw() { [ -z "$MEMSW" ] || knob "$CG" memory.memsw.limit_in_bytes; }
 
 # Each run from the same start: no run directory yet (its mkdirs are crash points too), the
 # original limit, 40 MiB of page cache: about 20 steps of 2 MiB.
@@ -26,13 +21,6 @@ ci_prepare() {
 	rm -rf "$RUN"
 	echo "$L0" >"$CG/memory.limit_in_bytes"
 	run_in "$CG" "$MCG_LOAD" write "$MCG_DATA/cache" 40 >/dev/null
-}
-
-# limit_is WHEN VALUE: the limit reads VALUE, memsw as it was
-limit_is() {
-	got=$(knob "$CG" memory.limit_in_bytes)
-	[ "$got" = "$2" ] || ci_wrong "$1: limit $got (at the kill $killed_at), expected $2"
-	[ "$(memsw)" = "$MEMSW" ] || ci_wrong "$1: memsw $(memsw), expected $MEMSW"
 }
 
 # next WHAT CMD...: run the next command on the same cgroup; it must succeed
@@ -54,19 +42,19 @@ ci_check() {
 	case $((CI_ROT % 3)) in
 	0)
 		next recover "$MEMCGCTL" recover "$CGREL"
-		limit_is "after recover" "$L0"
+		ci_limit_is "after recover" "$L0"
 		ci_expect_no_files "after recover" "$RUN/journal"
 		next "the next empty" "$MEMCGCTL" empty "$CGREL" --batch 512
-		limit_is "after recover and the next empty" "$L0"
+		ci_limit_is "after recover and the next empty" "$L0"
 		;;
 	1)
 		next "the next empty" "$MEMCGCTL" empty "$CGREL" --batch 512
-		limit_is "after the next empty" "$L0"
+		ci_limit_is "after the next empty" "$L0"
 		;;
 	2)
 		# set-limit restores the journal, then sets its own value
 		next "the next set-limit" "$MEMCGCTL" set-limit "$CGREL" "$NEXT"
-		limit_is "after the next set-limit" "$NEXT"
+		ci_limit_is "after the next set-limit" "$NEXT"
 		;;
 	esac
 	ci_expect_no_files "after the next command" "$RUN"
@@ -78,7 +66,7 @@ ci_after_reference() {
 }
 ci_after_complete() {
 	killed_at="(not killed)"
-	limit_is "after a complete run" "$L0"
+	ci_limit_is "after a complete run" "$L0"
 	ci_expect_no_files "after a complete run" "$RUN"
 }
 

@@ -15,13 +15,8 @@ require_cgroups
 ci_require
 [ "$(nproc)" -ge 2 ] || skip "async-reclaim enable refuses a single-CPU machine"
 
-scratch_new crash-rd
-L0=$((64 * MIB))
+ci_scratch crash-rd $((64 * MIB))
 HIGH=$((56 * MIB))
-RUN=$MEMCGCTL_RUNDIR
-MEMSW=
-[ -e "$CG/memory.memsw.limit_in_bytes" ] && MEMSW=$(knob "$CG" memory.memsw.limit_in_bytes)
-memsw() { [ -z "$MEMSW" ] || knob "$CG" memory.memsw.limit_in_bytes; }
 echo "$L0" >"$CG/memory.limit_in_bytes"
 # clean page cache on disk, read back into the cgroup before each run: fast, and no
 # writeback for the steps to wait on
@@ -40,17 +35,7 @@ alive() { ci_alive "$1"; }
 stop_daemon() {
 	p=$(awk 'NR == 1 { print $1 }' "$SD/reclaimd.pid" 2>/dev/null || true)
 	[ -n "$p" ] && alive "$p" || return 0
-	kill -TERM "$p" 2>/dev/null || true
-	i=0
-	while alive "$p" && [ $i -lt 250 ]; do
-		sleep 0.02
-		i=$((i + 1))
-	done
-	if alive "$p"; then
-		kill -KILL "$p" 2>/dev/null || true
-		return 1
-	fi
-	return 0
+	ci_term "$p" "$p" 5
 }
 # (mcg_cleanup exits with the status it finds in $?: keep the scenario's; set +e first, or
 # that "(exit 1)" would end the trap before the cgroups are removed)
@@ -70,12 +55,6 @@ ci_prepare() {
 	cp -a "$MCG_TMP/state.enabled" "$SD"
 	echo "$L0" >"$CG/memory.limit_in_bytes"
 	run_in "$CG" "$MCG_LOAD" read "$MCG_DATA/cache" >/dev/null
-}
-
-limit_is() { # WHEN
-	got=$(knob "$CG" memory.limit_in_bytes)
-	[ "$got" = "$L0" ] || ci_wrong "$1: limit $got (at the kill $killed_at), expected $L0"
-	[ "$(memsw)" = "$MEMSW" ] || ci_wrong "$1: memsw $(memsw), expected $MEMSW"
 }
 
 # a daemon started the usual way serves the cgroup, then exits on SIGTERM
@@ -120,7 +99,7 @@ ci_check() {
 	case $((CI_ROT % 4)) in
 	0)
 		run_next recover "$MEMCGCTL" recover "$CGREL"
-		limit_is "after recover"
+		ci_limit_is "after recover" "$L0"
 		ci_expect_no_files "after recover" "$RUN/journal"
 		run_next "reclaimd after recover" "$MEMCGCTL" reclaimd --state-dir "$SD"
 		grep -q "reclaimd started" "$MCG_TMP/next.out" || ci_error "reclaimd after recover: $(cat "$MCG_TMP/next.out")"
@@ -163,13 +142,13 @@ ci_check() {
 	3)
 		# empty restores the journal first, then steps the limit and puts it back
 		run_next "the next empty" "$MEMCGCTL" empty "$CGREL" --batch 1024
-		limit_is "after the next empty"
+		ci_limit_is "after the next empty" "$L0"
 		run_next "reclaimd after empty" "$MEMCGCTL" reclaimd --state-dir "$SD"
 		started_daemon "reclaimd after empty"
 		;;
 	esac
 	ci_no_sanitizer "the next command" "$MCG_TMP/next.err" "$SD/reclaimd.log"
-	limit_is "after the next command"
+	ci_limit_is "after the next command" "$L0"
 	ci_expect_no_files "after the next command" "$RUN" '^journal/'
 	state_clean "after the next command"
 	stale_locks "after the next command"
@@ -192,7 +171,7 @@ ci_after_reference() {
 }
 ci_after_complete() {
 	killed_at="(not killed)"
-	limit_is "after a complete run"
+	ci_limit_is "after a complete run" "$L0"
 	ci_expect_no_files "after a complete run" "$RUN" '^journal/'
 	stale_locks "after a complete run"
 	state_clean "after a complete run"

@@ -11,11 +11,9 @@ set -eu
 require_cgroups
 ci_require
 
-scratch_new crash-sl
-L0=$((256 * MIB))
+ci_scratch crash-sl $((256 * MIB))
 REQ=$((16 * MIB))
 NEXT=$((200 * MIB))
-RUN=$MEMCGCTL_RUNDIR
 # with swap accounting: --swap 0 sets memsw too (a pair to check); without: the limit alone
 if [ -e "$CG/memory.memsw.limit_in_bytes" ]; then
 	SWAP="--swap 0"
