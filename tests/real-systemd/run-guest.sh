@@ -31,10 +31,9 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-src=$(cd "$here/../.." && pwd)
-build=${MCG_BUILDDIR:-$src/build}
-results=
-keep_results=0
+tier=real-systemd
+# shellcheck source=../real-v2/guest-lib.sh
+. "$here/../real-v2/guest-lib.sh"
 timeout_s=${MCG_SD_TIMEOUT:-170}
 scen_timeout=${MCG_SD_SCENARIO_TIMEOUT:-90}
 mem=${MCG_SD_MEM_MIB:-1024}
@@ -44,9 +43,6 @@ sdcache=${MCG_SD_CACHE:-/var/cache/memcgctl-systemd}
 image=${MCG_SD_IMAGE:-$sdcache/current}
 verbose=${MCG_SD_VERBOSE:-0}
 cpu=${MCG_SD_CPU:-max}
-tier=real-systemd
-# shellcheck source=../real-v2/guest-lib.sh
-. "$here/../real-v2/guest-lib.sh"
 
 guest_options "$@"
 shift "$gl_nopts"

@@ -2,9 +2,14 @@
 # tests/real-systemd boots Debian with systemd): messages, the common options, the kernel and
 # the scenarios to run, the guest's environment, booting QEMU and stopping it on every exit
 # path, showing the console, reading the results disk and reporting each scenario. Sourced
-# (POSIX sh) first thing; the caller sets tier (its name: real-v2, real-systemd) before, and
-# build, src, results, keep_results, kdir, cpu, mem, timeout_s, scen_timeout and verbose as
-# its own variables.
+# (POSIX sh) first thing; the caller sets here (its directory) and tier (its name: real-v2,
+# real-systemd) before, and kdir, cpu, mem, timeout_s, scen_timeout and verbose after.
+
+# the common options' defaults: the source tree two levels above the script, its build/
+src=$(cd "$here/../.." && pwd)
+build=${MCG_BUILDDIR:-$src/build}
+results=
+keep_results=0
 
 say() { printf '%s: %s\n' "$tier" "$*"; }
 die() { say "error: $*" >&2; exit 1; }

@@ -23,10 +23,9 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-src=$(cd "$here/../.." && pwd)
-build=${MCG_BUILDDIR:-$src/build}
-results=
-keep_results=0
+tier=real-v2
+# shellcheck source=../real-v2/guest-lib.sh
+. "$here/guest-lib.sh"
 extras=
 timeout_s=${MCG_V2_TIMEOUT:-170}
 scen_timeout=${MCG_V2_SCENARIO_TIMEOUT:-90}
@@ -36,9 +35,6 @@ kdir=${MCG_V2_KERNEL_DIR:-$cache/current}
 bps=${MCG_V2_DISK_BPS_WRITE:-}
 verbose=${MCG_V2_VERBOSE:-0}
 cpu=${MCG_V2_CPU:-max}
-tier=real-v2
-# shellcheck source=../real-v2/guest-lib.sh
-. "$here/guest-lib.sh"
 
 tier_option() {
 	[ "$1" = --extra ] || return 1

@@ -180,6 +180,25 @@ now_ceil() {
 	case $d in *N) echo $(($(date +%s) * 1000 + 1000)) ;; *) echo $((${d%??????} + 1)) ;; esac
 }
 
+# record_start CGREL RECORD-ARGS...: "memcgctl record --store $STORE RECORD-ARGS" in the
+# background (REC, its pid; $MCG_TMP/rec.err, its stderr) until its first frames, those that
+# hold CGREL, are in the store (10 s at most)
+record_start() {
+	rs_rel=$1
+	shift
+	"$MEMCGCTL" record --store "$STORE" "$@" 2>"$MCG_TMP/rec.err" &
+	REC=$!
+	echo "$REC" >>"$MCG_CLEAN_PIDS"
+	i=0
+	until "$MEMCGCTL" dump --store "$STORE" --csv "$rs_rel" 2>/dev/null | grep -q ",$rs_rel,"; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && fail "no frame with $rs_rel after 10 s: $(cat "$MCG_TMP/rec.err")"
+		kill -0 "$REC" 2>/dev/null || fail "record exited: $(cat "$MCG_TMP/rec.err")"
+		sleep 0.1
+	done
+	ok "recording"
+}
+
 # ---- a shrink that cannot finish (set-limit and recover scenarios) ------------
 # busy_shrink NAME: a scratch cgroup (CG, CGREL) that a set-limit to 4096 cannot shrink to:
 # on v2 it holds 32 MiB of anon it cannot free, on v1 a child cgroup's few KiB end in EBUSY.
@@ -205,6 +224,16 @@ journals() { ls "$MEMCGCTL_RUNDIR/journal/" 2>/dev/null | grep -c '\.journal$' |
 # fname CGREL: a cgroup's state file name (mcg__cgroup_file_name): root and path, '%' and '/'
 # escaped
 fname() { printf '%s' "$MCG_CGROOT$1" | sed 's/%/%25/g; s|/|%2f|g'; }
+# usage_under CGDIR BYTES WHAT [SECONDS]: wait up to SECONDS (10) for CGDIR's usage to come
+# down to BYTES (reclaimd brings it there), then assert it
+usage_under() {
+	i=0
+	while [ "$(knob "$1" "$K_USAGE")" -gt "$2" ] && [ $i -lt $((${4:-10} * 10)) ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	assert_le "$3" "$(knob "$1" "$K_USAGE")" "$2"
+}
 # reclaimd_exits PID WHEN: reclaimd PID exits within 5 s ("still runs WHEN" if not)
 reclaimd_exits() {
 	i=0
@@ -249,4 +278,25 @@ wait_for() {
 		sleep 0.1
 	done
 	ok "screen shows '$1'"
+}
+# confirmed_action WHAT PROMPT DONE: the view asks PROMPT; y runs the action WHAT, which must
+# exit 0; Enter returns to the view, which then shows DONE
+confirmed_action() {
+	wait_for "$2"
+	T send-keys -t "$MCG_TMUX_SESSION" y
+	wait_for "press Enter to return to top"
+	screen | grep -E '^\[exit status 0\]' >/dev/null || { screen >&2; fail "$1 did not succeed"; }
+	T send-keys -t "$MCG_TMUX_SESSION" Enter
+	wait_for "$3"
+}
+# quit_view WHAT: q ends the view WHAT with exit status 0 (the pane's command writes exit=N
+# to $MCG_TMP/status) and the terminal is back from the alternate screen
+quit_view() {
+	T send-keys -t "$MCG_TMUX_SESSION" q
+	i=0
+	until [ -s "$MCG_TMP/status" ]; do
+		i=$((i + 1)); [ $i -gt 50 ] && fail "$1 did not quit"; sleep 0.1
+	done
+	assert_eq "$1 exit status" "exit=0" "$(cat "$MCG_TMP/status")"
+	assert_eq "alternate screen after $1 quit" 0 "$(T display -p -t "$MCG_TMUX_SESSION" '#{alternate_on}')"
 }

@@ -41,12 +41,7 @@ while [ $i -lt 20 ]; do
 	i=$((i + 1))
 done
 # the daemon brings it under high (in the TCG guest a wake-up can take a while)
-i=0
-while [ "$(knob "$KEEP" "$K_USAGE")" -gt $((48 * MIB)) ] && [ $i -lt 200 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-assert_le "kept cgroup under high" "$(knob "$KEEP" "$K_USAGE")" $((48 * MIB))
+usage_under "$KEEP" $((48 * MIB)) "kept cgroup under high" 20
 assert_le "kept cgroup reclaimed" $((16 * MIB)) "$(AR status --json "$KEEPREL" | jq -r '.cgroups[0].reclaimed_bytes // 0')"
 
 AR disable "$GONEREL" >/dev/null

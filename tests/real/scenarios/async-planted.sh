@@ -33,12 +33,7 @@ AR enable "$REALREL" $OPTS >/dev/null
 pid=$(daemon_pid)
 echo "$pid" >>"$MCG_CLEAN_PIDS"
 run_in "$REAL" "$MCG_LOAD" write "$MCG_DATA/real" 56 --sync >/dev/null
-i=0
-while [ "$(knob "$REAL" "$K_USAGE")" -gt $((48 * MIB)) ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-assert_le "the real cgroup is served: usage under high" "$(knob "$REAL" "$K_USAGE")" $((48 * MIB))
+usage_under "$REAL" $((48 * MIB)) "the real cgroup is served: usage under high"
 # one more second of passes: a served planted file would be reclaimed by now
 sleep 1.5
 for c in "$VICTIM" "$GARB"; do

@@ -38,12 +38,7 @@ ok "reclaimd $pid still runs"
 
 # the daemon serves the new cgroup
 run_in "$CG" "$MCG_LOAD" write "$MCG_DATA/a" 56 --sync >/dev/null
-i=0
-while [ "$(knob "$CG" "$K_USAGE")" -gt $((48 * MIB)) ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-assert_le "the new cgroup is brought under high" "$(knob "$CG" "$K_USAGE")" $((48 * MIB))
+usage_under "$CG" $((48 * MIB)) "the new cgroup is brought under high"
 i=0
 while [ "$(AR status --json "$CGREL" | jq -r '.cgroups[0].reclaimed_bytes // 0')" = 0 ] && [ $i -lt 30 ]; do
 	sleep 0.1

@@ -17,18 +17,7 @@ G=$CG GREL=$CGREL
 STORE="$MCG_TMP/store"
 REC_INTERVAL=250
 
-"$MEMCGCTL" record --store "$STORE" -d ${REC_INTERVAL}ms 2>"$MCG_TMP/rec.err" &
-REC=$!
-echo "$REC" >>"$MCG_CLEAN_PIDS"
-# the first frames are in the store once dump shows our cgroup
-i=0
-until "$MEMCGCTL" dump --store "$STORE" --csv "$WREL" 2>/dev/null | grep -q ",$WREL,"; do
-	i=$((i + 1))
-	[ $i -gt 100 ] && fail "no frame with $WREL after 10 s: $(cat "$MCG_TMP/rec.err")"
-	kill -0 "$REC" 2>/dev/null || fail "record exited: $(cat "$MCG_TMP/rec.err")"
-	sleep 0.1
-done
-ok "recording"
+record_start "$WREL" -d ${REC_INTERVAL}ms
 
 # 1. page cache: usage as the test reads it over a window
 run_in "$W" "$MCG_LOAD" write "$MCG_DATA/clean" 48 --sync >/dev/null

@@ -36,15 +36,7 @@ k0=$(oom_kills)
 [ "$k0" = absent ] && skip "this kernel's memory.oom_control has no oom_kill (before 4.13)"
 
 STORE="$MCG_TMP/store"
-"$MEMCGCTL" record --store "$STORE" -d 250ms 2>"$MCG_TMP/rec.err" &
-REC=$!
-echo "$REC" >>"$MCG_CLEAN_PIDS"
-i=0
-until "$MEMCGCTL" dump --store "$STORE" --csv "$REL" 2>/dev/null | grep -q ",$REL,"; do
-	i=$((i + 1))
-	[ $i -gt 100 ] && fail "no frame with $REL after 10 s: $(cat "$MCG_TMP/rec.err")"
-	sleep 0.1
-done
+record_start "$REL" -d 250ms
 
 TK0=$(now_floor)
 set +e

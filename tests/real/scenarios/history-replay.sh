@@ -14,9 +14,7 @@ P=$CG PREL=$CGREL
 echo $((64 * 1024 * 1024)) >"$P/$K_LIMIT"
 scratch_new kid "$P"
 STORE="$MCG_TMP/store"
-"$MEMCGCTL" record --store "$STORE" -d 250ms "$PREL" 2>"$MCG_TMP/rec.err" &
-REC=$!
-echo "$REC" >>"$MCG_CLEAN_PIDS"
+record_start "$PREL" -d 250ms "$PREL"
 sleep 1.5
 "$MEMCGCTL" set-limit "$PREL" 32M >/dev/null
 assert_eq "limit set" $((32 * 1024 * 1024)) "$(knob "$P" "$K_LIMIT")"
@@ -83,10 +81,4 @@ wait_for "memcgctl top --replay - $(when "$first")"
 T send-keys -t rp L
 wait_for "replay: the recorded past cannot be changed"
 assert_eq "limit untouched by the replay" $((32 * 1024 * 1024)) "$(knob "$P" "$K_LIMIT")"
-T send-keys -t rp q
-i=0
-until [ -s "$MCG_TMP/status" ]; do
-	i=$((i + 1)); [ $i -gt 50 ] && fail "top --replay did not quit"; sleep 0.1
-done
-assert_eq "top --replay exit status" "exit=0" "$(cat "$MCG_TMP/status")"
-assert_eq "alternate screen left" 0 "$(T display -p -t rp '#{alternate_on}')"
+quit_view "top --replay"

@@ -83,22 +83,12 @@ assert_eq "limit after the failed action" $((64 * 1024 * 1024)) "$(knob "$parent
 # the actions run in-process (mcg_limit_apply, mcg_empty_run): L 48M y sets the parent's
 # limit, read back from the kernel; then put back here (the scratch cgroup is ours)
 T send-keys -t top L 4 8 M Enter
-wait_for "set the limit of $parentrel to 48M? (y/N)"
-T send-keys -t top y
-wait_for "press Enter to return to top"
-screen | grep -E '^\[exit status 0\]' >/dev/null || { screen >&2; fail "set-limit 48M did not succeed"; }
-T send-keys -t top Enter
-wait_for "memcgctl set-limit: done"
+confirmed_action "set-limit 48M" "set the limit of $parentrel to 48M? (y/N)" "memcgctl set-limit: done"
 assert_eq "limit after the action" $((48 * 1024 * 1024)) "$(knob "$parent" "$K_LIMIT")"
 echo $((64 * 1024 * 1024)) >"$parent/$K_LIMIT"
 # E y empties the parent: exit status 0, and the limit is the one it found (v1 steps it and back)
 T send-keys -t top E
-wait_for "empty $parentrel (reclaim all its memory)? (y/N)"
-T send-keys -t top y
-wait_for "press Enter to return to top"
-screen | grep -E '^\[exit status 0\]' >/dev/null || { screen >&2; fail "empty did not succeed"; }
-T send-keys -t top Enter
-wait_for "memcgctl empty: done"
+confirmed_action empty "empty $parentrel (reclaim all its memory)? (y/N)" "memcgctl empty: done"
 assert_eq "limit after empty" $((64 * 1024 * 1024)) "$(knob "$parent" "$K_LIMIT")"
 # resize: the view redraws to the new width
 T resize-window -t top -x 80 -y 24
@@ -110,13 +100,7 @@ done
 ok "redrawn at 80x24"
 wait_for "kid"
 # quit: exit status 0 and the terminal is back from the alternate screen
-T send-keys -t top q
-i=0
-until [ -s "$MCG_TMP/status" ]; do
-	i=$((i + 1)); [ $i -gt 50 ] && fail "top did not exit on q"; sleep 0.1
-done
-assert_eq "exit status" "exit=0" "$(cat "$MCG_TMP/status")"
-assert_eq "alternate screen after exit" 0 "$(T display -p -t top '#{alternate_on}')"
+quit_view top
 # nothing changed: the limits are what we set
 assert_eq "parent limit unchanged" $((64 * 1024 * 1024)) "$(knob "$parent" "$K_LIMIT")"
 assert_eq "kid limit unchanged" $((32 * 1024 * 1024)) "$(knob "$CG" "$K_LIMIT")"
