@@ -13,6 +13,7 @@
 
 #include "memcg.h"
 #include "internal.h"
+#include "fx-tmp.h"
 #include <memcg/async-persist.h>
 
 #include <fcntl.h>
@@ -20,6 +21,16 @@
 
 #define MIB (1024ULL * 1024)
 #define GIB (1024 * MIB)
+
+/* Case I of a parser's table: accepted when WANT is NULL, else refused as corrupt with a
+ * reason that starts with WANT. */
+static void verdict_is(size_t i, int r, const char *why, const char *want)
+{
+	if (!want && r != 0)
+		fail_msg("case %zu refused: %s", i, why);
+	if (want && (r != -MCG_E_CORRUPT || strncmp(why, want, strlen(want))))
+		fail_msg("case %zu: returned %d (%s), expected -MCG_E_CORRUPT (%s)", i, r, why, want);
+}
 
 static void test_default_margins(void **state)
 {
@@ -129,11 +140,8 @@ static int setup_dir(void **state)
 
 static int teardown_dir(void **state)
 {
-	char cmd[512];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return fx_rmtree(dir);
 }
 
 static void test_enable_list_disable(void **state)
@@ -298,11 +306,7 @@ static void test_conf_parse(void **state)
 		const char *why = "";
 		int r = mcg__async_conf_parse_why(cases[i].text, strlen(cases[i].text), &c, &why);
 
-		if (!cases[i].why && r != 0)
-			fail_msg("case %zu refused: %s", i, why);
-		if (cases[i].why && (r != -MCG_E_CORRUPT || strncmp(why, cases[i].why, strlen(cases[i].why))))
-			fail_msg("case %zu: returned %d (%s), expected -MCG_E_CORRUPT (%s)", i, r, why,
-				 cases[i].why);
+		verdict_is(i, r, why, cases[i].why);
 		assert_int_equal(mcg__async_conf_parse(cases[i].text, strlen(cases[i].text), &c), r);
 	}
 	/* embedded NUL */
@@ -580,11 +584,7 @@ static void test_stats_parse(void **state)
 		const char *why = "";
 		int r = mcg__async_stats_parse_why(cases[i].text, strlen(cases[i].text), &st, &why);
 
-		if (!cases[i].why && r != 0)
-			fail_msg("case %zu refused: %s", i, why);
-		if (cases[i].why && (r != -MCG_E_CORRUPT || strncmp(why, cases[i].why, strlen(cases[i].why))))
-			fail_msg("case %zu: returned %d (%s), expected -MCG_E_CORRUPT (%s)", i, r, why,
-				 cases[i].why);
+		verdict_is(i, r, why, cases[i].why);
 		if (r == 0)
 			assert_int_equal(st.conflicts, 7);
 		assert_int_equal(mcg__async_stats_parse(cases[i].text, strlen(cases[i].text), &st), r);
@@ -681,12 +681,7 @@ static void test_persist_reapply(void **state)
 	assert_int_equal(mcg_async_unpersist(kept, root, "/web"), 0);
 	assert_int_equal(mcg_async_unpersist(kept, root, "/web"), -ENOENT);
 	assert_int_equal(mcg_async_kept_waiting(kept), 0);
-	{
-		char cmd[300];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
-		assert_int_equal(system(cmd), 0);
-	}
+	assert_int_equal(fx_rmtree(base), 0);
 }
 
 int main(void)

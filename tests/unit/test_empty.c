@@ -14,6 +14,7 @@
 
 #include "memcg.h"
 #include "fx-files.h"
+#include "fx-tmp.h"
 
 #define PAGE ((uint64_t)mcg_page_size())
 
@@ -235,8 +236,7 @@ static void test_run_cancelled_before_any_step(void **state)
 
 	mcg_group_close(g);
 	mcg_ctx_free(ctx);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fx_rmtree(dir), 0);
 }
 
 /*
@@ -290,8 +290,7 @@ static void test_residue_v1_captured(void **state)
 
 	mcg_group_close(g);
 	mcg_ctx_free(ctx);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fx_rmtree(dir), 0);
 }
 
 int main(void)

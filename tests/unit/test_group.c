@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "memcg.h"
+#include "fx-tmp.h"
 
 static char tmpl[] = "/tmp/mcg-unit-XXXXXX";
 static char root[4200], procfs[4200];
@@ -82,11 +83,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[8400];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
-	return system(cmd);
+	return fx_rmtree(tmpl);
 }
 
 static struct mcg_ctx *ctx_v(int v)

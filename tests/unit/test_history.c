@@ -14,6 +14,7 @@
 
 #include "internal.h"
 #include "history-internal.h"
+#include "fx-tmp.h"
 
 #define NS 1000000000ULL
 #define T0 (1764500000ULL * NS)
@@ -67,11 +68,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd);
+	return fx_rmtree(dir);
 }
 
 #define NCG 5

@@ -15,6 +15,7 @@
 
 #include "internal.h"
 #include "fx-files.h"
+#include "fx-tmp.h"
 
 #define MiB (1024ULL * 1024)
 
@@ -38,14 +39,6 @@ static unsigned long long getu(const struct fx *fx, const char *name)
 
 	assert_int_equal(mcg_knob_read_u64(fx->g, name, &v), 0);
 	return (unsigned long long)v;
-}
-
-static void rm_rf(const char *dir)
-{
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
 }
 
 /* A fake hierarchy: root/, root/app (the cgroup), proc/meminfo with SWAP kB free. */
@@ -105,7 +98,7 @@ static void fx_free(struct fx *fx)
 {
 	mcg_group_close(fx->g);
 	mcg_ctx_free(fx->ctx);
-	rm_rf(fx->dir);
+	assert_int_equal(fx_rmtree(fx->dir), 0);
 }
 
 static void app_put(struct fx *fx, const char *name, unsigned long long v)
@@ -129,6 +122,22 @@ static void fx_make_v1_512(struct fx *fx)
 	fx_make(fx, 1, V1_STAT, 150 * MiB, 0);
 	app_put(fx, "memory.limit_in_bytes", 512 * MiB);
 	app_put(fx, "memory.memsw.limit_in_bytes", 768 * MiB);
+}
+
+/* Preflight and plan REQ on G: both succeed, and the plan has N writes. */
+static void plan_ok(struct mcg_group *g, const struct mcg_limit_req *req, struct mcg_limit_pre *pre,
+		    struct mcg_limit_plan *pl, size_t n)
+{
+	assert_int_equal(mcg_limit_preflight(g, req, pre), 0);
+	assert_int_equal(mcg_limit_plan(g, req, pre, pl), 0);
+	assert_int_equal(pl->n, n);
+}
+
+/* The plan's write I sets KNOB to VALUE. */
+static void write_is(const struct mcg_limit_plan *pl, size_t i, const char *knob, uint64_t value)
+{
+	assert_string_equal(pl->w[i].knob, knob);
+	assert_int_equal(pl->w[i].value, value);
 }
 
 static void test_supported(void **state)
@@ -192,11 +201,8 @@ static void test_swap_high_zswap(void **state)
 	mcg_limit_req_init(&req);
 	req.v[MCG_LK_SWAP_HIGH] = 64 * MiB;
 	req.v[MCG_LK_ZSWAP_MAX] = 32 * MiB;
-	assert_int_equal(mcg_limit_preflight(v2.g, &req, &pre), 0);
-	assert_int_equal(mcg_limit_plan(v2.g, &req, &pre, &pl), 0);
-	assert_int_equal(pl.n, 2);
-	assert_string_equal(pl.w[0].knob, "memory.swap.high");
-	assert_int_equal(pl.w[0].value, 64 * MiB);
+	plan_ok(v2.g, &req, &pre, &pl, 2);
+	write_is(&pl, 0, "memory.swap.high", 64 * MiB);
 	assert_string_equal(pl.w[1].knob, "memory.zswap.max");
 	assert_null(mcg_limit_systemd_property(MCG_LK_SWAP_HIGH));
 	assert_string_equal(mcg_limit_systemd_property(MCG_LK_ZSWAP_MAX), "MemoryZSwapMax");
@@ -303,13 +309,10 @@ static void test_plan_v2_shrink(void **state)
 	mcg_limit_req_init(&req);
 	req.v[MCG_LK_MAX] = 100 * MiB;
 	req.v[MCG_LK_LOW] = 10 * MiB;
-	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
-	assert_int_equal(mcg_limit_plan(fx.g, &req, &pre, &pl), 0);
-	assert_int_equal(pl.n, 5);
+	plan_ok(fx.g, &req, &pre, &pl, 5);
 	/* throttle, reclaim, then memory.max once usage fits, then high back */
 	assert_int_equal(pl.w[0].op, MCG_LW_TEMP);
-	assert_string_equal(pl.w[0].knob, "memory.high");
-	assert_int_equal(pl.w[0].value, 100 * MiB);
+	write_is(&pl, 0, "memory.high", 100 * MiB);
 	assert_int_equal(pl.w[1].op, MCG_LW_RECLAIM);
 	assert_int_equal(pl.w[1].value, 100 * MiB);
 	assert_int_equal(pl.w[2].op, MCG_LW_SET);
@@ -321,9 +324,7 @@ static void test_plan_v2_shrink(void **state)
 	/* a grow: one write */
 	req.v[MCG_LK_MAX] = 1024 * MiB;
 	req.v[MCG_LK_LOW] = MCG_KEEP;
-	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
-	assert_int_equal(mcg_limit_plan(fx.g, &req, &pre, &pl), 0);
-	assert_int_equal(pl.n, 1);
+	plan_ok(fx.g, &req, &pre, &pl, 1);
 	assert_string_equal(pl.w[0].knob, "memory.max");
 	fx_free(&fx);
 }
@@ -341,41 +342,29 @@ static void test_plan_v1_memsw_order(void **state)
 
 	/* grow past memsw: memsw first, keeping the allowance */
 	req.v[MCG_LK_MAX] = 1024 * MiB;
-	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
-	assert_int_equal(mcg_limit_plan(fx.g, &req, &pre, &pl), 0);
-	assert_int_equal(pl.n, 2);
-	assert_string_equal(pl.w[0].knob, "memory.memsw.limit_in_bytes");
-	assert_int_equal(pl.w[0].value, 1280 * MiB);
-	assert_string_equal(pl.w[1].knob, "memory.limit_in_bytes");
-	assert_int_equal(pl.w[1].value, 1024 * MiB);
+	plan_ok(fx.g, &req, &pre, &pl, 2);
+	write_is(&pl, 0, "memory.memsw.limit_in_bytes", 1280 * MiB);
+	write_is(&pl, 1, "memory.limit_in_bytes", 1024 * MiB);
 
 	/* shrink below usage, swap 0: limit first (a reclaiming shrink), then memsw */
 	req.v[MCG_LK_MAX] = 100 * MiB;
 	req.v[MCG_LK_SWAP] = 0;
-	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
-	assert_int_equal(mcg_limit_plan(fx.g, &req, &pre, &pl), 0);
-	assert_int_equal(pl.n, 2);
+	plan_ok(fx.g, &req, &pre, &pl, 2);
 	assert_string_equal(pl.w[0].knob, "memory.limit_in_bytes");
 	assert_int_equal(pl.w[0].op, MCG_LW_SHRINK);
-	assert_string_equal(pl.w[1].knob, "memory.memsw.limit_in_bytes");
-	assert_int_equal(pl.w[1].value, 100 * MiB);
+	write_is(&pl, 1, "memory.memsw.limit_in_bytes", 100 * MiB);
 
 	/* a shrink that stays above the old limit's memsw: memsw 600M >= limit 512M first */
 	req.v[MCG_LK_MAX] = 400 * MiB;
 	req.v[MCG_LK_SWAP] = 200 * MiB;
-	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
-	assert_int_equal(mcg_limit_plan(fx.g, &req, &pre, &pl), 0);
-	assert_int_equal(pl.n, 2);
-	assert_string_equal(pl.w[0].knob, "memory.memsw.limit_in_bytes");
-	assert_int_equal(pl.w[0].value, 600 * MiB);
+	plan_ok(fx.g, &req, &pre, &pl, 2);
+	write_is(&pl, 0, "memory.memsw.limit_in_bytes", 600 * MiB);
 	assert_int_equal(pl.w[1].op, MCG_LW_SET);
 
 	/* max: memsw to max first */
 	req.v[MCG_LK_MAX] = MCG_MAX;
 	req.v[MCG_LK_SWAP] = MCG_KEEP;
-	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
-	assert_int_equal(mcg_limit_plan(fx.g, &req, &pre, &pl), 0);
-	assert_int_equal(pl.n, 2);
+	plan_ok(fx.g, &req, &pre, &pl, 2);
 	assert_string_equal(pl.w[0].knob, "memory.memsw.limit_in_bytes");
 	assert_true(pl.w[0].value == MCG_MAX);
 	fx_free(&fx);
@@ -422,9 +411,7 @@ static void test_apply_and_rollback(void **state)
 	mcg_limit_req_init(&req);
 	req.v[MCG_LK_MAX] = 2048 * MiB;
 	req.v[MCG_LK_SOFT] = 128 * MiB;
-	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
-	assert_int_equal(mcg_limit_plan(fx.g, &req, &pre, &pl), 0);
-	assert_int_equal(pl.n, 3); /* soft, memsw, limit */
+	plan_ok(fx.g, &req, &pre, &pl, 3); /* soft, memsw, limit */
 	snprintf(p, sizeof(p), "%s/root/app/memory.limit_in_bytes", fx.dir);
 	unlink(p);
 	assert_int_equal(mkdir(p, 0755), 0);

@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "fx-files.h"
+#include "fx-tmp.h"
 
 struct fx {
 	char dir[256], app[600];
@@ -83,12 +84,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *fx = *state;
-	char cmd[600];
 
 	mcg_group_close(fx->g);
 	mcg_ctx_free(fx->ctx);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fx->dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fx_rmtree(fx->dir), 0);
 	free(fx);
 	return 0;
 }
@@ -200,12 +199,10 @@ static void test_recover_after_kill(void **state)
 static void test_recover_gone_cgroup(void **state)
 {
 	struct fx *fx = *state;
-	char p[700];
 
 	killed_run(fx);
 	/* the cgroup disappeared meanwhile: the journal is dropped, nothing to restore */
-	snprintf(p, sizeof(p), "rm -rf '%s'", fx->app);
-	assert_int_equal(system(p), 0);
+	assert_int_equal(fx_rmtree(fx->app), 0);
 	assert_int_equal(mcg_recover(fx->ctx, NULL, false, NULL, NULL), 1);
 	assert_int_equal(journals(fx), 0);
 }
@@ -468,8 +465,8 @@ static void test_recreated_cgroup_dropped(void **state)
 		fclose(f);
 		assert_string_equal(buf, "999997440\n");
 	}
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s.old'", fx->app);
-	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s.old", fx->app);
+	assert_int_equal(fx_rmtree(cmd), 0);
 }
 
 static struct mcg_recovery last_rep;

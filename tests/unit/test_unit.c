@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "memcg.h"
+#include "fx-tmp.h"
 
 static bool valid(const char *s)
 {
@@ -110,12 +111,7 @@ static void test_spec_root(void **state)
 	/* and no owner, whatever the names look like */
 	assert_int_equal(mcg_unit_of(ctx, "/system.slice/db.service", why, sizeof(why)), 0);
 	mcg_ctx_free(ctx);
-	{
-		char cmd[4300];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
-		assert_int_equal(system(cmd), 0);
-	}
+	assert_int_equal(fx_rmtree(tmpl), 0);
 }
 
 int main(void)
