@@ -76,6 +76,7 @@ struct node {
 	uint64_t keep_gen;
 	bool keep_on;    /* kept, or on the way to a kept path */
 	bool keep_under; /* a kept path lies below it */
+	bool keep_exact; /* one of the kept paths */
 };
 
 struct mcg_sampler {
@@ -1087,8 +1088,12 @@ static void read_detail(struct mcg_sampler *s, struct node *n, struct mcg_record
 	row->detail_ns = s->now_ns;
 }
 
-/* Fill ROW from N's files; false when the cgroup vanished under us. */
-static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample_row *row)
+/*
+ * Fill ROW from N's files; false when the cgroup vanished under us. PASSING:
+ * a row only on the way to kept paths, which gets the single-value files.
+ */
+static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample_row *row,
+			bool passing)
 {
 	bool full = s->ifd < 0 || n->wd < 0 || s->seq % CACHE_REFRESH == 0;
 	struct mcg_record *rec = &row->rec;
@@ -1120,7 +1125,12 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 		read_slot(s, n, s->sl_failcnt, rec, &err);
 		cache_slot(s, n, s->sl_failcnt, rec, !err);
 	}
-	read_detail(s, n, rec, full, row, &err);
+	if (passing) {
+		row->stale = 0;
+		row->detail_ns = s->now_ns;
+	} else {
+		read_detail(s, n, rec, full, row, &err);
+	}
 	n->last_usage_ok = mcg_record_has(rec, MCG_K_USAGE);
 	n->last_usage = rec->v[MCG_K_USAGE];
 	mcg_record_derive(rec, s->version, !strcmp(n->path, "/"));
@@ -1402,8 +1412,8 @@ static bool keep_below(const struct mcg_sampler *s, const char *path)
 	return false;
 }
 
-/* With keep_only: is PATH kept, or on the way to a kept path? */
-static bool on_keep_path(const struct mcg_sampler *s, const char *path)
+/* Is PATH one of the kept paths? */
+static bool keep_exact(const struct mcg_sampler *s, const char *path)
 {
 	size_t lo = 0, hi = s->nkeep;
 
@@ -1418,7 +1428,7 @@ static bool on_keep_path(const struct mcg_sampler *s, const char *path)
 		else
 			hi = mid;
 	}
-	return keep_below(s, path);
+	return false;
 }
 
 /* N's place relative to the kept paths, from the cache when the paths did not change. */
@@ -1426,7 +1436,8 @@ static const struct node *node_keep(const struct mcg_sampler *s, struct node *n)
 {
 	if (n->keep_gen != s->keep_gen + 1) {
 		n->keep_under = keep_below(s, n->path);
-		n->keep_on = n->keep_under || on_keep_path(s, n->path);
+		n->keep_exact = keep_exact(s, n->path);
+		n->keep_on = n->keep_under || n->keep_exact;
 		n->keep_gen = s->keep_gen + 1; /* + 1: a new node (0) is never current */
 	}
 	return n;
@@ -1445,7 +1456,7 @@ static void fill_rows(struct fill *f, struct node *n, int parent)
 	}
 	row = &f->snap->rows[f->snap->n_rows];
 	/* not the whole row: sample_node sets the record's validity; rates come after */
-	if (!sample_node(f->s, n, row))
+	if (!sample_node(f->s, n, row, f->s->keep_only && !node_keep(f->s, n)->keep_exact))
 		return; /* vanished: neither it nor its subtree is shown */
 	idx = (int)f->snap->n_rows++;
 	memcpy(f->snap->strings + f->nstr, n->path, len);

@@ -262,6 +262,10 @@ static void test_sampler_prune(void **state)
 	assert_int_equal(mcg_sampler_sample(s, &snap), 0);
 	assert_int_equal(snap->n_rows, 3); /* /, /x, /x/y */
 	assert_null(find(snap, "/z"));
+	/* the kept cgroup in full; those on the way to it without memory.stat */
+	assert_true(has(row(snap, "/x/y"), MCG_K_DIRTY));
+	assert_false(has(row(snap, "/x"), MCG_K_DIRTY));
+	assert_false(has(row(snap, "/"), MCG_K_DIRTY));
 	mcg_snapshot_unref(snap);
 	assert_int_equal(mcg_sampler_set_keep(s, NULL, 0, false), 0);
 	/* pruning off: everything */

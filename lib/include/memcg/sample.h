@@ -145,7 +145,11 @@ MCG_EXPORT int mcg_sampler_set_detail(struct mcg_sampler *s, const uint64_t *ids
 MCG_EXPORT int mcg_sampler_set_prune(struct mcg_sampler *s, const struct mcg_keyset *zero);
 /*
  * PATHS (relative to the hierarchy root) and their ancestors are read
- * whatever the pruning; with ONLY, nothing else is (besides the top).
+ * whatever the pruning; with ONLY, nothing else is (besides the top), and the
+ * rows only on the way to them (ancestors and the top that are not in PATHS)
+ * carry only the single-value files (usage, limits, failcnt): memory.stat
+ * and the other detail files of a parent of a thousand cgroups cost far more
+ * than the named cgroups' own, and nobody asked for them.
  */
 MCG_EXPORT int mcg_sampler_set_keep(struct mcg_sampler *s, const char *const *paths, size_t n,
 				    bool only);
