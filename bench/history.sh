@@ -14,45 +14,15 @@ N=${NCG:-1000}
 HOURS=${HOURS:-24}
 ACTIVE=${ACTIVE:-20}
 
-if [ -d /sys/fs/cgroup/memory ] && [ -f /sys/fs/cgroup/memory/memory.stat ]; then
-	root=/sys/fs/cgroup/memory
-else
-	root=/sys/fs/cgroup
-fi
-[ "$(id -u)" = 0 ] || { echo "bench/history.sh: needs root" >&2; exit 1; }
-tmp=$(mktemp -d /tmp/memcgctl-bench-history.XXXXXX)
-parent="$root/memcgctl-bench-$$"
-cleanup() {
-	set +e
-	rm -rf "$tmp/data"
-	if [ -d "$parent" ]; then
-		find "$parent" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
-		rmdir "$parent"
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-libs=$(pkg-config --cflags --libs libnl-genl-3.0 libcgroup libsystemd libzstd)
-# shellcheck disable=SC2086
-cc -O2 -Wall -o "$tmp/top-raw" "$src/bench/top-raw.c" -I"$src/lib/include" "$build/libmemcg.a" $libs -lm
-# shellcheck disable=SC2086
+# shellcheck source=lib.sh
+. "$src/bench/lib.sh"
+bench_setup history
+# the page cache files go before the cgroups
+bench_cleanup_hook() { rm -rf "$tmp/data"; }
+# shellcheck disable=SC2046
 cc -O2 -Wall -o "$tmp/history-tool" "$src/bench/history-tool.c" -I"$src/lib/include" \
-	"$build/libmemcg.a" $libs -lm
-median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}'; }
-
-mkdir "$parent" "$tmp/data"
-[ -f "$root/cgroup.subtree_control" ] && echo +memory >"$parent/cgroup.subtree_control"
-i=0
-while [ $i -lt "$N" ]; do
-	mkdir "$parent/c$i"
-	# 64 KiB of page cache charged by a short-lived child of ours
-	sh -c 'echo $$ >"$1/cgroup.procs" && head -c 65536 /dev/zero >"$2"' sh "$parent/c$i" "$tmp/data/f$i"
-	i=$((i + 1))
-done
-rel=/memcgctl-bench-$$
+	"$build/libmemcg.a" $(bench_libs) -lm
+bench_fill "$N"
 export MEMCGCTL_RUNDIR="$tmp/run"
 
 printf 'memcgctl history benchmark: %s, %s cgroups (64 KiB page cache each), %s samples at 50 ms per run, %s rounds, CPU = user+sys\n' \

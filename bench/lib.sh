@@ -43,6 +43,19 @@ bench_cleanup() {
 	rm -rf "$tmp"
 }
 
+# bench_fill N: N cgroups $parent/c0 ... c(N-1), each with 64 KiB of page cache charged by a
+# short-lived child of ours (its file under $tmp/data)
+bench_fill() {
+	mkdir -p "$tmp/data"
+	bf_i=0
+	while [ $bf_i -lt "$1" ]; do
+		mkdir "$parent/c$bf_i"
+		sh -c 'echo $$ >"$1/cgroup.procs" && head -c 65536 /dev/zero >"$2"' sh "$parent/c$bf_i" \
+			"$tmp/data/f$bf_i"
+		bf_i=$((bf_i + 1))
+	done
+}
+
 # median of the numbers on standard input
 median() {
 	sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}'

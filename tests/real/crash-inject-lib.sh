@@ -97,7 +97,9 @@ ci_term() {
 	return 1
 }
 
+# ci_require: skip unless the scenario can make cgroups, and strace can inject a SIGKILL
 ci_require() {
+	require_cgroups
 	command -v strace >/dev/null 2>&1 || skip "strace is not installed"
 	command -v jq >/dev/null 2>&1 || skip "jq is not installed"
 	set +e

@@ -202,15 +202,16 @@ record_start() {
 # ---- a shrink that cannot finish (set-limit and recover scenarios) ------------
 # busy_shrink NAME: a scratch cgroup (CG, CGREL) that a set-limit to 4096 cannot shrink to:
 # on v2 it holds 32 MiB of anon it cannot free, on v1 a child cgroup's few KiB end in EBUSY.
-# Sets WATCH, the knob set-limit holds for the time being, and ORIG_W, its value before.
+# Sets WATCH, the knob set-limit holds for the time being, ORIG_W, its value before, and
+# ADMIN, a value for another writer to set there meanwhile.
 busy_shrink() {
 	scratch_new "$1"
 	if [ "$MCG_CGVER" = 2 ]; then
 		spawn_in "$CG" "$MCG_LOAD" anon 32 --hold
-		WATCH=memory.high ORIG_W=max
+		WATCH=memory.high ORIG_W=max ADMIN=314572800 # 300M
 	else
 		mkdir "$CG/child"
-		WATCH=memory.limit_in_bytes ORIG_W=536870912
+		WATCH=memory.limit_in_bytes ORIG_W=536870912 ADMIN=1887436800 # 1800M
 	fi
 }
 

@@ -11,7 +11,6 @@
 set -eu
 . "$MCG_TESTLIB"
 . "$MCG_SRCDIR/tests/real/crash-inject-lib.sh"
-require_cgroups
 ci_require
 [ "$(nproc)" -ge 2 ] || skip "async-reclaim enable refuses a single-CPU machine"
 

@@ -8,7 +8,6 @@
 set -eu
 . "$MCG_TESTLIB"
 . "$MCG_SRCDIR/tests/real/crash-inject-lib.sh"
-require_cgroups
 ci_require
 
 ci_scratch crash-sl $((256 * MIB))

@@ -8,8 +8,6 @@ set -eu
 . "$MCG_TESTLIB"
 require_cgroups
 busy_shrink rconf
-ADMIN=1887436800 # 1800M
-[ "$MCG_CGVER" = 2 ] && ADMIN=314572800 # 300M
 assert_status "limit 512M" 0 "$MEMCGCTL" set-limit "$CGREL" 512M
 
 kill_holding() {

@@ -10,8 +10,6 @@ set -eu
 . "$MCG_TESTLIB"
 require_cgroups
 busy_shrink slconf
-ADMIN=1887436800 # 1800M
-[ "$MCG_CGVER" = 2 ] && ADMIN=314572800 # 300M
 # v1 never installs the unreachable 4096 (EBUSY, retried): what shows that set-limit holds
 # the limit is its journal; it expects either the original or the 4096 it keeps writing.
 # v2 installs the temporary memory.high at once.
