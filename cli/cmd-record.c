@@ -167,11 +167,7 @@ static struct mcg_hist_event *ev_add(struct evlist *l, int type, const char *cgr
 
 static void ev_reset(struct evlist *l)
 {
-	size_t i;
-
-	for (i = 0; i < l->nowned; i++)
-		free(l->owned[i]);
-	free(l->owned);
+	mcg__strv_free(l->owned, l->nowned);
 	l->owned = NULL;
 	l->nowned = 0;
 	l->n = 0;

@@ -457,9 +457,7 @@ static int list_children(int dirfd, char ***ret, size_t *ret_n)
 	*ret_n = n;
 	return 0;
 oom:
-	while (n)
-		free(names[--n]);
-	free(names);
+	mcg__strv_free(names, n);
 	closedir(d);
 	return -ENOMEM;
 }
@@ -467,14 +465,12 @@ oom:
 int mcg_group_nr_children(const struct mcg_group *g, unsigned *ret)
 {
 	char **names;
-	size_t n, i;
+	size_t n;
 	int r = list_children(g->dirfd, &names, &n);
 
 	if (r < 0)
 		return r;
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	mcg__strv_free(names, n);
 	*ret = (unsigned)n;
 	return 0;
 }
@@ -520,9 +516,7 @@ static int walk_rec(struct walk *w, int dirfd, const char *path, int depth)
 			e ? e : "?", MCG_WALK_MAX_DEPTH);
 		free(e);
 		w->skipped++;
-		for (i = 0; i < n; i++)
-			free(names[i]);
-		free(names);
+		mcg__strv_free(names, n);
 		return 0;
 	}
 	if (n > 1)

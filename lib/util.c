@@ -29,6 +29,15 @@ int mcg__grow(void *arrp, size_t *cap, size_t n, size_t elem, size_t first)
 	return 0;
 }
 
+void mcg__strv_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 int mcg__opendir_at(int dirfd, DIR **ret)
 {
 	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

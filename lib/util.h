@@ -13,6 +13,9 @@
  */
 int mcg__grow(void *arrp, size_t *cap, size_t n, size_t elem, size_t first);
 
+/* free() the N strings of V, then V. */
+void mcg__strv_free(char **v, size_t n);
+
 /*
  * A DIR stream over the directory DIRFD refers to, on a descriptor of its own
  * (DIRFD stays open and usable); closedir() it. 0 or -errno.
