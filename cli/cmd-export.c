@@ -1,6 +1,7 @@
 /* cmd-export.c: "memcgctl export": the counters of every memory cgroup as Prometheus text. */
 #include "memcgctl.h"
 #include "cli-common.h"
+#include "output.h"
 #include "internal.h"
 #include "util.h"
 
@@ -639,10 +640,7 @@ static int visit(const char *path, int depth, void *userdata)
 	if (r == -ENOENT || r == -ENODEV || r == -MCG_E_NOTCGROUP)
 		return 1;
 	if (r < 0) {
-		char *e = mcg_escape_dup(path);
-
-		cli_warn("cannot open cgroup '%s': %s", e ? e : "?", mcg_strerror(r));
-		free(e);
+		cli_warn("cannot open cgroup '%s': %s", out_esc(path), mcg_strerror(r));
 		return 1;
 	}
 	r = mcg_group_read_record(g, &rec, NULL);
@@ -650,10 +648,7 @@ static int visit(const char *path, int depth, void *userdata)
 	if (r == -ENOENT || r == -ENODEV)
 		return 1;
 	if (r < 0) {
-		char *e = mcg_escape_dup(path);
-
-		cli_warn("cannot read cgroup '%s': %s", e ? e : "?", mcg_strerror(r));
-		free(e);
+		cli_warn("cannot read cgroup '%s': %s", out_esc(path), mcg_strerror(r));
 		return 0;
 	}
 	row = NULL;
@@ -914,10 +909,7 @@ static int run_textfile(struct exporter *x, const char *path)
 
 	r = mcg__trusted_dir(a->textfile, 0755, false, &dfd);
 	if (r < 0) {
-		char *e = mcg_escape_dup(a->textfile);
-
-		cli_err("cannot write to '%s': %s", e ? e : "?", mcg_strerror(r));
-		free(e);
+		cli_err("cannot write to '%s': %s", out_esc(a->textfile), mcg_strerror(r));
 		return EXIT_FAILURE;
 	}
 	cli_trap_signals();
@@ -926,10 +918,7 @@ static int run_textfile(struct exporter *x, const char *path)
 		if (r == 0)
 			r = mcg__write_atomic_at(dfd, TEXTFILE_NAME, x->out.p, x->out.n, 0644);
 		if (r < 0) {
-			char *e = mcg_escape_dup(a->textfile);
-
-			cli_err("cannot write to '%s': %s", e ? e : "?", mcg_strerror(r));
-			free(e);
+			cli_err("cannot write to '%s': %s", out_esc(a->textfile), mcg_strerror(r));
 			break;
 		}
 		done++;
@@ -1131,10 +1120,7 @@ static int run_listen(struct exporter *x, const char *path)
 	else
 		fd = listen_on(a->listen, why, sizeof(why));
 	if (fd < 0) {
-		char *e = mcg_escape_dup(a->listen);
-
-		cli_err("cannot listen on '%s': %s", e ? e : "?", why);
-		free(e);
+		cli_err("cannot listen on '%s': %s", out_esc(a->listen), why);
 		return fd == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
 	}
 	if ((a->fams & (1u << FAM_PSI)) && mcg_delayacct_get(x->ctx) == 1)
@@ -1162,10 +1148,7 @@ static int run_listen(struct exporter *x, const char *path)
 			     MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_TIMEOUT, 10u,
 			     MHD_OPTION_CONNECTION_LIMIT, 64u, MHD_OPTION_END);
 	if (!d) {
-		char *e = mcg_escape_dup(a->listen);
-
-		cli_err("cannot serve HTTP on '%s'", e ? e : "?");
-		free(e);
+		cli_err("cannot serve HTTP on '%s'", out_esc(a->listen));
 		mcg_sampler_free(s.sampler);
 		close(fd);
 		return EXIT_FAILURE;
