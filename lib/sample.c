@@ -43,6 +43,14 @@ struct node {
 	bool rescan;
 	bool gone;
 	/*
+	 * opened: its directory was opened (node_open()): a node is made when its
+	 * parent is listed, but opened, watched and listed (listed) only when it is
+	 * first read: a lazy tree (dirty's pruned or named rows) lists a parent of
+	 * a thousand cgroups and opens the one it needs.
+	 */
+	bool opened;
+	bool listed;
+	/*
 	 * Limits change only by write(2), which inotify reports (IN_MODIFY on the
 	 * directory watch): they are read again only then, and every CACHE_REFRESH samples.
 	 */
@@ -288,13 +296,16 @@ static int add_watch(struct mcg_sampler *s, int dfd, const char *path)
 	return wd;
 }
 
-/* A node for PARENT's child NAME (or, without PARENT, the sampled group at PATH). */
+static void node_open(struct mcg_sampler *s, struct node *n);
+
+/*
+ * A node for PARENT's child NAME (or, without PARENT, the sampled group at
+ * PATH, opened at once); a child is opened by node_open() when first needed.
+ */
 static struct node *node_new(struct mcg_sampler *s, struct node *parent, const char *name)
 {
 	struct node *n = calloc(1, sizeof(*n));
-	struct stat st;
 	unsigned i;
-	int dfd;
 
 	if (!n)
 		return NULL;
@@ -323,6 +334,27 @@ static struct node *node_new(struct mcg_sampler *s, struct node *parent, const c
 	for (i = 0; i < F_MAX; i++)
 		n->fd[i] = FD_ABSENT;
 	s->nnodes++;
+	n->rescan = true;
+	if (!parent)
+		node_open(s, n);
+	return n;
+}
+
+/*
+ * Open N's directory, note its identity and watch it: at its first read or
+ * listing. A failure marks it gone (or, out of descriptors, to be looked at again).
+ */
+static void node_open(struct mcg_sampler *s, struct node *n)
+{
+	struct node *parent = n->parent;
+	const char *name = n->name;
+	struct stat st;
+	unsigned i;
+	int dfd;
+
+	if (n->opened)
+		return;
+	n->opened = true;
 	/*
 	 * One descriptor per directory, opened for reading and kept: files are
 	 * opened under it, readdir reads a duplicate, inotify watches it through
@@ -344,10 +376,10 @@ static struct node *node_new(struct mcg_sampler *s, struct node *parent, const c
 			for (i = 0; i < F_MAX; i++)
 				n->fd[i] = FD_UNSET;
 			n->rescan = true;
-			return n;
+			return;
 		}
 		n->gone = true;
-		return n;
+		return;
 	}
 	if (fstat(dfd, &st) == 0)
 		n->ino = st.st_ino;
@@ -360,8 +392,6 @@ static struct node *node_new(struct mcg_sampler *s, struct node *parent, const c
 	}
 	if (dfd != n->dfd)
 		close(dfd);
-	n->rescan = true;
-	return n;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -376,7 +406,7 @@ static int cmp_kid(const void *a, const void *b)
 
 static bool lazy_tree(const struct mcg_sampler *s)
 {
-	return s->creating || !mcg_keyset_empty(&s->prune);
+	return s->creating || !mcg_keyset_empty(&s->prune) || s->keep_only;
 }
 
 /* Bring N's children in line with the directory: new ones added (and scanned), gone ones freed. */
@@ -390,7 +420,11 @@ static int node_rescan(struct mcg_sampler *s, struct node *n)
 	struct dirent *de;
 	int dfd;
 
+	node_open(s, n);
+	if (n->gone)
+		return 0;
 	n->rescan = false;
+	n->listed = true;
 	dfd = open_dir(s, n);
 	if (dfd < 0) {
 		/* out of descriptors is not a removed cgroup: listed again at the next sample */
@@ -462,6 +496,12 @@ static int node_rescan(struct mcg_sampler *s, struct node *n)
 			struct node *old = n->kids[k++];
 			struct stat st;
 
+			/* never opened, so never read: nothing to tell apart */
+			if (!old->opened) {
+				kids[nk++] = old;
+				i++;
+				continue;
+			}
 			/* the same name but a new directory: a new cgroup */
 			if (!fstatat(dirfd(d), names[i], &st, AT_SYMLINK_NOFOLLOW) && st.st_ino == old->ino &&
 			    !old->gone) {
@@ -580,7 +620,9 @@ static void rescan_marked(struct mcg_sampler *s, struct node *n)
 	size_t i;
 
 	if (n->rescan) {
-		node_rescan(s, n); /* scans new kids too */
+		/* a lazy tree lists a node when fill_rows() first descends into it */
+		if (n->listed || !lazy_tree(s))
+			node_rescan(s, n); /* scans new kids too */
 		return;
 	}
 	for (i = 0; i < n->nkids; i++)
@@ -1455,6 +1497,7 @@ static void fill_rows(struct fill *f, struct node *n, int parent)
 		return;
 	}
 	row = &f->snap->rows[f->snap->n_rows];
+	node_open(f->s, n);
 	/* not the whole row: sample_node sets the record's validity; rates come after */
 	if (!sample_node(f->s, n, row, f->s->keep_only && !node_keep(f->s, n)->keep_exact))
 		return; /* vanished: neither it nor its subtree is shown */
