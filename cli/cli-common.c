@@ -5,6 +5,8 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "memcg.h"
+
 error_t cli_cgroup_operand(struct argp_state *state, int key, char *arg, const char **cgroup)
 {
 	if (key != ARGP_KEY_ARG)
@@ -38,4 +40,16 @@ long cli_arg_long(struct argp_state *state, const char *option, const char *arg,
 				   option, arg, min, max);
 	}
 	return v;
+}
+
+uint64_t cli_arg_interval(struct argp_state *state, const char *arg)
+{
+	char why[128];
+	uint64_t ms;
+
+	if (mcg_duration_parse(arg, &ms, why, sizeof(why)) < 0)
+		argp_error(state, "invalid --interval '%s': %s", arg, why);
+	if (ms < 50 || ms > 3600 * 1000)
+		argp_error(state, "invalid --interval '%s': must be from 50ms to 1h", arg);
+	return ms;
 }

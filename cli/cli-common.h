@@ -4,6 +4,7 @@
 
 #include <argp.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /*
  * The default of the argp parser of a command that takes one CGROUP operand: for
@@ -22,5 +23,8 @@ void cli_need_cgroup(struct argp_state *state, const char *cgroup);
  */
 long cli_arg_long(struct argp_state *state, const char *option, const char *arg, long min,
 		  long max);
+
+/* A sampler's --interval: a duration (500ms, 5s) from 50ms to 1h, in ms. */
+uint64_t cli_arg_interval(struct argp_state *state, const char *arg);
 
 #endif

@@ -61,10 +61,7 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'd':
-		if (mcg_duration_parse(arg, &a->interval_ms, why, sizeof(why)) < 0)
-			argp_error(state, "invalid --interval '%s': %s", arg, why);
-		if (a->interval_ms < 50 || a->interval_ms > 3600 * 1000)
-			argp_error(state, "invalid --interval '%s': must be from 50ms to 1h", arg);
+		a->interval_ms = cli_arg_interval(state, arg);
 		break;
 	case OPT_STORE:
 		a->store = arg;
