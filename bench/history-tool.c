@@ -178,6 +178,24 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* MS[0..99]: the milliseconds of each of 100 steps with STEP (mcg_hist_next or _prev). */
+static int time_steps(struct mcg_hist_reader *r,
+		      int (*step)(struct mcg_hist_reader *, struct mcg_hist_frame **), double *ms)
+{
+	struct mcg_hist_frame *f;
+	uint64_t t0;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		t0 = now_ns(CLOCK_MONOTONIC);
+		if (step(r, &f) < 0)
+			return -1;
+		ms[i] = (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
+		mcg_hist_frame_free(f);
+	}
+	return 0;
+}
+
 static int replay(const char *store)
 {
 	struct mcg_hist_reader *r;
@@ -185,7 +203,7 @@ static int replay(const char *store)
 	struct rusage ru;
 	uint64_t first, last, t0;
 	double fwd[100], back[100], ttf;
-	int i, rc;
+	int rc;
 
 	t0 = now_ns(CLOCK_MONOTONIC);
 	rc = mcg_hist_reader_open(store, NULL, NULL, &r);
@@ -201,20 +219,8 @@ static int replay(const char *store)
 	if (rc < 0)
 		return 1;
 	mcg_hist_frame_free(f);
-	for (i = 0; i < 100; i++) {
-		t0 = now_ns(CLOCK_MONOTONIC);
-		if (mcg_hist_next(r, &f) < 0)
-			return 1;
-		fwd[i] = (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
-		mcg_hist_frame_free(f);
-	}
-	for (i = 0; i < 100; i++) {
-		t0 = now_ns(CLOCK_MONOTONIC);
-		if (mcg_hist_prev(r, &f) < 0)
-			return 1;
-		back[i] = (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
-		mcg_hist_frame_free(f);
-	}
+	if (time_steps(r, mcg_hist_next, fwd) < 0 || time_steps(r, mcg_hist_prev, back) < 0)
+		return 1;
 	mcg_hist_reader_free(r);
 	qsort(fwd, 100, sizeof(double), cmp_d);
 	qsort(back, 100, sizeof(double), cmp_d);

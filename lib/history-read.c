@@ -1169,11 +1169,14 @@ int mcg_hist_prev(struct mcg_hist_reader *r, struct mcg_hist_frame **ret)
 	return decode_from(r, si, i, false, ret);
 }
 
-int mcg_hist_next_event(struct mcg_hist_reader *r, struct mcg_hist_frame **ret)
+/* The nearest frame with events that STEP (mcg_hist_next or mcg_hist_prev) goes to. */
+static int step_to_event(struct mcg_hist_reader *r,
+			 int (*step)(struct mcg_hist_reader *, struct mcg_hist_frame **),
+			 struct mcg_hist_frame **ret)
 {
 	for (;;) {
 		struct mcg_hist_frame *f;
-		int rc = mcg_hist_next(r, &f);
+		int rc = step(r, &f);
 
 		if (rc < 0)
 			return rc;
@@ -1185,20 +1188,14 @@ int mcg_hist_next_event(struct mcg_hist_reader *r, struct mcg_hist_frame **ret)
 	}
 }
 
+int mcg_hist_next_event(struct mcg_hist_reader *r, struct mcg_hist_frame **ret)
+{
+	return step_to_event(r, mcg_hist_next, ret);
+}
+
 int mcg_hist_prev_event(struct mcg_hist_reader *r, struct mcg_hist_frame **ret)
 {
-	for (;;) {
-		struct mcg_hist_frame *f;
-		int rc = mcg_hist_prev(r, &f);
-
-		if (rc < 0)
-			return rc;
-		if (f->nev) {
-			*ret = f;
-			return 0;
-		}
-		mcg_hist_frame_free(f);
-	}
+	return step_to_event(r, mcg_hist_prev, ret);
 }
 
 int mcg_hist_step(struct mcg_hist_reader *r, long n, struct mcg_hist_frame **ret)
