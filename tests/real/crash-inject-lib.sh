@@ -83,6 +83,19 @@ ci_limit_is() {
 	[ "$(ci_memsw)" = "$MEMSW" ] || ci_wrong "$1: memsw $(ci_memsw), expected $MEMSW"
 }
 
+# ci_next WHAT NAME CMD...: run a next command, its stdout and stderr in $MCG_TMP/NAME.out and
+# NAME.err; an exit status other than 0 is an error ("WHAT exited N" and its first lines)
+ci_next() {
+	ci_what=$1 ci_name=$2
+	shift 2
+	set +e
+	"$@" </dev/null >"$MCG_TMP/$ci_name.out" 2>"$MCG_TMP/$ci_name.err"
+	ci_rc=$?
+	set -e
+	[ $ci_rc = 0 ] ||
+		ci_error "$ci_what exited $ci_rc: $(cat "$MCG_TMP/$ci_name.out" "$MCG_TMP/$ci_name.err" | head -3)"
+}
+
 # ci_term PID WATCH SECONDS: SIGTERM PID and wait up to SECONDS for WATCH (PID, or a parent
 # that exits with it) to be gone; if it is not, SIGKILL PID and return 1.
 ci_term() {

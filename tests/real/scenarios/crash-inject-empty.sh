@@ -22,17 +22,6 @@ ci_prepare() {
 	run_in "$CG" "$MCG_LOAD" write "$MCG_DATA/cache" 40 >/dev/null
 }
 
-# next WHAT CMD...: run the next command on the same cgroup; it must succeed
-next() {
-	what=$1
-	shift
-	set +e
-	"$@" >"$MCG_TMP/next.out" 2>"$MCG_TMP/next.err"
-	rc=$?
-	set -e
-	[ $rc = 0 ] || ci_error "$what exited $rc: $(head -2 "$MCG_TMP/next.err")"
-}
-
 CI_ROT=0
 ci_check() {
 	rm -f "$MCG_TMP/next.err" "$MCG_TMP/rec.err"
@@ -40,19 +29,19 @@ ci_check() {
 	CI_ROT=$((CI_ROT + 1))
 	case $((CI_ROT % 3)) in
 	0)
-		next recover "$MEMCGCTL" recover "$CGREL"
+		ci_next recover next "$MEMCGCTL" recover "$CGREL"
 		ci_limit_is "after recover" "$L0"
 		ci_expect_no_files "after recover" "$RUN/journal"
-		next "the next empty" "$MEMCGCTL" empty "$CGREL" --batch 512
+		ci_next "the next empty" next "$MEMCGCTL" empty "$CGREL" --batch 512
 		ci_limit_is "after recover and the next empty" "$L0"
 		;;
 	1)
-		next "the next empty" "$MEMCGCTL" empty "$CGREL" --batch 512
+		ci_next "the next empty" next "$MEMCGCTL" empty "$CGREL" --batch 512
 		ci_limit_is "after the next empty" "$L0"
 		;;
 	2)
 		# set-limit restores the journal, then sets its own value
-		next "the next set-limit" "$MEMCGCTL" set-limit "$CGREL" "$NEXT"
+		ci_next "the next set-limit" next "$MEMCGCTL" set-limit "$CGREL" "$NEXT"
 		ci_limit_is "after the next set-limit" "$NEXT"
 		;;
 	esac

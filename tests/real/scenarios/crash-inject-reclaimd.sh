@@ -80,16 +80,6 @@ state_clean() { # WHEN
 	[ -z "$extra" ] || ci_leftover "$1: unexpected $(echo "$extra" | tr '\n' ' ')in $SD"
 }
 
-run_next() { # WHAT CMD...
-	what=$1
-	shift
-	set +e
-	"$@" </dev/null >"$MCG_TMP/next.out" 2>"$MCG_TMP/next.err"
-	rc=$?
-	set -e
-	[ $rc = 0 ] || ci_error "$what exited $rc: $(head -2 "$MCG_TMP/next.err")"
-}
-
 CI_ROT=0
 ci_check() {
 	killed_at=$(knob "$CG" memory.limit_in_bytes)
@@ -97,10 +87,10 @@ ci_check() {
 	: >"$MCG_TMP/next.err"
 	case $((CI_ROT % 4)) in
 	0)
-		run_next recover "$MEMCGCTL" recover "$CGREL"
+		ci_next recover next "$MEMCGCTL" recover "$CGREL"
 		ci_limit_is "after recover" "$L0"
 		ci_expect_no_files "after recover" "$RUN/journal"
-		run_next "reclaimd after recover" "$MEMCGCTL" reclaimd --state-dir "$SD"
+		ci_next "reclaimd after recover" next "$MEMCGCTL" reclaimd --state-dir "$SD"
 		grep -q "reclaimd started" "$MCG_TMP/next.out" || ci_error "reclaimd after recover: $(cat "$MCG_TMP/next.out")"
 		started_daemon "reclaimd after recover"
 		;;
@@ -132,7 +122,7 @@ ci_check() {
 		;;
 	2)
 		# shellcheck disable=SC2086
-		run_next "enable again" "$MEMCGCTL" async-reclaim enable "$CGREL" --state-dir "$SD" $ENABLE
+		ci_next "enable again" next "$MEMCGCTL" async-reclaim enable "$CGREL" --state-dir "$SD" $ENABLE
 		p=$(sed -n 's/.*; reclaimd pid \([0-9]*\)$/\1/p' "$MCG_TMP/next.out")
 		[ -n "$p" ] && alive "$p" ||
 			ci_error "enable again did not start reclaimd: $(cat "$MCG_TMP/next.out")"
@@ -140,9 +130,9 @@ ci_check() {
 		;;
 	3)
 		# empty restores the journal first, then steps the limit and puts it back
-		run_next "the next empty" "$MEMCGCTL" empty "$CGREL" --batch 1024
+		ci_next "the next empty" next "$MEMCGCTL" empty "$CGREL" --batch 1024
 		ci_limit_is "after the next empty" "$L0"
-		run_next "reclaimd after empty" "$MEMCGCTL" reclaimd --state-dir "$SD"
+		ci_next "reclaimd after empty" next "$MEMCGCTL" reclaimd --state-dir "$SD"
 		started_daemon "reclaimd after empty"
 		;;
 	esac
@@ -159,7 +149,7 @@ stale_locks() { # WHEN
 	locks=$(ci_files "$RUN" | grep '^locks/' || true)
 	[ -n "$locks" ] || return 0
 	ci_stale_lock "$1: $(echo "$locks" | tr '\n' ' ')in $RUN"
-	run_next "set-limit over a stale lock" "$MEMCGCTL" set-limit "$CGREL" "$L0"
+	ci_next "set-limit over a stale lock" next "$MEMCGCTL" set-limit "$CGREL" "$L0"
 	ci_expect_no_files "$1, then set-limit" "$RUN"
 }
 

@@ -39,12 +39,8 @@ ci_prepare() {
 # next_set_limit WHEN: another set-limit on the same cgroup restores a journal left behind
 # and then sets its own pair.
 next_set_limit() {
-	set +e
 	# shellcheck disable=SC2086
-	"$MEMCGCTL" set-limit "$CGREL" "$NEXT" $SWAP >"$MCG_TMP/next.out" 2>"$MCG_TMP/next.err"
-	rc=$?
-	set -e
-	[ $rc = 0 ] || ci_error "$1: next set-limit exited $rc: $(head -2 "$MCG_TMP/next.err")"
+	ci_next "$1: next set-limit" next "$MEMCGCTL" set-limit "$CGREL" "$NEXT" $SWAP
 	got=$(pair)
 	[ "$got" = "$NEXTP" ] || ci_wrong "$1: limit/memsw $got after the next set-limit, expected $NEXTP"
 }
@@ -56,11 +52,7 @@ ci_check() {
 	CI_ROT=$((CI_ROT + 1))
 	case $((CI_ROT % 3)) in
 	0)
-		set +e
-		"$MEMCGCTL" recover "$CGREL" >"$MCG_TMP/rec.out" 2>"$MCG_TMP/rec.err"
-		rc=$?
-		set -e
-		[ $rc = 0 ] || ci_error "recover exited $rc: $(cat "$MCG_TMP/rec.out" "$MCG_TMP/rec.err" | head -3)"
+		ci_next recover rec "$MEMCGCTL" recover "$CGREL"
 		got=$(pair)
 		[ "$got" = "$ORIG" ] || [ "$got" = "$WANT" ] ||
 			ci_wrong "limit/memsw $got after recover (at the kill $killed_at), expected $ORIG or $WANT"
@@ -69,11 +61,7 @@ ci_check() {
 		;;
 	1)
 		# empty restores the journal first, then steps its own limit and puts it back
-		set +e
-		"$MEMCGCTL" empty "$CGREL" --batch 1024 >"$MCG_TMP/next.out" 2>"$MCG_TMP/next.err"
-		rc=$?
-		set -e
-		[ $rc = 0 ] || ci_error "next empty exited $rc: $(head -2 "$MCG_TMP/next.err")"
+		ci_next "next empty" next "$MEMCGCTL" empty "$CGREL" --batch 1024
 		got=$(pair)
 		[ "$got" = "$ORIG" ] || [ "$got" = "$WANT" ] ||
 			ci_wrong "limit/memsw $got after the next empty (at the kill $killed_at), expected $ORIG or $WANT"
@@ -116,11 +104,7 @@ ci_prepare() {
 ci_check() {
 	rm -f "$MCG_TMP/rec.err"
 	killed_at=$(pair)
-	set +e
-	"$MEMCGCTL" recover "$CGREL" >"$MCG_TMP/rec.out" 2>"$MCG_TMP/rec.err"
-	rc=$?
-	set -e
-	[ $rc = 0 ] || ci_error "recover after a killed recover exited $rc: $(cat "$MCG_TMP/rec.out" "$MCG_TMP/rec.err" | head -3)"
+	ci_next "recover after a killed recover" rec "$MEMCGCTL" recover "$CGREL"
 	got=$(pair)
 	[ "$got" = "$ORIG" ] || ci_wrong "limit/memsw $got after recover (the killed recover left $killed_at), expected $ORIG"
 	ci_expect_no_files "after recover" "$RUN/journal"
