@@ -85,6 +85,22 @@ static inline void fz_free_sections(char **sec, size_t n)
 }
 
 /*
+ * What a parser's _why variant returned (R, WHY), WHAT naming it: a reason always, and
+ * a refusal only as -MCG_E_CORRUPT with a reason (or -ENOMEM). True if it accepted.
+ */
+static inline bool fz_parsed(const char *what, int r, const char *why)
+{
+	FZ_CHECK(why, "%s: no reason", what);
+	if (r < 0) {
+		FZ_CHECK(r == -MCG_E_CORRUPT || r == -ENOMEM, "%s: %d", what, r);
+		FZ_CHECK(r == -ENOMEM || why[0], "%s: corrupt without a reason", what);
+		return false;
+	}
+	FZ_CHECK(r == 0, "%s returned %d", what, r);
+	return true;
+}
+
+/*
  * A cgroup path as memcgctl writes one into its files: absolute, not "/", no empty,
  * "." or ".." component, no trailing slash. The parsers' own check is the code under
  * test: this is the fuzzers' independent statement of it.

@@ -52,12 +52,8 @@ static void conf(const char *buf, size_t size)
 	if (!c || !c2)
 		abort();
 	r = mcg__async_conf_parse_why(buf, size, c, &why);
-	FZ_CHECK(why, "conf: no reason");
-	if (r < 0) {
-		FZ_CHECK(r == -MCG_E_CORRUPT || r == -ENOMEM, "mcg__async_conf_parse: %d", r);
-		FZ_CHECK(r == -ENOMEM || why[0], "conf: corrupt without a reason");
+	if (!fz_parsed("mcg__async_conf_parse", r, why))
 		goto out;
-	}
 	FZ_CHECK(mcg__async_conf_parse(buf, size, c2) == 0, "conf: parse and parse_why disagree");
 	FZ_CHECK(memchr(c->path, '\0', sizeof(c->path)) && fz_path_clean(c->path),
 		 "conf: accepted the cgroup path '%.100s'", c->path);
@@ -97,12 +93,8 @@ static void stats(const char *buf, size_t size)
 	if (!s || !s2)
 		abort();
 	r = mcg__async_stats_parse_why(buf, size, s, &why);
-	FZ_CHECK(why, "stats: no reason");
-	if (r < 0) {
-		FZ_CHECK(r == -MCG_E_CORRUPT || r == -ENOMEM, "mcg__async_stats_parse: %d", r);
-		FZ_CHECK(r == -ENOMEM || why[0], "stats: corrupt without a reason");
+	if (!fz_parsed("mcg__async_stats_parse", r, why))
 		goto out;
-	}
 	FZ_CHECK(mcg__async_stats_parse(buf, size, s2) == 0, "stats: parse and parse_why disagree");
 	FZ_CHECK(memchr(s->path, '\0', sizeof(s->path)) && fz_path_clean(s->path),
 		 "stats: accepted the cgroup path '%.100s'", s->path);
