@@ -130,6 +130,9 @@ static bool chars_ok(const char *s, size_t n, const char *set)
 	return true;
 }
 
+/* A journal's lines other than "knob", in the order of their bits in the parser's seen. */
+static const char *const single_keys[] = {"op", "pid", "version", "boot", "dev", "ino", "root", "path"};
+
 int mcg__journal_parse_why(const char *buf, size_t len, struct mcg__journal *ret, const char **why)
 {
 	struct mcg__journal *j;
@@ -222,25 +225,14 @@ int mcg__journal_parse_why(const char *buf, size_t len, struct mcg__journal *ret
 			p = nl + 1;
 			continue;
 		}
-		if (KEY("op"))
-			bit = 1;
-		else if (KEY("pid"))
-			bit = 2;
-		else if (KEY("version"))
-			bit = 4;
-		else if (KEY("boot"))
-			bit = 8;
-		else if (KEY("dev"))
-			bit = 16;
-		else if (KEY("ino"))
-			bit = 32;
-		else if (KEY("root"))
-			bit = 64;
-		else if (KEY("path"))
-			bit = 128;
-		else
-			BAD("an unknown line");
 #undef KEY
+		/* the other lines, each at most once: bit 1 << (its index) */
+		for (i = 0; i < MCG_ARRAY_SIZE(single_keys); i++)
+			if (kl == strlen(single_keys[i]) && !memcmp(p, single_keys[i], kl))
+				break;
+		if (i == MCG_ARRAY_SIZE(single_keys))
+			BAD("an unknown line");
+		bit = 1u << i;
 		if (seen & bit)
 			BAD("a repeated line");
 		seen |= bit;
