@@ -248,6 +248,23 @@ static int parse_lines(const char *buf, size_t len, const char *magic, const cha
 	return 0;
 }
 
+/* parse_lines into a zeroed SIZE-byte scratch copy: *RET changes only if it all parses. */
+static int parse_into(const char *buf, size_t len, const char *magic, const char *const *keys,
+		      size_t nkeys, const char *(*field)(size_t k, const char *v, size_t n, void *u),
+		      size_t size, void *ret, const char **why)
+{
+	void *tmp = calloc(1, size);
+	int r;
+
+	if (!tmp)
+		return -ENOMEM;
+	r = parse_lines(buf, len, magic, keys, nkeys, field, tmp, why);
+	if (r == 0)
+		memcpy(ret, tmp, size);
+	free(tmp);
+	return r;
+}
+
 static const char *root_field(const char *v, size_t n, char *buf, size_t len)
 {
 	if (!mcg__field_decode(v, n, buf, len) || !mcg__abs_path_ok(buf))
@@ -333,17 +350,8 @@ static const char *conf_field(size_t k, const char *v, size_t n, void *u)
 int mcg__async_conf_parse_why(const char *buf, size_t len, struct mcg_async_conf *ret,
 			      const char **why)
 {
-	struct mcg_async_conf *c = calloc(1, sizeof(*c));
-	int r;
-
-	if (!c)
-		return -ENOMEM;
-	r = parse_lines(buf, len, CONF_MAGIC, conf_keys, MCG_ARRAY_SIZE(conf_keys), conf_field, c,
-			why);
-	if (r == 0)
-		*ret = *c;
-	free(c);
-	return r;
+	return parse_into(buf, len, CONF_MAGIC, conf_keys, MCG_ARRAY_SIZE(conf_keys), conf_field,
+			  sizeof(*ret), ret, why);
 }
 
 int mcg__async_conf_parse(const char *buf, size_t len, struct mcg_async_conf *ret)
@@ -913,17 +921,8 @@ static const char *stats_field(size_t k, const char *v, size_t n, void *u)
 int mcg__async_stats_parse_why(const char *buf, size_t len, struct mcg_async_stats *ret,
 			       const char **why)
 {
-	struct mcg_async_stats *s = calloc(1, sizeof(*s));
-	int r;
-
-	if (!s)
-		return -ENOMEM;
-	r = parse_lines(buf, len, STATS_MAGIC, stats_keys, MCG_ARRAY_SIZE(stats_keys), stats_field,
-			s, why);
-	if (r == 0)
-		*ret = *s;
-	free(s);
-	return r;
+	return parse_into(buf, len, STATS_MAGIC, stats_keys, MCG_ARRAY_SIZE(stats_keys), stats_field,
+			  sizeof(*ret), ret, why);
 }
 
 int mcg__async_stats_parse(const char *buf, size_t len, struct mcg_async_stats *ret)
