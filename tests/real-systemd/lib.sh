@@ -155,6 +155,49 @@ $(cat "$ST_ERR")"
 	ok "memcgctl $* stopped after its first write to ${st_file##*/}: $(grep -m1 'write' "$st_log")"
 }
 
+# held_set_limit NAME: the service mcgtest-NAME (MemoryMax=300M) holding 128 MiB of page
+# cache, and "set-limit ... 64M" of it stopped (stopped_after_write) right after it wrote its
+# temporary memory.high of 64M, before it touches memory.max.
+held_set_limit() {
+	sd_cache_service "$1" 300M 128
+	assert_le "page cache charged to $SD_UNIT (memory.current >= 128 MiB)" 134217728 \
+		"$(knob "$SD_CG" memory.current)"
+	stopped_after_write "$SD_CGREL" memory.high set-limit "$SD_CGREL" 64M
+	assert_eq "memory.high while set-limit holds its temporary value" 67108864 \
+		"$(knob "$SD_CG" memory.high)"
+	assert_eq "memory.max before set-limit writes it" 314572800 "$(knob "$SD_CG" memory.max)"
+}
+
+# resumed_conflict KNOB: let the set-limit of held_set_limit go on; it must stop with exit
+# status 3 (EXIT_CONFLICT), saying that another writer changed KNOB. Its output goes to the
+# artifacts.
+resumed_conflict() {
+	kill -CONT "$ST_PID"
+	wait "$ST_WAIT" && rc=0 || rc=$?
+	cp "$ST_OUT" "$MCG_ARTIFACTS/set-limit.out"
+	cp "$ST_ERR" "$MCG_ARTIFACTS/set-limit.err"
+	say "set-limit stderr:"
+	cat "$ST_ERR"
+	assert_eq "set-limit exit status (3: EXIT_CONFLICT)" 3 "$rc"
+	grep -q "stopped: another writer changed $1" "$ST_ERR" ||
+		fail "set-limit does not say that another writer changed $1"
+	ok "set-limit says another writer changed $1"
+}
+
+# kept_through WHAT CMD...: the fix of issue 14: a set-limit to 64M that runs to the end hands
+# its value to systemd too (SetUnitProperties), so that CMD (WHAT), which makes systemd
+# re-apply the unit's settings, keeps it: the kernel and systemctl show say 64M before and
+# after, and no journal is left.
+kept_through() {
+	kt_what=$1
+	shift
+	assert_status "set-limit $SD_CGREL 64M, uninterrupted" 0 "$MEMCGCTL" set-limit "$SD_CGREL" 64M
+	assert_agree "after set-limit" "$SD_UNIT" "$SD_CG" memory.max MemoryMax 67108864
+	"$@"
+	assert_agree "after $kt_what" "$SD_UNIT" "$SD_CG" memory.max MemoryMax 67108864
+	assert_no_journal
+}
+
 # sd_file_service NAME MAX MIB: like sd_cache_service, but from a unit file
 # /etc/systemd/system/mcgtest-NAME.service (MemoryMax=MAX), loaded by daemon-reload and
 # started; the file, its drop-ins under /etc and /run/systemd/system.control go on exit.
