@@ -85,6 +85,9 @@ struct node {
 	bool keep_on;    /* kept, or on the way to a kept path */
 	bool keep_under; /* a kept path lies below it */
 	bool keep_exact; /* one of the kept paths */
+	/* kid_on[i]: kids[i]->keep_on, for the same keep_gen; 0 after the kids change */
+	unsigned char *kid_on;
+	uint64_t kid_on_gen;
 };
 
 struct mcg_sampler {
@@ -106,8 +109,10 @@ struct mcg_sampler {
 	struct node *top;
 	uint64_t next_id;
 	size_t nnodes;
+	size_t path_total; /* the nodes' path bytes with their NULs: a snapshot's strings */
 	int ifd; /* inotify, -1 when unavailable: rescan every sample */
 	bool rescan_all;
+	bool marked; /* some listed node has rescan set: rescan_marked() has work */
 	uint64_t seq;
 	struct mcg_snapshot *prev;
 	/*
@@ -223,12 +228,14 @@ static void node_free(struct mcg_sampler *s, struct node *n)
 	for (i = 0; i < n->nkids; i++)
 		node_free(s, n->kids[i]);
 	free(n->kids);
+	free(n->kid_on);
 	if (n->wd >= 0 && s->ifd >= 0)
 		inotify_rm_watch(s->ifd, n->wd);
 	node_close_files(s, n);
 	if (n->dfd >= 0)
 		close(n->dfd);
 	free(n->det_v);
+	s->path_total -= strlen(n->path) + 1;
 	free(n->path);
 	free(n);
 	s->nnodes--;
@@ -334,6 +341,7 @@ static struct node *node_new(struct mcg_sampler *s, struct node *parent, const c
 	for (i = 0; i < F_MAX; i++)
 		n->fd[i] = FD_ABSENT;
 	s->nnodes++;
+	s->path_total += strlen(n->path) + 1;
 	n->rescan = true;
 	if (!parent)
 		node_open(s, n);
@@ -375,7 +383,7 @@ static void node_open(struct mcg_sampler *s, struct node *n)
 		if (errno == EMFILE || errno == ENFILE) {
 			for (i = 0; i < F_MAX; i++)
 				n->fd[i] = FD_UNSET;
-			n->rescan = true;
+			n->rescan = s->marked = true;
 			return;
 		}
 		n->gone = true;
@@ -429,7 +437,7 @@ static int node_rescan(struct mcg_sampler *s, struct node *n)
 	if (dfd < 0) {
 		/* out of descriptors is not a removed cgroup: listed again at the next sample */
 		if (errno == EMFILE || errno == ENFILE)
-			n->rescan = true;
+			n->rescan = s->marked = true;
 		else
 			n->gone = true;
 		return 0;
@@ -523,6 +531,7 @@ static int node_rescan(struct mcg_sampler *s, struct node *n)
 	free(n->kids);
 	n->kids = kids;
 	n->nkids = nk;
+	n->kid_on_gen = 0;
 	n->capkids = nn;
 	for (i = 0; i < nn; i++)
 		free(names[i]);
@@ -545,6 +554,7 @@ oom_merge:
 	free(n->kids);
 	n->kids = kids;
 	n->nkids = nk;
+	n->kid_on_gen = 0;
 	qsort(n->kids, nk, sizeof(*kids), cmp_kid);
 	kids = NULL;
 oom:
@@ -607,7 +617,7 @@ static void drain_inotify(struct mcg_sampler *s)
 						if (ev->len && !strcmp(ev->name, slot_name(s, f)))
 							n->cached &= ~(1ULL << f);
 				} else if (n && !(ev->mask & IN_MODIFY)) {
-					n->rescan = true;
+					n->rescan = s->marked = true;
 				}
 			}
 			p += sizeof(*ev) + ev->len;
@@ -1194,7 +1204,7 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 	if (err == -ENODEV || err == -ENOENT || err == -ESTALE) {
 		n->gone = true;
 		if (n->parent)
-			n->parent->rescan = true;
+			n->parent->rescan = s->marked = true;
 		return false;
 	}
 	return true;
@@ -1485,8 +1495,30 @@ static const struct node *node_keep(const struct mcg_sampler *s, struct node *n)
 	return n;
 }
 
+/*
+ * Which of N's kids are kept or on the way to a kept path, as one byte each:
+ * looking at a thousand kids' nodes every sample to find the few named ones
+ * costs a cache miss each. NULL without memory (the caller asks each node).
+ */
+static const unsigned char *kids_on_keep(const struct mcg_sampler *s, struct node *n)
+{
+	size_t i;
+
+	if (n->kid_on_gen == s->keep_gen + 1)
+		return n->kid_on;
+	free(n->kid_on);
+	n->kid_on = malloc(n->nkids ? n->nkids : 1);
+	if (!n->kid_on)
+		return NULL;
+	for (i = 0; i < n->nkids; i++)
+		n->kid_on[i] = node_keep(s, n->kids[i])->keep_on;
+	n->kid_on_gen = s->keep_gen + 1;
+	return n->kid_on;
+}
+
 static void fill_rows(struct fill *f, struct node *n, int parent)
 {
+	const unsigned char *on;
 	struct mcg_sample_row *row;
 	size_t i, len;
 	int idx;
@@ -1519,8 +1551,9 @@ static void fill_rows(struct fill *f, struct node *n, int parent)
 		return;
 	if (n->rescan)
 		node_rescan(f->s, n); /* a lazy tree: listed when first descended into */
+	on = f->s->keep_only ? kids_on_keep(f->s, n) : NULL;
 	for (i = 0; i < n->nkids; i++)
-		if (!f->s->keep_only || node_keep(f->s, n->kids[i])->keep_on)
+		if (!f->s->keep_only || (on ? on[i] : node_keep(f->s, n->kids[i])->keep_on))
 			fill_rows(f, n->kids[i], idx);
 }
 
@@ -1557,15 +1590,6 @@ static struct mcg_sample_row *take_spare_rows(struct mcg_sampler *s, size_t *cap
 	return rows;
 }
 
-static size_t path_bytes(const struct node *n)
-{
-	size_t b = strlen(n->path) + 1, i;
-
-	for (i = 0; i < n->nkids; i++)
-		b += path_bytes(n->kids[i]);
-	return b;
-}
-
 int mcg_sampler_sample(struct mcg_sampler *s, struct mcg_snapshot **ret)
 {
 	struct mcg_snapshot *snap;
@@ -1579,10 +1603,15 @@ int mcg_sampler_sample(struct mcg_sampler *s, struct mcg_snapshot **ret)
 	if (s->rescan_all) {
 		s->rescan_all = false;
 		mark_all(s->top);
+		s->marked = true;
 		if (s->ifd < 0)
 			s->rescan_all = true; /* no inotify: every sample rescans */
 	}
-	rescan_marked(s, s->top);
+	/* a walk of every node otherwise: at 1000 cgroups, a cache miss each, every sample */
+	if (s->marked) {
+		s->marked = false;
+		rescan_marked(s, s->top);
+	}
 	if (s->top->gone)
 		return -ENOENT;
 
@@ -1597,7 +1626,7 @@ int mcg_sampler_sample(struct mcg_sampler *s, struct mcg_snapshot **ret)
 	 * fewer cgroups than the tree holds); fill_room() grows them.
 	 */
 	f.cap_rows = s->prev ? s->prev->n_rows + 16 : s->nnodes ? s->nnodes : 1;
-	f.cap_str = path_bytes(s->top);
+	f.cap_str = s->path_total ? s->path_total : 1; /* not a walk of the tree: a cache miss a node */
 	snap->rows = take_spare_rows(s, &f.cap_rows);
 	if (!snap->rows)
 		snap->rows = malloc(f.cap_rows * sizeof(*snap->rows));
