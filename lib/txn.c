@@ -1268,7 +1268,6 @@ static void clean_locks(struct recover_run *rr, const char *only)
 {
 	struct dirent *de;
 	char file[300];
-	int dfd;
 	DIR *d;
 
 	if (rr->dry_run)
@@ -1278,13 +1277,8 @@ static void clean_locks(struct recover_run *rr, const char *only)
 		clean_lock(rr, file);
 		return;
 	}
-	dfd = dup(rr->locksfd);
-	d = dfd >= 0 ? fdopendir(dfd) : NULL;
-	if (!d) {
-		if (dfd >= 0)
-			close(dfd);
+	if (mcg__opendir_at(rr->locksfd, &d) < 0)
 		return;
-	}
 	while ((de = readdir(d)))
 		if (strlen(de->d_name) < sizeof(file) && ends_with(de->d_name, ".lock")) {
 			snprintf(file, sizeof(file), "%s", de->d_name);
@@ -1299,7 +1293,7 @@ int mcg_recover(struct mcg_ctx *ctx, const char *path, bool dry_run, mcg_recover
 	struct recover_run rr = {ctx, -1, -1, dry_run, cb, userdata, NULL};
 	char file[300], name[256];
 	struct dirent *de;
-	int count = 0, r, dfd;
+	int count = 0, r;
 	DIR *d;
 
 	if (path) {
@@ -1331,12 +1325,8 @@ int mcg_recover(struct mcg_ctx *ctx, const char *path, bool dry_run, mcg_recover
 		close(rr.jdirfd);
 		return r;
 	}
-	dfd = dup(rr.jdirfd);
-	d = dfd >= 0 ? fdopendir(dfd) : NULL;
-	if (!d) {
-		r = -errno;
-		if (dfd >= 0)
-			close(dfd);
+	r = mcg__opendir_at(rr.jdirfd, &d);
+	if (r < 0) {
 		close(rr.locksfd);
 		close(rr.jdirfd);
 		return r;
