@@ -86,20 +86,10 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 
 echo "memcgctl dirty --watch: CPU per refresh, median of $rounds rounds (K=$K1 vs $K2 samples at $interval)"
 echo "kernel $(uname -r), cgroup root $root, $(nproc) CPUs"
-for r in $(seq 1 "$rounds"); do
-	if [ -n "$basebin" ] && [ $((r % 2)) = 1 ]; then order="base new"; else order="new base"; fi
-	for n in 100 1000; do
-		for o in $order; do
-			if [ "$o" = base ]; then
-				[ -n "$basebin" ] || continue
-				bin=$basebin tag=bwatch
-			else
-				bin=$newbin tag=watch
-			fi
-			echo "$n $tag $(per_refresh watch_explicit "$n") $r" >>"$tmp/res"
-		done
-		echo "$n raw $(per_refresh rawpass "$n")" >>"$tmp/res"
-	done
+# paired LABEL CMD...: one per-refresh figure of each binary in this round's order, as LABEL
+paired() {
+	local o label=$1
+	shift
 	for o in $order; do
 		if [ "$o" = base ]; then
 			[ -n "$basebin" ] || continue
@@ -107,9 +97,18 @@ for r in $(seq 1 "$rounds"); do
 		else
 			bin=$newbin tag=watch
 		fi
-		echo "scan $tag $(per_refresh watch_scan) $r" >>"$tmp/res"
+		echo "$label $tag $(per_refresh "$@") $r" >>"$tmp/res"
 	done
 	bin=$newbin
+}
+
+for r in $(seq 1 "$rounds"); do
+	if [ -n "$basebin" ] && [ $((r % 2)) = 1 ]; then order="base new"; else order="new base"; fi
+	for n in 100 1000; do
+		paired "$n" watch_explicit "$n"
+		echo "$n raw $(per_refresh rawpass "$n")" >>"$tmp/res"
+	done
+	paired scan watch_scan
 done
 
 printf '%-26s %14s %14s %8s %14s\n' "cgroups" "watch us/ref" "raw pass us" "ratio" "CPU at 1 s"

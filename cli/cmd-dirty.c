@@ -1,8 +1,11 @@
 /* cmd-dirty.c: "memcgctl dirty": dirty and writeback memory per cgroup against the kernel's thresholds. */
+#include "cli-common.h"
 #include "memcgctl.h"
+#include "util.h"
 #include "output.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,8 +38,6 @@ static bool looks_like_duration(const char *s)
 static error_t dirty_parse(int key, char *arg, struct argp_state *state)
 {
 	struct dirty_args *a = state->input;
-	char *end;
-	unsigned long long v;
 
 	switch (key) {
 	case OPT_WATCH:
@@ -54,11 +55,7 @@ static error_t dirty_parse(int key, char *arg, struct argp_state *state)
 		a->interval_opt = true;
 		break;
 	case OPT_COUNT:
-		errno = 0;
-		v = strtoull(arg, &end, 10);
-		if (errno || *end || end == arg || *arg == '-' || v == 0)
-			argp_error(state, "invalid --count '%s': must be a whole number above 0", arg);
-		a->count = v;
+		a->count = (uint64_t)cli_arg_long(state, "--count", arg, 1, LONG_MAX);
 		break;
 	case ARGP_KEY_ARG:
 		a->cgroups[a->n++] = arg;
@@ -404,16 +401,9 @@ static void on_found(size_t idx, void *userdata)
 {
 	struct found *f = userdata;
 
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 64;
-		size_t *ni = realloc(f->idx, cap * sizeof(*ni));
-
-		if (!ni) {
-			f->err = -ENOMEM;
-			return;
-		}
-		f->idx = ni;
-		f->cap = cap;
+	if (mcg__grow(&f->idx, &f->cap, f->n, sizeof(*f->idx), 64) < 0) {
+		f->err = -ENOMEM;
+		return;
 	}
 	f->idx[f->n++] = idx;
 }

@@ -1,4 +1,5 @@
 /* cmd-top.c: "memcgctl top": live memory and reclaim per cgroup; batch text/JSON without a terminal. */
+#include "cli-common.h"
 #include "memcgctl.h"
 #include "output.h"
 #include "top/top.h"
@@ -69,12 +70,10 @@ static const struct {
 	[TOP_STALL] = {"stall_ns_per_s", OUT_NUM},
 	[TOP_ASYNC] = {"async", OUT_BOOL},
 };
+
 static error_t top_parse(int key, char *arg, struct argp_state *state)
 {
 	struct top_opts *o = state->input;
-	char why[128];
-	char *end;
-	long v;
 	int c;
 
 	switch (key) {
@@ -82,17 +81,10 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 		o->batch = true;
 		break;
 	case 'n':
-		errno = 0;
-		v = strtol(arg, &end, 10);
-		if (errno || *end || end == arg || v < 1 || v > 100000000)
-			argp_error(state, "invalid --count '%s': must be a whole number from 1", arg);
-		o->count = v;
+		o->count = cli_arg_long(state, "--count", arg, 1, 100000000);
 		break;
 	case 'd':
-		if (mcg_duration_parse(arg, &o->interval_ms, why, sizeof(why)) < 0)
-			argp_error(state, "invalid --interval '%s': %s", arg, why);
-		if (o->interval_ms < 50 || o->interval_ms > 3600 * 1000)
-			argp_error(state, "invalid --interval '%s': must be from 50ms to 1h", arg);
+		o->interval_ms = cli_arg_interval(state, arg);
 		break;
 	case 's':
 		for (c = 0; c < TOP_COL__COUNT && strcasecmp(arg, top_json[c].json); c++)
@@ -129,13 +121,8 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 		o->no_taskstats = true;
 		o->taskstats = false;
 		break;
-	case ARGP_KEY_ARG:
-		if (o->cgroup)
-			argp_error(state, "too many arguments: '%s'", arg);
-		o->cgroup = arg;
-		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return cli_cgroup_operand(state, key, arg, &o->cgroup);
 	}
 	return 0;
 }

@@ -2,6 +2,7 @@
 #include "output.h"
 #include "memcg.h"
 #include "memcgctl.h"
+#include "util.h"
 
 #include <langinfo.h>
 #include <libsmartcols.h>
@@ -550,15 +551,8 @@ struct out_row *out_row_new(struct out_table *t, struct out_row *parent)
 {
 	struct out_row *r;
 
-	if (t->nrows == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct out_row **n = realloc(t->rows, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		t->rows = n;
-		t->cap = cap;
-	}
+	if (mcg__grow(&t->rows, &t->cap, t->nrows, sizeof(*t->rows), 64) < 0)
+		return NULL;
 	r = calloc(1, sizeof(*r) + t->ncols * sizeof(struct out_cell));
 	if (!r)
 		return NULL;

@@ -1,5 +1,6 @@
 /* dirty.c: dirty and writeback memory against the kernel's global and memcg-domain thresholds. */
 #include "internal.h"
+#include "util.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -457,15 +458,8 @@ static ssize_t add_node(struct mcg_dirty_sampler *s, const char *path, uint64_t 
 {
 	struct dnode *nd;
 
-	if (s->nn == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		struct dnode *n = realloc(s->n, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		s->n = n;
-		s->cap = cap;
-	}
+	if (mcg__grow(&s->n, &s->cap, s->nn, sizeof(*s->n), 16) < 0)
+		return -ENOMEM;
 	nd = &s->n[s->nn];
 	nd->path = strdup(path);
 	if (!nd->path)

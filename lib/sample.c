@@ -1,5 +1,6 @@
 /* sample.c: the 'top' sampler: kept descriptors, pread, inotify for the tree, immutable snapshots. */
 #include "internal.h"
+#include "util.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -459,13 +460,8 @@ static int node_rescan(struct mcg_sampler *s, struct node *n)
 			    !S_ISDIR(st.st_mode))
 				continue;
 		}
-		if (nn == cap) {
-			char **nb = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*nb));
-
-			if (!nb)
-				goto oom;
-			names = nb;
-		}
+		if (mcg__grow(&names, &cap, nn, sizeof(*names), 16) < 0)
+			goto oom;
 		names[nn] = strdup(de->d_name);
 		if (!names[nn])
 			goto oom;
@@ -861,11 +857,7 @@ static void free_async(struct mcg_sampler *s)
 
 static void free_keep(struct mcg_sampler *s)
 {
-	size_t i;
-
-	for (i = 0; i < s->nkeep; i++)
-		free(s->keep[i]);
-	free(s->keep);
+	mcg__strv_free(s->keep, s->nkeep);
 	s->keep = NULL;
 	s->nkeep = 0;
 }
@@ -1250,14 +1242,9 @@ static void stall_node(struct mcg_sampler *s, struct node *n, struct tg_vec *now
 				if (old && delay >= old->delay_ns)
 					n->stall_acc += delay - old->delay_ns;
 			}
-			if (now->n == now->cap) {
-				struct tgid_ent *nv =
-					realloc(now->v, (now->cap = now->cap ? now->cap * 2 : 64) * sizeof(*nv));
-
-				if (!nv)
-					break;
-				now->v = nv;
-			}
+			/* (the capacity grew before the realloc here once: a failure left it wrong) */
+			if (mcg__grow(&now->v, &now->cap, now->n, sizeof(*now->v), 64) < 0)
+				break;
 			now->v[now->n].tgid = (pid_t)pid;
 			now->v[now->n++].delay_ns = delay;
 		}

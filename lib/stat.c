@@ -1,5 +1,6 @@
 /* stat.c: memory.stat's raw keys (show prints them), PSI, keyed lookups: all through kv.c. */
 #include "internal.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,13 +31,8 @@ static int stat_raw(const char *text, struct mcg_stat *st)
 
 		if (kv.klen >= 128 || !mcg__kv_u64(kv.val, kv.eol, &v))
 			continue;
-		if (st->n_raw == cap) {
-			struct mcg_kv *n = realloc(st->raw, (cap = cap ? cap * 2 : 64) * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			st->raw = n;
-		}
+		if (mcg__grow(&st->raw, &cap, st->n_raw, sizeof(*st->raw), 64) < 0)
+			return -ENOMEM;
 		key = strndup(kv.key, kv.klen);
 		if (!key)
 			return -ENOMEM;

@@ -3,6 +3,7 @@
 #include "top/view.h"
 #include "output.h"
 #include "journal-report.h"
+#include "util.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -54,11 +55,7 @@ struct key {
 
 static void overlay_free(struct loop *l)
 {
-	size_t i;
-
-	for (i = 0; i < l->noverlay; i++)
-		free(l->overlay[i]);
-	free(l->overlay);
+	mcg__strv_free(l->overlay, l->noverlay);
 	l->overlay = NULL;
 	l->noverlay = l->overlay_top = 0;
 	l->overlay_title = NULL;

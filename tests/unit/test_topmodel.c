@@ -178,21 +178,12 @@ static void test_cells(void **state)
 /* top_fmt_size() prints what the snprintf() formats it replaced print, to the last tie */
 static void ref_fmt_size(double v, char *buf, size_t len)
 {
-	static const char units[] = "KMGTPE";
-	int u = -1;
+	static const char *const unit[] = {"", "K", "M", "G", "T", "P", "E"};
+	int u = 0;
 
-	if (v < 0)
-		v = 0;
-	while (v >= 1024 && u < 5) {
+	for (v = v < 0 ? 0 : v; v >= 1024 && u < 6; u++)
 		v /= 1024;
-		u++;
-	}
-	if (u < 0)
-		snprintf(buf, len, "%.0f", v);
-	else if (v < 10 && v != (double)(long)v)
-		snprintf(buf, len, "%.1f%c", v, units[u]);
-	else
-		snprintf(buf, len, "%.0f%c", v, units[u]);
+	snprintf(buf, len, "%.*f%s", u && v < 10 && v != (double)(long)v, v, unit[u]);
 }
 
 static void test_fmt_size_as_printf(void **state)
