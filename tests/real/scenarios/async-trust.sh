@@ -34,14 +34,16 @@ n=$(fname "$CGREL")
 for f in "$n.conf.tmp" "stats/$n.tmp" "stats/reclaimd.tmp" reclaimd.log reclaimd.pid; do
 	ln -s "$victim" "$SD/$f"
 done
-AR enable "$CGREL" --high-margin 16M --low-margin 32M --clean >"$MCG_TMP/enable.out" ||
+# a check of what is written where, not of the budget: in the TCG guest the default 5% of a
+# CPU took the emulated reclaim past the wait below (seen once in CI)
+AR enable "$CGREL" --high-margin 16M --low-margin 32M --clean --max-cpu 50 >"$MCG_TMP/enable.out" ||
 	fail "enable in a trusted dir with planted links: $(cat "$MCG_TMP/enable.out")"
 pid=$(daemon_pid)
 echo "$pid" >>"$MCG_CLEAN_PIDS"
 run_in "$CG" "$MCG_LOAD" write "$MCG_DATA/t" 56 --sync >/dev/null
 i=0
 while [ ! -f "$SD/stats/$n" ] || [ "$(knob "$CG" "$K_USAGE")" -gt $((48 * MIB)) ]; do
-	[ $i -lt 100 ] || fail "reclaimd wrote no stats or did not reclaim: $(cat "$SD/reclaimd.log")"
+	[ $i -lt 200 ] || fail "reclaimd wrote no stats or did not reclaim: $(cat "$SD/reclaimd.log")"
 	sleep 0.1
 	i=$((i + 1))
 done
