@@ -1,8 +1,8 @@
 /* cmd-dirty.c: "memcgctl dirty": dirty and writeback memory per cgroup against the kernel's thresholds. */
 #include "cli-common.h"
 #include "memcgctl.h"
-#include "util.h"
 #include "output.h"
+#include "util.h"
 
 #include <errno.h>
 #include <limits.h>

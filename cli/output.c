@@ -89,6 +89,14 @@ static void escape(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* Printable ASCII but the backslash (numbers, sizes, most names) is its own escape. */
+static bool plain(const char *s)
+{
+	while (*s >= 0x20 && *s < 0x7f && *s != '\\')
+		s++;
+	return !*s;
+}
+
 /*
  * S as text (mcg_escape()): S itself when it needs no escape, else in a ring
  * of buffers, so that a few escaped names can be used in one printf.
@@ -98,16 +106,12 @@ const char *out_esc(const char *s)
 	static char *ring[8];
 	static unsigned next;
 	char **slot = &ring[next++ % 8];
-	const char *p;
 	size_t n;
 	char *b;
 
 	if (!s)
 		return "-";
-	/* printable ASCII but the backslash (most names) is its own escape: no copy */
-	for (p = s; *p >= 0x20 && *p < 0x7f && *p != '\\'; p++)
-		;
-	if (!*p)
+	if (plain(s))
 		return s;
 	n = mcg_escape(s, NULL, 0);
 	b = realloc(*slot, n + 1);
@@ -604,15 +608,10 @@ void out_cell_bool(struct out_row *r, size_t c, bool v)
 
 void out_cell_text(struct out_row *r, size_t c, const char *text)
 {
-	const char *p;
-
 	if (!r || !text)
 		return;
 	free(r->cells[c].text);
-	/* printable ASCII (numbers, sizes: most cells) is its own escape */
-	for (p = text; *p >= 0x20 && *p < 0x7f && *p != '\\'; p++)
-		;
-	r->cells[c].text = *p ? mcg_escape_dup(text) : strdup(text);
+	r->cells[c].text = plain(text) ? strdup(text) : mcg_escape_dup(text);
 }
 
 /* The cell as text, into BUF or a string the row owns. */

@@ -83,10 +83,9 @@ struct node {
 	 * 100 are named would search the paths for every child on every sample.
 	 */
 	uint64_t keep_gen;
-	bool keep_on;    /* kept, or on the way to a kept path */
 	bool keep_under; /* a kept path lies below it */
 	bool keep_exact; /* one of the kept paths */
-	/* kid_on[i]: kids[i]->keep_on, for the same keep_gen; 0 after the kids change */
+	/* kid_on[i]: kids[i] kept or on the way, for keep_gen kid_on_gen; 0 after the kids change */
 	unsigned char *kid_on;
 	uint64_t kid_on_gen;
 };
@@ -136,7 +135,7 @@ struct mcg_sampler {
 	bool creating;           /* in mcg_sampler_new(): the top's children only */
 	char **keep;             /* paths read whatever the pruning (sorted) */
 	size_t nkeep;
-	uint64_t keep_gen;       /* counts the sets of kept paths (struct node's keep_gen) */
+	uint64_t keep_gen;       /* counts the sets of kept paths from 1 (a new node's 0 is stale) */
 	bool keep_only;          /* and nothing off the way to them */
 };
 
@@ -796,6 +795,7 @@ int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned flags, struc
 	s->topfd = -1;
 	s->ctx = ctx;
 	s->fd_budget = fd_budget();
+	s->keep_gen = 1;
 	s->flags = flags;
 	s->version = mcg_ctx_version(ctx);
 	mcg_sampler_default_keys(&s->keys);
@@ -1473,13 +1473,18 @@ static bool keep_exact(const struct mcg_sampler *s, const char *path)
 /* N's place relative to the kept paths, from the cache when the paths did not change. */
 static const struct node *node_keep(const struct mcg_sampler *s, struct node *n)
 {
-	if (n->keep_gen != s->keep_gen + 1) {
+	if (n->keep_gen != s->keep_gen) {
 		n->keep_under = keep_below(s, n->path);
 		n->keep_exact = keep_exact(s, n->path);
-		n->keep_on = n->keep_under || n->keep_exact;
-		n->keep_gen = s->keep_gen + 1; /* + 1: a new node (0) is never current */
+		n->keep_gen = s->keep_gen;
 	}
 	return n;
+}
+
+/* N is kept, or on the way to a kept path. */
+static bool keep_on(const struct mcg_sampler *s, struct node *n)
+{
+	return node_keep(s, n)->keep_under || n->keep_exact;
 }
 
 /*
@@ -1491,15 +1496,15 @@ static const unsigned char *kids_on_keep(const struct mcg_sampler *s, struct nod
 {
 	size_t i;
 
-	if (n->kid_on_gen == s->keep_gen + 1)
+	if (n->kid_on_gen == s->keep_gen)
 		return n->kid_on;
 	free(n->kid_on);
 	n->kid_on = malloc(n->nkids ? n->nkids : 1);
 	if (!n->kid_on)
 		return NULL;
 	for (i = 0; i < n->nkids; i++)
-		n->kid_on[i] = node_keep(s, n->kids[i])->keep_on;
-	n->kid_on_gen = s->keep_gen + 1;
+		n->kid_on[i] = keep_on(s, n->kids[i]);
+	n->kid_on_gen = s->keep_gen;
 	return n->kid_on;
 }
 
@@ -1540,7 +1545,7 @@ static void fill_rows(struct fill *f, struct node *n, int parent)
 		node_rescan(f->s, n); /* a lazy tree: listed when first descended into */
 	on = f->s->keep_only ? kids_on_keep(f->s, n) : NULL;
 	for (i = 0; i < n->nkids; i++)
-		if (!f->s->keep_only || (on ? on[i] : node_keep(f->s, n->kids[i])->keep_on))
+		if (!f->s->keep_only || (on ? on[i] : keep_on(f->s, n->kids[i])))
 			fill_rows(f, n->kids[i], idx);
 }
 
@@ -1554,23 +1559,14 @@ static void fill_rows(struct fill *f, struct node *n, int parent)
 static struct mcg_sample_row *take_spare_rows(struct mcg_sampler *s, size_t *cap)
 {
 	struct mcg_snapshot *old = s->old;
-	struct mcg_sample_row *rows;
+	struct mcg_sample_row *rows = NULL;
 
 	if (!old || old->refs != 1)
 		return NULL;
 	s->old = NULL;
-	rows = old->rows;
-	old->rows = NULL;
-	if (old->cap_rows < *cap) {
-		struct mcg_sample_row *r = realloc(rows, *cap * sizeof(*r));
-
-		if (!r) {
-			free(rows);
-			rows = NULL;
-		} else {
-			rows = r;
-		}
-	} else {
+	if (old->cap_rows >= *cap) { /* too small: freed, and the caller allocates */
+		rows = old->rows;
+		old->rows = NULL;
 		*cap = old->cap_rows;
 	}
 	mcg_snapshot_unref(old);

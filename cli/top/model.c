@@ -159,12 +159,6 @@ bool top_cell_value(const struct mcg_snapshot *s, const struct mcg_sample_row *r
 	return false;
 }
 
-/*
- * "%.0f" of V followed by SUFFIX (0: none), as snprintf() would print it but
- * without its floating-point formatting, which was a tenth of top -b's CPU at
- * 1000 cgroups: llrint() rounds the exact value to nearest, ties to even, as
- * printf does.
- */
 /* S into BUF of LEN, cut if need be (snprintf("%s") without its cost) */
 static void put(char *buf, size_t len, const char *s)
 {
@@ -178,6 +172,12 @@ static void put(char *buf, size_t len, const char *s)
 	buf[n] = 0;
 }
 
+/*
+ * "%.0f" of V followed by SUFFIX (0: none), as snprintf() would print it but
+ * without its floating-point formatting, which was a tenth of top -b's CPU at
+ * 1000 cgroups: llrint() rounds the exact value to nearest, ties to even, as
+ * printf does.
+ */
 static void fmt_int(double v, char suffix, char *buf, size_t len)
 {
 	char tmp[24], *p = tmp + sizeof(tmp);
