@@ -5,6 +5,7 @@
 #include "top/top.h"
 
 #include <errno.h>
+#include <stdio_ext.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/resource.h>
@@ -340,12 +341,14 @@ static int print_json(const struct mcg_snapshot *s, const struct top_opts *o)
 	const struct mcg_sample_global *g = &s->global;
 	struct out_table *t;
 	size_t i;
-	int status, *idx;
+	int status, *idx, lock;
 
 	t = out_table_new(top_out_cols(), TOP_COL__COUNT, s->version, &status);
 	if (!t)
 		return status;
 	idx = top_fill(t, s, o, false, false);
+	/* one thread: stdio's lock once for the document, not per character (see out_table_print) */
+	lock = __fsetlocking(stdout, FSETLOCKING_BYCALLER);
 	jw_open_object(stdout, NULL);
 	if (replay_ts)
 		jw_u64(stdout, "timestamp_ns", replay_ts);
@@ -376,6 +379,7 @@ static int print_json(const struct mcg_snapshot *s, const struct top_opts *o)
 	jw_close_array(stdout);
 	jw_close_object(stdout);
 	jw_end(stdout);
+	__fsetlocking(stdout, lock);
 	out_table_free(t);
 	free(idx);
 	return 0;

@@ -4,6 +4,7 @@
 #include "memcgctl.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <langinfo.h>
 #include <libsmartcols.h>
 #include <locale.h>
@@ -14,6 +15,7 @@
 #include <strings.h>
 #include <time.h>
 #include <wchar.h>
+#include <wctype.h>
 
 /* Nesting state: whether the current container already has a member. */
 static bool need_comma[64];
@@ -51,6 +53,14 @@ static void escape(FILE *f, const char *s)
 		uint32_t cp;
 		size_t n;
 
+		/* a run of printable ASCII that needs no escape, in one write */
+		for (n = 0; p[n] >= 0x20 && p[n] < 0x7f && p[n] != '"' && p[n] != '\\'; n++)
+			;
+		if (n) {
+			fwrite(p, 1, n, f);
+			p += n;
+			continue;
+		}
 		switch (c) {
 		case '"':
 			fputs("\\\"", f);
@@ -161,16 +171,68 @@ void jw_string(FILE *f, const char *key, const char *val)
 		fputs("null", f);
 }
 
+/* The decimal digits of V, ending at END (not terminated); returns the first. */
+static char *digits(uint64_t v, char *end)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+/* NEG and V's digits, then D of them after a decimal point (D < digits or a leading 0.) */
+static void put_decimal(FILE *f, bool neg, uint64_t v, int d)
+{
+	char buf[48], *end = buf + sizeof(buf), *p = end;
+
+	if (d > 0) {
+		int i;
+
+		for (i = 0; i < d; i++, v /= 10)
+			*--p = (char)('0' + v % 10);
+		*--p = '.';
+	}
+	p = digits(v, p);
+	if (neg)
+		*--p = '-';
+	fwrite(p, 1, (size_t)(end - p), f);
+}
+
 void jw_u64(FILE *f, const char *key, uint64_t v)
 {
 	jw_key(f, key);
-	fprintf(f, "%llu", (unsigned long long)v);
+	put_decimal(f, false, v, 0);
 }
 
 void jw_i64(FILE *f, const char *key, int64_t v)
 {
 	jw_key(f, key);
-	fprintf(f, "%lld", (long long)v);
+	put_decimal(f, v < 0, v < 0 ? 0ULL - (uint64_t)v : (uint64_t)v, 0);
+}
+
+/*
+ * V with at most 6 decimals, when that reads back as V and %.15g would print
+ * the same text (no exponent: 1e-4 <= |V| < 1e15; at most 15 digits): rates and percents, without
+ * printf's and strtod's multiple-precision work. M / 10^D is the correctly
+ * rounded quotient, as strtod's result is, so the test is exact.
+ */
+static bool put_short(FILE *f, double v)
+{
+	double a = fabs(v), scale = 1;
+	int d;
+
+	if (!(a >= 1e-4 && a < 1e15))
+		return false;
+	for (d = 0; d <= 6 && a * scale < 1e15; d++, scale *= 10) {
+		double m = nearbyint(a * scale);
+
+		if (m / scale == a) {
+			put_decimal(f, v < 0, (uint64_t)m, d);
+			return true;
+		}
+	}
+	return false;
 }
 
 void jw_double(FILE *f, const char *key, double v)
@@ -183,6 +245,12 @@ void jw_double(FILE *f, const char *key, double v)
 		fputs("null", f);
 		return;
 	}
+	if (v == 0) {
+		fputs(signbit(v) ? "-0" : "0", f);
+		return;
+	}
+	if (put_short(f, v))
+		return;
 	/* the shortest of %.15g..%.17g that reads back as V: 0.001 stays 0.001 */
 	for (prec = 15; prec <= 17; prec++) {
 		snprintf(buf, sizeof(buf), "%.*g", prec, v);
@@ -699,6 +767,84 @@ static const char *term_safe(const char *s, bool utf8, char **buf)
 	return *buf;
 }
 
+/*
+ * The width of a cell as libsmartcols' mbs_width() measures it (the display
+ * width; control characters and "\e[...m" count nothing), with a fast path for
+ * printable ASCII, which nearly every cell is.
+ */
+static size_t cell_width(const struct libscols_column *cl, const char *data, void *unused)
+{
+	const unsigned char *p = (const unsigned char *)data;
+	mbstate_t st = {0};
+	size_t w = 0;
+
+	(void)cl;
+	(void)unused;
+	while (*p >= 0x20 && *p < 0x7f)
+		p++;
+	if (!*p)
+		return (size_t)(p - (const unsigned char *)data);
+	for (p = (const unsigned char *)data; *p;) {
+		wchar_t wc;
+		size_t l;
+
+		if (iscntrl(*p)) {
+			const unsigned char *e = ++p;
+
+			if (*e == '[') {
+				while (*e && *e != 'm')
+					e++;
+				if (*e == 'm')
+					p = e + 1;
+			}
+			continue;
+		}
+		l = mbrtowc(&wc, (const char *)p, MB_CUR_MAX, &st);
+		if (l == 0)
+			break;
+		if (l == (size_t)-1 || l == (size_t)-2) {
+			memset(&st, 0, sizeof(st));
+			l = 1;
+		} else if (iswprint((wint_t)wc) && wcwidth(wc) > 0) {
+			w += (size_t)wcwidth(wc);
+		}
+		p += l;
+	}
+	return w;
+}
+
+/* The custom wrap below keeps a cell on one line. */
+static char *one_chunk(const struct libscols_column *cl, char *data, void *unused)
+{
+	(void)cl;
+	(void)data;
+	(void)unused;
+	return NULL;
+}
+
+/*
+ * libsmartcols before 2.40 measures every cell twice, with mbrtowc(),
+ * iswprint() and wcwidth() for each character: at 1000 cgroups that was half
+ * of top -b's CPU. Its documented custom wrap (SCOLS_FL_WRAP with
+ * scols_column_set_wrapfunc()) lets the caller measure the widest chunk; with
+ * one chunk per cell (one_chunk) nothing wraps, and the width pass uses
+ * cell_width(), which skips the per-character calls for ASCII. 2.40 no longer
+ * calls the measure and routes custom-wrap cells through its wrap buffer, so
+ * the columns stay plain there.
+ */
+static bool measure_off; /* tests/unit/test_output.c: libsmartcols' own measure, to compare */
+
+static bool measure_cells(void)
+{
+	const char *v = NULL;
+	int major = 0, minor = 0;
+
+	if (measure_off)
+		return false;
+	scols_get_library_version(&v);
+	return v && sscanf(v, "%d.%d", &major, &minor) == 2 && major == 2 && minor < 40;
+}
+
 /* Is the column at print position K selected again after it (-o usage,usage)? */
 static bool selected_after(const struct out_table *t, size_t k)
 {
@@ -713,7 +859,7 @@ static bool selected_after(const struct out_table *t, size_t k)
 void out_table_print(struct out_table *t, FILE *f)
 {
 	struct libscols_table *tb;
-	bool raw = cli_state.raw, tree = false, utf8;
+	bool raw = cli_state.raw, tree = false, utf8, measure = measure_cells();
 	char *old = setlocale(LC_CTYPE, NULL), *saved = old ? strdup(old) : NULL, *tbuf = NULL;
 	size_t i, k, w;
 	int lock;
@@ -736,6 +882,7 @@ void out_table_print(struct out_table *t, FILE *f)
 	}
 	for (k = 0; k < t->nsel; k++) {
 		const struct out_col *c = &t->cols[t->sel[k]];
+		struct libscols_column *cl;
 		int fl = 0;
 
 		if (c->flags & OUT_RIGHT)
@@ -746,8 +893,13 @@ void out_table_print(struct out_table *t, FILE *f)
 		}
 		if (c->flags & OUT_TRUNC)
 			fl |= SCOLS_FL_TRUNC;
-		if (!scols_table_new_column(tb, c->name, c->whint > 0 ? c->whint : 0, fl))
+		if (measure && !raw)
+			fl |= SCOLS_FL_WRAP;
+		cl = scols_table_new_column(tb, c->name, c->whint > 0 ? c->whint : 0, fl);
+		if (!cl)
 			goto out;
+		if (measure && !raw)
+			scols_column_set_wrapfunc(cl, cell_width, one_chunk, NULL);
 	}
 	for (i = 0; i < t->nrows; i++) {
 		struct out_row *r = t->rows[i];
