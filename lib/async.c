@@ -576,6 +576,32 @@ int mcg__async_conf_unlink_same(const struct mcg__async_dir *d, const struct mcg
 	return 0;
 }
 
+struct load_ctx {
+	const char *prefix;
+	bool (*accept)(const char *name);
+	int (*load)(int dirfd, const char *name, void *elem, const char **why);
+	mcg__async_bad_fn bad;
+	void *userdata;
+};
+
+static int take_file(int dirfd, const struct dirent *de, void *elem, void *ud)
+{
+	const struct load_ctx *c = ud;
+	const char *why = "";
+	int r;
+
+	if (!c->accept(de->d_name))
+		return 0;
+	r = c->load(dirfd, de->d_name, elem, &why);
+	if (r == -MCG_E_CORRUPT && c->bad) {
+		char file[600];
+
+		snprintf(file, sizeof(file), "%s%s", c->prefix, de->d_name);
+		c->bad(file, why, c->userdata);
+	}
+	return r == 0;
+}
+
 /*
  * Every file of DIRFD that ACCEPT takes, loaded by LOAD into an array of
  * SIZE-byte elements, sorted with CMP; BAD hears of each file LOAD refuses
@@ -586,44 +612,18 @@ static int load_dir(int dirfd, const char *prefix, size_t size, bool (*accept)(c
 		    int (*cmp)(const void *, const void *), void **ret, size_t *ret_n,
 		    mcg__async_bad_fn bad, void *userdata)
 {
-	char *v = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	DIR *dp;
+	struct load_ctx c = {prefix, accept, load, bad, userdata};
 	int r;
 
 	*ret = NULL;
 	*ret_n = 0;
 	if (dirfd < 0)
 		return 0;
-	r = mcg__opendir_at(dirfd, &dp);
+	r = mcg__dir_load(dirfd, size, take_file, NULL, &c, ret, ret_n);
 	if (r < 0)
 		return r;
-	while ((de = readdir(dp))) {
-		const char *why = "";
-
-		if (!accept(de->d_name))
-			continue;
-		if (mcg__grow(&v, &cap, n, size, 4) < 0) {
-			free(v);
-			closedir(dp);
-			return -ENOMEM;
-		}
-		r = load(dirfd, de->d_name, v + n * size, &why);
-		if (r == 0) {
-			n++;
-		} else if (r == -MCG_E_CORRUPT && bad) {
-			char file[600];
-
-			snprintf(file, sizeof(file), "%s%s", prefix, de->d_name);
-			bad(file, why, userdata);
-		}
-	}
-	closedir(dp);
-	if (n)
-		qsort(v, n, size, cmp);
-	*ret = v;
-	*ret_n = n;
+	if (*ret_n)
+		qsort(*ret, *ret_n, size, cmp);
 	return 0;
 }
 

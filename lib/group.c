@@ -433,33 +433,23 @@ static bool is_child(int dirfd, const struct dirent *de)
 	return fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 }
 
+static int take_child(int dirfd, const struct dirent *de, void *elem, void *ud)
+{
+	(void)ud;
+	if (!is_child(dirfd, de))
+		return 0;
+	return (*(char **)elem = strdup(de->d_name)) ? 1 : -ENOMEM;
+}
+
+static void drop_name(void *elem)
+{
+	free(*(char **)elem);
+}
+
 static int list_children(int dirfd, char ***ret, size_t *ret_n)
 {
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	DIR *d;
-	int r = mcg__opendir_at(dirfd, &d);
-
-	if (r < 0)
-		return r;
-	while ((de = readdir(d))) {
-		if (!is_child(dirfd, de))
-			continue;
-		if (mcg__grow(&names, &cap, n, sizeof(*names), 16) < 0)
-			goto oom;
-		if (!(names[n] = strdup(de->d_name)))
-			goto oom;
-		n++;
-	}
-	closedir(d);
-	*ret = names;
-	*ret_n = n;
-	return 0;
-oom:
-	mcg__strv_free(names, n);
-	closedir(d);
-	return -ENOMEM;
+	return mcg__dir_load(dirfd, sizeof(char *), take_child, drop_name, NULL, (void **)ret,
+			     ret_n);
 }
 
 int mcg_group_nr_children(const struct mcg_group *g, unsigned *ret)

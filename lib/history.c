@@ -704,39 +704,36 @@ bool mcg__hist_segname(const char *name, uint64_t *ret_start)
 	return true;
 }
 
+static int take_segment(int dirfd, const struct dirent *de, void *elem, void *ud)
+{
+	struct mcg__hist_segent *s = elem;
+	struct stat st;
+	uint64_t start;
+
+	(void)ud;
+	if (!mcg__hist_segname(de->d_name, &start))
+		return 0;
+	if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	memcpy(s->name, de->d_name, 33); /* checked: 32 bytes and the NUL */
+	s->start = start;
+	s->size = (uint64_t)st.st_size;
+	return 1;
+}
+
 int mcg__hist_list(int dirfd, struct mcg__hist_seglist *ret)
 {
-	struct mcg__hist_segent *s = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	DIR *d;
-	int r = mcg__opendir_at(dirfd, &d);
+	void *v;
+	size_t n;
+	int r = mcg__dir_load(dirfd, sizeof(struct mcg__hist_segent), take_segment, NULL, NULL,
+			      &v, &n);
 
 	if (r < 0)
 		return r;
-	while ((de = readdir(d))) {
-		struct stat st;
-		uint64_t start;
-
-		if (!mcg__hist_segname(de->d_name, &start))
-			continue;
-		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		if (mcg__grow(&s, &cap, n, sizeof(*s), 64) < 0) {
-			free(s);
-			closedir(d);
-			return -ENOMEM;
-		}
-		memcpy(s[n].name, de->d_name, 33); /* checked: 32 bytes and the NUL */
-		s[n].start = start;
-		s[n].size = (uint64_t)st.st_size;
-		n++;
-	}
-	closedir(d);
 	if (n)
-		qsort(s, n, sizeof(*s), cmp_seg);
+		qsort(v, n, sizeof(struct mcg__hist_segent), cmp_seg);
 	ret->n = n;
-	ret->seg = s;
+	ret->seg = v;
 	return 0;
 }
 

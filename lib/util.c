@@ -56,6 +56,40 @@ int mcg__opendir_at(int dirfd, DIR **ret)
 	return 0;
 }
 
+int mcg__dir_load(int dirfd, size_t size,
+		  int (*take)(int dirfd, const struct dirent *de, void *elem, void *ud),
+		  void (*drop)(void *elem), void *ud, void **ret, size_t *ret_n)
+{
+	char *v = NULL;
+	size_t n = 0, cap = 0, i;
+	struct dirent *de;
+	DIR *d;
+	int r = mcg__opendir_at(dirfd, &d);
+
+	if (r < 0)
+		return r;
+	while ((de = readdir(d))) {
+		r = mcg__grow(&v, &cap, n, size, 16);
+		if (r < 0)
+			break;
+		r = take(dirfd, de, v + n * size, ud);
+		if (r < 0)
+			break;
+		n += r > 0;
+		r = 0;
+	}
+	closedir(d);
+	if (r < 0) {
+		for (i = 0; drop && i < n; i++)
+			drop(v + i * size);
+		free(v);
+		return r;
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
 bool mcg__abs_path_ok(const char *p)
 {
 	const char *c = p;

@@ -22,6 +22,16 @@ void mcg__strv_free(char **v, size_t n);
  */
 int mcg__opendir_at(int dirfd, DIR **ret);
 
+/*
+ * The entries of the directory DIRFD that TAKE keeps, in an array of SIZE-byte
+ * elements to free(): TAKE fills ELEM from DE and returns 1 to keep it, 0 to
+ * pass the entry over, or a negative errno to stop the listing. Then DROP (if
+ * not NULL) frees what each kept element owns, and the error is returned.
+ */
+int mcg__dir_load(int dirfd, size_t size,
+		  int (*take)(int dirfd, const struct dirent *de, void *elem, void *ud),
+		  void (*drop)(void *elem), void *ud, void **ret, size_t *ret_n);
+
 /* An absolute path without empty, "." or ".." components ("/" is one). */
 bool mcg__abs_path_ok(const char *p);
 
