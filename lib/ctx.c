@@ -309,6 +309,7 @@ void mcg_ctx_free(struct mcg_ctx *ctx)
 	if (ctx->rundirfd >= 0)
 		close(ctx->rundirfd);
 	free(ctx->rundir);
+	free(ctx->record_plan);
 	free(ctx);
 }
 

@@ -452,16 +452,26 @@ static int list_children(int dirfd, char ***ret, size_t *ret_n)
 			     ret_n);
 }
 
+/* Counts a child in *UD, keeps nothing. */
+static int count_child(int dirfd, const struct dirent *de, void *elem, void *ud)
+{
+	(void)elem;
+	if (is_child(dirfd, de))
+		(*(unsigned *)ud)++;
+	return 0;
+}
+
 int mcg_group_nr_children(const struct mcg_group *g, unsigned *ret)
 {
-	char **names;
-	size_t n;
-	int r = list_children(g->dirfd, &names, &n);
+	unsigned n = 0;
+	void *none;
+	size_t kept;
+	int r = mcg__dir_load(g->dirfd, 1, count_child, NULL, &n, &none, &kept);
 
 	if (r < 0)
 		return r;
-	mcg__strv_free(names, n);
-	*ret = (unsigned)n;
+	free(none);
+	*ret = n;
 	return 0;
 }
 

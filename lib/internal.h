@@ -17,6 +17,7 @@ struct mcg_ctx {
 	int rundirfd; /* the checked run directory, opened on first use; -1 before */
 	mcg_log_fn log;
 	void *log_data;
+	struct mcg__plan *record_plan; /* every counter, for mcg_group_read_record(): made once */
 };
 
 struct mcg_group {

@@ -79,6 +79,7 @@ enum mcg_mode {
 enum mcg_log_level { MCG_LOG_ERR = 3, MCG_LOG_WARNING = 4, MCG_LOG_INFO = 6, MCG_LOG_DEBUG = 7 };
 typedef void (*mcg_log_fn)(void *userdata, int level, const char *fmt, va_list ap);
 
+/* A context, and the groups and samplers made from it, are used from one thread at a time. */
 struct mcg_ctx;
 
 /* Discover the memory controller (libcgroup, then /proc/self/mountinfo). */
