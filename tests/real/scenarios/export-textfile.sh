@@ -2,8 +2,8 @@
 # tiers: v1
 # export --textfile: the file is replaced atomically (no .tmp left, only complete files seen
 # by a reader polling during --interval writes); a real node_exporter (textfile collector,
-# 127.0.0.1 on a free port) serves the same samples; an untrusted or missing directory is
-# exit 1 with the reason.
+# 127.0.0.1 on a free port) serves the same samples; a repeated write (the sampler) has a
+# single run's (a walk's); an untrusted or missing directory is exit 1 with the reason.
 set -eu
 . "$MCG_TESTLIB"
 . "$MCG_SRCDIR/tests/real/export/lib-export.sh"
@@ -40,6 +40,16 @@ samples "$MCG_TMP/ne.prom" >"$MCG_TMP/got"
 diff "$MCG_TMP/want" "$MCG_TMP/got" >"$MCG_TMP/diff" ||
 	fail "node_exporter serves other samples: $(head -c 800 "$MCG_TMP/diff")"
 ok "node_exporter serves the same $(wc -l <"$MCG_TMP/want") samples"
+
+# a repeated write reads through the sampler (kept descriptors), a single run by a walk:
+# the same samples of the (idle) scratch tree
+grep "cgroup=\"$CGREL" "$dir/memcgctl.prom" | sort >"$MCG_TMP/walk.s"
+"$MEMCGCTL" export --textfile "$dir" -d 10ms -n 2 "$CGREL" || fail "export --textfile -d -n 2 failed"
+grep "cgroup=\"$CGREL" "$dir/memcgctl.prom" | sort >"$MCG_TMP/sampled.s"
+[ "$(wc -l <"$MCG_TMP/walk.s")" -ge 30 ] || fail "few scratch samples: $(wc -l <"$MCG_TMP/walk.s")"
+diff "$MCG_TMP/walk.s" "$MCG_TMP/sampled.s" >"$MCG_TMP/diff" ||
+	fail "the sampled write differs from the single run: $(head -c 800 "$MCG_TMP/diff")"
+ok "a repeated write has the single run's $(wc -l <"$MCG_TMP/walk.s") samples of the scratch tree"
 
 # --interval: rewrites while cgroups come and go; every file node_exporter reads is whole
 "$MEMCGCTL" export --textfile "$dir" -d 100ms -n 30 "$CGREL" 2>"$MCG_TMP/interval.err" &
