@@ -263,7 +263,8 @@ static void diff(struct recorder *rc, const struct mcg_snapshot *prev,
 			struct dirty_seen key = {r->id, 0}, *was;
 
 			mcg_dirty_cg_eval(&dc, rc->version, &g);
-			level = (int)mcg_dirty_verdict(&dc, rc->version, &g, -1, why, sizeof(why));
+			/* the text only for a change: a thousand cgroups' verdicts are formatted otherwise */
+			level = (int)mcg_dirty_verdict(&dc, rc->version, &g, -1, NULL, 0);
 			was = rc->dirty ? bsearch(&key, rc->dirty, rc->ndirty, sizeof(key), cmp_dirty)
 					: NULL;
 			if (prev && (was ? was->level : MCG_DIRTY_OK) != level) {
@@ -271,6 +272,7 @@ static void diff(struct recorder *rc, const struct mcg_snapshot *prev,
 				char d[320];
 
 				if (e) {
+					mcg_dirty_verdict(&dc, rc->version, &g, -1, why, sizeof(why));
 					snprintf(d, sizeof(d), "%s -> %s: %s",
 						 mcg_dirty_level_name(was ? was->level : MCG_DIRTY_OK),
 						 mcg_dirty_level_name(level), why);

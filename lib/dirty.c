@@ -662,96 +662,100 @@ static const char *pages_fmt(uint64_t pages, uint64_t ps, char *buf, size_t len)
 	return mcg_size_format(pages * ps, buf, len);
 }
 
+/* The verdict's text, when asked for: the level alone costs no formatting. */
+#define SAY(...)                                                                                   \
+	do {                                                                                       \
+		if (buf && len)                                                                    \
+			snprintf(buf, len, __VA_ARGS__);                                           \
+	} while (0)
+
 enum mcg_dirty_level mcg_dirty_verdict(const struct mcg_dirty_cg *c, int version,
-				       const struct mcg_dirty_global *g, double stale_s,
-				       char *buf, size_t len)
+				       const struct mcg_dirty_global *g, double stale_s, char *buf,
+				       size_t len)
 {
 	uint64_t ps = g->page_size, held = c->dirty + c->writeback;
 	uint64_t gthresh = g->kernel_valid ? g->kernel_thresh : g->lim.thresh;
 	uint64_t gbg = g->kernel_valid ? g->kernel_bg_thresh : g->lim.bg_thresh;
 	double expire = (double)g->set.expire_cs / 100, period = (double)g->set.writeback_cs / 100;
 	bool memcg = c->has_domain && g->cgwb != 0 && c->memcg_state >= c->global_state;
-	char a[32], b[32];
+	char a[32] = "", b[32];
 
-	mcg_size_format(held, a, sizeof(a));
+	if (buf && len)
+		mcg_size_format(held, a, sizeof(a));
 	if (c->state == MCG_DIRTY_AT_LIMIT) {
 		if (memcg)
-			snprintf(buf, len,
-				 "writers are blocked: dirty+writeback %s reached the memcg domain limit %s",
-				 a, pages_fmt(c->dom.thresh, ps, b, sizeof(b)));
+			SAY("writers are blocked: dirty+writeback %s reached the memcg domain "
+			    "limit %s",
+			    a, pages_fmt(c->dom.thresh, ps, b, sizeof(b)));
 		else
-			snprintf(buf, len,
-				 "writers are blocked: the system's dirty+writeback reached the global limit %s",
-				 pages_fmt(gthresh, ps, b, sizeof(b)));
+			SAY("writers are blocked: the system's dirty+writeback reached the global "
+			    "limit %s",
+			    pages_fmt(gthresh, ps, b, sizeof(b)));
 		return MCG_DIRTY_WARN;
 	}
 	if (c->state == MCG_DIRTY_THROTTLED) {
 		if (memcg)
-			snprintf(buf, len,
-				 "writers are throttled: dirty+writeback %s is above the memcg domain's "
-				 "free-run ceiling %s",
-				 a, pages_fmt(c->dom.freerun, ps, b, sizeof(b)));
+			SAY("writers are throttled: dirty+writeback %s is above the memcg domain's "
+			    "free-run ceiling %s",
+			    a, pages_fmt(c->dom.freerun, ps, b, sizeof(b)));
 		else
-			snprintf(buf, len,
-				 "writers are throttled: the system's dirty+writeback is above the global "
-				 "free-run ceiling %s",
-				 pages_fmt((gthresh + gbg) / 2, ps, b, sizeof(b)));
+			SAY("writers are throttled: the system's dirty+writeback is above the "
+			    "global "
+			    "free-run ceiling %s",
+			    pages_fmt((gthresh + gbg) / 2, ps, b, sizeof(b)));
 		return MCG_DIRTY_WARN;
 	}
 	if (version != 2 && c->limit != MCG_MAX && c->limit &&
 	    (double)held * 100 >= (double)c->limit * MCG_DIRTY_V1_SHARE_WARN) {
-		snprintf(buf, len,
-			 "reclaim will wait on writeback: dirty+writeback %s is %.0f%% of the %s limit and "
-			 "v1 has no per-cgroup dirty throttling (at a 5M limit the 2012 report saw OOM)",
-			 a, (double)held * 100 / (double)c->limit,
-			 mcg_size_format(c->limit, b, sizeof(b)));
+		SAY("reclaim will wait on writeback: dirty+writeback %s is %.0f%% of the %s limit "
+		    "and "
+		    "v1 has no per-cgroup dirty throttling (at a 5M limit the 2012 report saw OOM)",
+		    a, (double)held * 100 / (double)c->limit,
+		    mcg_size_format(c->limit, b, sizeof(b)));
 		return MCG_DIRTY_WARN;
 	}
 	if (c->dirty && stale_s >= 0 && stale_s > expire + period) {
-		snprintf(buf, len,
-			 "dirty pages older than dirty_expire (%.0f s) have not started writeback: "
-			 "no progress for %.0f s",
-			 expire, stale_s);
+		SAY("dirty pages older than dirty_expire (%.0f s) have not started writeback: "
+		    "no progress for %.0f s",
+		    expire, stale_s);
 		return MCG_DIRTY_WARN;
 	}
 	if (version == 2 && g->cgwb == 0 && held) {
-		snprintf(buf, len,
-			 "no cgroup writeback (the io controller is not on cgroup v2): this cgroup's "
-			 "memcg domain is not enforced, only the global thresholds apply");
+		SAY("no cgroup writeback (the io controller is not on cgroup v2): this cgroup's "
+		    "memcg domain is not enforced, only the global thresholds apply");
 		return MCG_DIRTY_NOTE;
 	}
 	if (c->state == MCG_DIRTY_BACKGROUND) {
 		if (memcg)
-			snprintf(buf, len,
-				 "background writeback running: dirty is above the memcg domain's "
-				 "background threshold %s",
-				 pages_fmt(c->dom.bg_thresh, ps, b, sizeof(b)));
+			SAY("background writeback running: dirty is above the memcg domain's "
+			    "background threshold %s",
+			    pages_fmt(c->dom.bg_thresh, ps, b, sizeof(b)));
 		else
-			snprintf(buf, len,
-				 "background writeback running: the system's dirty is above the global "
-				 "background threshold %s",
-				 pages_fmt(gbg, ps, b, sizeof(b)));
+			SAY("background writeback running: the system's dirty is above the global "
+			    "background threshold %s",
+			    pages_fmt(gbg, ps, b, sizeof(b)));
 		return MCG_DIRTY_NOTE;
 	}
 	if (!held) {
-		snprintf(buf, len, "no dirty or writeback pages");
+		SAY("no dirty or writeback pages");
 		return MCG_DIRTY_OK;
 	}
 	if (version != 2) {
 		if (c->limit == MCG_MAX)
-			snprintf(buf, len,
-				 "dirty+writeback %s, no limit; v1 has no per-cgroup dirty throttling, "
-				 "only the global thresholds apply",
-				 a);
+			SAY("dirty+writeback %s, no limit; v1 has no per-cgroup dirty throttling, "
+			    "only the global thresholds apply",
+			    a);
 		else
-			snprintf(buf, len,
-				 "dirty+writeback %s is %.1f%% of the %s limit; v1 has no per-cgroup dirty "
-				 "throttling, only the global thresholds apply",
-				 a, (double)held * 100 / (double)c->limit,
-				 mcg_size_format(c->limit, b, sizeof(b)));
+			SAY("dirty+writeback %s is %.1f%% of the %s limit; v1 has no per-cgroup "
+			    "dirty "
+			    "throttling, only the global thresholds apply",
+			    a, (double)held * 100 / (double)c->limit,
+			    mcg_size_format(c->limit, b, sizeof(b)));
 		return MCG_DIRTY_OK;
 	}
-	snprintf(buf, len, "below background: dirty %s, the memcg domain starts writeback above %s",
-		 mcg_size_format(c->dirty, a, sizeof(a)), pages_fmt(c->dom.bg_thresh, ps, b, sizeof(b)));
+	SAY("below background: dirty %s, the memcg domain starts writeback above %s",
+	    mcg_size_format(c->dirty, a, sizeof(a)), pages_fmt(c->dom.bg_thresh, ps, b, sizeof(b)));
 	return MCG_DIRTY_OK;
 }
+
+#undef SAY

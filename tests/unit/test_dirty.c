@@ -254,6 +254,18 @@ static struct mcg_dirty_global global_host(void)
 	return g;
 }
 
+/* mcg_dirty_verdict() with its text, checked to give the level it gives without (NULL). */
+static enum mcg_dirty_level verdict(const struct mcg_dirty_cg *c, int version,
+				    const struct mcg_dirty_global *g, double stale_s, char *why,
+				    size_t len)
+{
+	enum mcg_dirty_level l = mcg_dirty_verdict(c, version, g, stale_s, why, len);
+
+	assert_int_equal(mcg_dirty_verdict(c, version, g, stale_s, NULL, 0), l);
+	assert_true(why[0]);
+	return l;
+}
+
 static void test_eval_v2_and_verdicts(void **state)
 {
 	struct mcg_dirty_global g = global_host();
@@ -272,7 +284,7 @@ static void test_eval_v2_and_verdicts(void **state)
 	assert_true(c.has_domain);
 	assert_int_equal(c.dom.avail, 5120 + 10240);
 	assert_int_equal(c.memcg_state, MCG_DIRTY_BELOW_BG);
-	l = mcg_dirty_verdict(&c, 2, &g, -1, why, sizeof(why));
+	l = verdict(&c, 2, &g, -1, why, sizeof(why));
 	assert_int_equal(l, MCG_DIRTY_OK);
 	assert_non_null(strstr(why, "below background"));
 
@@ -282,21 +294,21 @@ static void test_eval_v2_and_verdicts(void **state)
 	assert_int_equal(c.memcg_state, MCG_DIRTY_BACKGROUND);
 	assert_int_equal(c.global_state, MCG_DIRTY_BELOW_BG);
 	assert_int_equal(c.state, MCG_DIRTY_BACKGROUND);
-	assert_int_equal(mcg_dirty_verdict(&c, 2, &g, -1, why, sizeof(why)), MCG_DIRTY_NOTE);
+	assert_int_equal(verdict(&c, 2, &g, -1, why, sizeof(why)), MCG_DIRTY_NOTE);
 	assert_non_null(strstr(why, "memcg domain"));
 
 	/* dirty + writeback over the freerun ceiling: throttled */
 	c.writeback = 4 << 20;
 	mcg_dirty_cg_eval(&c, 2, &g);
 	assert_int_equal(c.state, MCG_DIRTY_THROTTLED);
-	assert_int_equal(mcg_dirty_verdict(&c, 2, &g, -1, why, sizeof(why)), MCG_DIRTY_WARN);
+	assert_int_equal(verdict(&c, 2, &g, -1, why, sizeof(why)), MCG_DIRTY_WARN);
 	assert_non_null(strstr(why, "throttled"));
 
 	/* at the limit */
 	c.dirty = 12 << 20;
 	mcg_dirty_cg_eval(&c, 2, &g);
 	assert_int_equal(c.state, MCG_DIRTY_AT_LIMIT);
-	mcg_dirty_verdict(&c, 2, &g, -1, why, sizeof(why));
+	verdict(&c, 2, &g, -1, why, sizeof(why));
 	assert_non_null(strstr(why, "blocked"));
 }
 
@@ -334,7 +346,7 @@ static void test_cgwb(void **state)
 	assert_true(c.has_domain);
 	assert_int_equal(c.memcg_state, MCG_DIRTY_AT_LIMIT);
 	assert_int_equal(c.state, MCG_DIRTY_BELOW_BG);
-	assert_int_equal(mcg_dirty_verdict(&c, 2, &g, -1, why, sizeof(why)), MCG_DIRTY_NOTE);
+	assert_int_equal(verdict(&c, 2, &g, -1, why, sizeof(why)), MCG_DIRTY_NOTE);
 	assert_non_null(strstr(why, "no cgroup writeback"));
 }
 
@@ -354,28 +366,28 @@ static void test_verdict_v1(void **state)
 	mcg_dirty_cg_eval(&c, 1, &g);
 	assert_false(c.has_domain);
 	assert_int_equal(c.state, MCG_DIRTY_BELOW_BG);
-	assert_int_equal(mcg_dirty_verdict(&c, 1, &g, -1, why, sizeof(why)), MCG_DIRTY_WARN);
+	assert_int_equal(verdict(&c, 1, &g, -1, why, sizeof(why)), MCG_DIRTY_WARN);
 	assert_non_null(strstr(why, "reclaim will wait on writeback"));
 	assert_non_null(strstr(why, "80%"));
 
 	/* small share: fine, but only global thresholds apply */
 	c.limit = 1ULL << 30;
-	assert_int_equal(mcg_dirty_verdict(&c, 1, &g, -1, why, sizeof(why)), MCG_DIRTY_OK);
+	assert_int_equal(verdict(&c, 1, &g, -1, why, sizeof(why)), MCG_DIRTY_OK);
 	assert_non_null(strstr(why, "only the global thresholds"));
 
 	/* limit max: no share, no warning */
 	c.limit = MCG_MAX;
-	assert_int_equal(mcg_dirty_verdict(&c, 1, &g, -1, why, sizeof(why)), MCG_DIRTY_OK);
+	assert_int_equal(verdict(&c, 1, &g, -1, why, sizeof(why)), MCG_DIRTY_OK);
 	assert_non_null(strstr(why, "no limit"));
 
 	/* dirty for longer than expire + writeback interval without progress */
-	assert_int_equal(mcg_dirty_verdict(&c, 1, &g, 36, why, sizeof(why)), MCG_DIRTY_WARN);
+	assert_int_equal(verdict(&c, 1, &g, 36, why, sizeof(why)), MCG_DIRTY_WARN);
 	assert_non_null(strstr(why, "dirty_expire"));
-	assert_int_equal(mcg_dirty_verdict(&c, 1, &g, 34, why, sizeof(why)), MCG_DIRTY_OK);
+	assert_int_equal(verdict(&c, 1, &g, 34, why, sizeof(why)), MCG_DIRTY_OK);
 
 	/* nothing dirty */
 	c.dirty = c.writeback = 0;
-	assert_int_equal(mcg_dirty_verdict(&c, 1, &g, 100, why, sizeof(why)), MCG_DIRTY_OK);
+	assert_int_equal(verdict(&c, 1, &g, 100, why, sizeof(why)), MCG_DIRTY_OK);
 	assert_string_equal(why, "no dirty or writeback pages");
 
 	/* the whole system over its global threshold: blocked, whatever the cgroup */
@@ -383,7 +395,7 @@ static void test_verdict_v1(void **state)
 	c.dirty = 4096;
 	mcg_dirty_cg_eval(&c, 1, &g);
 	assert_int_equal(c.state, MCG_DIRTY_AT_LIMIT);
-	mcg_dirty_verdict(&c, 1, &g, -1, why, sizeof(why));
+	verdict(&c, 1, &g, -1, why, sizeof(why));
 	assert_non_null(strstr(why, "global limit"));
 }
 

@@ -106,9 +106,9 @@ MCG_EXPORT const char *mcg_dirty_level_name(enum mcg_dirty_level l);
 /* Share of a v1 limit held by dirty + writeback from which reclaim is expected to stall. */
 #define MCG_DIRTY_V1_SHARE_WARN 20
 /*
- * One line saying where C stands and why, into BUF. STALE_S is how long (s)
- * C has held dirty pages without any writeback progress, or < 0 if unknown
- * (one-shot mode). Returns the level.
+ * One line saying where C stands and why, into BUF (NULL: the level only,
+ * without formatting). STALE_S is how long (s) C has held dirty pages without
+ * any writeback progress, or < 0 if unknown (one-shot mode). Returns the level.
  */
 MCG_EXPORT enum mcg_dirty_level mcg_dirty_verdict(const struct mcg_dirty_cg *c, int version,
 						  const struct mcg_dirty_global *g, double stale_s,
