@@ -123,6 +123,9 @@ struct obuf {
 	bool oom; /* an allocation failed: the text is incomplete */
 };
 
+/* The exposition buffer's first size; it doubles (about 2.4 KB a cgroup with every family). */
+#define OB_FIRST 65536
+
 static bool ob_room(struct obuf *b, size_t more)
 {
 	char *np;
@@ -132,7 +135,7 @@ static bool ob_room(struct obuf *b, size_t more)
 		return false;
 	if (b->n + more <= b->cap)
 		return true;
-	cap = b->cap ? b->cap : 65536;
+	cap = b->cap ? b->cap : OB_FIRST;
 	while (cap < b->n + more)
 		cap *= 2;
 	np = realloc(b->p, cap);

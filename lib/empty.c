@@ -243,13 +243,16 @@ static uint64_t reclaimable(const struct mcg_group *g)
 	return mcg_reclaimable_from_record(&rec, swap_free(g->ctx, &ok) > 0);
 }
 
+/* Dirty page cache worth waiting for writeback on (below it: a page or two being written). */
+#define DIRTY_WAIT_MIN (64 * 1024)
+
 static bool dirty_pending(const struct mcg_group *g)
 {
 	struct mcg_record rec;
 
 	if (read_stat(g, &rec) < 0)
 		return false;
-	return mcg_record_get(&rec, MCG_K_DIRTY, 0) >= 64 * 1024 ||
+	return mcg_record_get(&rec, MCG_K_DIRTY, 0) >= DIRTY_WAIT_MIN ||
 	       mcg_record_get(&rec, MCG_K_WRITEBACK, 0) > 0;
 }
 

@@ -109,10 +109,13 @@ static int add_frame(struct rseg *s, const struct mcg__hist_fhdr *h, uint64_t of
 	return 0;
 }
 
+/* How much of a damaged segment resync() reads at a time. */
+#define RESYNC_CHUNK 65536
+
 /* The next offset from OFF on holding a frame header that checks, or SIZE. */
 static uint64_t resync(struct rseg *s, uint64_t off, uint64_t size)
 {
-	uint8_t buf[65536 + MCG__HIST_FHDR];
+	uint8_t buf[RESYNC_CHUNK + MCG__HIST_FHDR];
 
 	while (off + MCG__HIST_FHDR <= size) {
 		ssize_t n = pread(s->fd, buf, sizeof(buf), (off_t)off);

@@ -69,7 +69,7 @@ static const struct mcg__plan *record_plan(struct mcg_ctx *ctx, int *err)
 
 int mcg_group_read_record(const struct mcg_group *g, struct mcg_record *rec, struct mcg_stat *st)
 {
-	const size_t len = 65536;
+	const size_t len = MCG__READ_BUF;
 	const struct mcg__plan *p;
 	struct mcg_record r = {0};
 	unsigned f, n;

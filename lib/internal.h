@@ -298,6 +298,11 @@ void mcg__plan_parse(const struct mcg__plan *p, unsigned f, const char *text, st
 #define MCG__FD_ABSENT (-1) /* the kernel has no such file here */
 #define MCG__FD_REOPEN (-2) /* out of descriptors: open, read, close each time */
 #define MCG__FD_UNSET (-3)  /* not opened yet */
+/*
+ * The buffer for one read of a cgroup file: v1's memory.stat, the largest,
+ * is 1-3 KiB; a read that fills it goes on to EOF (mcg__pread_once()).
+ */
+#define MCG__READ_BUF 16384
 /* Open slot F's file under DIRFD: a descriptor, MCG__FD_ABSENT or MCG__FD_REOPEN. */
 int mcg__plan_open(const struct mcg__plan *p, unsigned f, int dirfd);
 /*

@@ -808,7 +808,7 @@ int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned flags, struc
 		mcg_sampler_free(s);
 		return r;
 	}
-	s->buflen = 16384;
+	s->buflen = MCG__READ_BUF;
 	s->buf = malloc(s->buflen);
 	/* one sample: watching the tree would cost a watch per cgroup for nothing */
 	s->ifd = flags & MCG_SAMPLER_ONESHOT ? -1 : inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
