@@ -164,15 +164,9 @@ static void ob_puts(struct obuf *b, const char *s)
 /* V in decimal, at least WIDTH digits (zero-padded) */
 static void ob_u64(struct obuf *b, uint64_t v, int width)
 {
-	char d[24];
-	int i = sizeof(d);
+	char d[24], *p = mcg__u64_digits(v, width, d + sizeof(d));
 
-	do {
-		d[--i] = (char)('0' + v % 10);
-		v /= 10;
-		width--;
-	} while (v || width > 0);
-	ob_put(b, d + i, sizeof(d) - (size_t)i);
+	ob_put(b, p, (size_t)(d + sizeof(d) - p));
 }
 
 static void ob_printf(struct obuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -171,29 +171,22 @@ void jw_string(FILE *f, const char *key, const char *val)
 		fputs("null", f);
 }
 
-/* The decimal digits of V, ending at END (not terminated); returns the first. */
-static char *digits(uint64_t v, char *end)
-{
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return end;
-}
-
-/* NEG and V's digits, then D of them after a decimal point (D < digits or a leading 0.) */
+/* NEG and V / 10^D, with its last D digits after a decimal point (D <= 6). */
 static void put_decimal(FILE *f, bool neg, uint64_t v, int d)
 {
 	char buf[48], *end = buf + sizeof(buf), *p = end;
 
 	if (d > 0) {
+		uint64_t scale = 1;
 		int i;
 
-		for (i = 0; i < d; i++, v /= 10)
-			*--p = (char)('0' + v % 10);
+		for (i = 0; i < d; i++)
+			scale *= 10;
+		p = mcg__u64_digits(v % scale, d, p);
 		*--p = '.';
+		v /= scale;
 	}
-	p = digits(v, p);
+	p = mcg__u64_digits(v, 0, p);
 	if (neg)
 		*--p = '-';
 	fwrite(p, 1, (size_t)(end - p), f);
@@ -836,13 +829,18 @@ static bool measure_off; /* tests/unit/test_output.c: libsmartcols' own measure,
 
 static bool measure_cells(void)
 {
+	static int before_240 = -1; /* the library's version: read once */
 	const char *v = NULL;
 	int major = 0, minor = 0;
 
 	if (measure_off)
 		return false;
-	scols_get_library_version(&v);
-	return v && sscanf(v, "%d.%d", &major, &minor) == 2 && major == 2 && minor < 40;
+	if (before_240 < 0) {
+		scols_get_library_version(&v);
+		before_240 = v && sscanf(v, "%d.%d", &major, &minor) == 2 && major == 2 &&
+			     minor < 40;
+	}
+	return before_240;
 }
 
 /* Is the column at print position K selected again after it (-o usage,usage)? */
@@ -859,7 +857,7 @@ static bool selected_after(const struct out_table *t, size_t k)
 void out_table_print(struct out_table *t, FILE *f)
 {
 	struct libscols_table *tb;
-	bool raw = cli_state.raw, tree = false, utf8, measure = measure_cells();
+	bool raw = cli_state.raw, tree = false, utf8, measure = !raw && measure_cells();
 	char *old = setlocale(LC_CTYPE, NULL), *saved = old ? strdup(old) : NULL, *tbuf = NULL;
 	size_t i, k, w;
 	int lock;
@@ -893,12 +891,12 @@ void out_table_print(struct out_table *t, FILE *f)
 		}
 		if (c->flags & OUT_TRUNC)
 			fl |= SCOLS_FL_TRUNC;
-		if (measure && !raw)
+		if (measure)
 			fl |= SCOLS_FL_WRAP;
 		cl = scols_table_new_column(tb, c->name, c->whint > 0 ? c->whint : 0, fl);
 		if (!cl)
 			goto out;
-		if (measure && !raw)
+		if (measure)
 			scols_column_set_wrapfunc(cl, cell_width, one_chunk, NULL);
 	}
 	for (i = 0; i < t->nrows; i++) {

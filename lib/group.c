@@ -452,10 +452,9 @@ static int list_children(int dirfd, char ***ret, size_t *ret_n)
 			     ret_n);
 }
 
-/* Counts a child in *UD, keeps nothing. */
-static int count_child(int dirfd, const struct dirent *de, void *elem, void *ud)
+/* Counts a child in *UD. */
+static int count_child(int dirfd, const struct dirent *de, void *ud)
 {
-	(void)elem;
 	if (is_child(dirfd, de))
 		(*(unsigned *)ud)++;
 	return 0;
@@ -464,13 +463,10 @@ static int count_child(int dirfd, const struct dirent *de, void *elem, void *ud)
 int mcg_group_nr_children(const struct mcg_group *g, unsigned *ret)
 {
 	unsigned n = 0;
-	void *none;
-	size_t kept;
-	int r = mcg__dir_load(g->dirfd, 1, count_child, NULL, &n, &none, &kept);
+	int r = mcg__dir_each(g->dirfd, count_child, &n);
 
 	if (r < 0)
 		return r;
-	free(none);
 	*ret = n;
 	return 0;
 }

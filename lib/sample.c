@@ -1242,7 +1242,6 @@ static void stall_node(struct mcg_sampler *s, struct node *n, struct tg_vec *now
 				if (old && delay >= old->delay_ns)
 					n->stall_acc += delay - old->delay_ns;
 			}
-			/* (the capacity grew before the realloc here once: a failure left it wrong) */
 			if (mcg__grow(&now->v, &now->cap, now->n, sizeof(*now->v), 64) < 0)
 				break;
 			now->v[now->n].tgid = (pid_t)pid;

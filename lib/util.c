@@ -56,38 +56,67 @@ int mcg__opendir_at(int dirfd, DIR **ret)
 	return 0;
 }
 
-int mcg__dir_load(int dirfd, size_t size,
-		  int (*take)(int dirfd, const struct dirent *de, void *elem, void *ud),
-		  void (*drop)(void *elem), void *ud, void **ret, size_t *ret_n)
+int mcg__dir_each(int dirfd, int (*fn)(int dirfd, const struct dirent *de, void *ud), void *ud)
 {
-	char *v = NULL;
-	size_t n = 0, cap = 0, i;
 	struct dirent *de;
 	DIR *d;
 	int r = mcg__opendir_at(dirfd, &d);
 
 	if (r < 0)
 		return r;
-	while ((de = readdir(d))) {
-		r = mcg__grow(&v, &cap, n, size, 16);
-		if (r < 0)
-			break;
-		r = take(dirfd, de, v + n * size, ud);
-		if (r < 0)
-			break;
-		n += r > 0;
-		r = 0;
-	}
+	while (r >= 0 && (de = readdir(d)))
+		r = fn(dirfd, de, ud);
 	closedir(d);
+	return r < 0 ? r : 0;
+}
+
+struct dir_load {
+	size_t size, n, cap;
+	char *v;
+	int (*take)(int dirfd, const struct dirent *de, void *elem, void *ud);
+	void *ud;
+};
+
+static int load_one(int dirfd, const struct dirent *de, void *ud)
+{
+	struct dir_load *l = ud;
+	int r = mcg__grow(&l->v, &l->cap, l->n, l->size, 16);
+
+	if (r < 0)
+		return r;
+	r = l->take(dirfd, de, l->v + l->n * l->size, l->ud);
+	if (r > 0)
+		l->n++;
+	return r;
+}
+
+int mcg__dir_load(int dirfd, size_t size,
+		  int (*take)(int dirfd, const struct dirent *de, void *elem, void *ud),
+		  void (*drop)(void *elem), void *ud, void **ret, size_t *ret_n)
+{
+	struct dir_load l = {.size = size, .take = take, .ud = ud};
+	size_t i;
+	int r = mcg__dir_each(dirfd, load_one, &l);
+
 	if (r < 0) {
-		for (i = 0; drop && i < n; i++)
-			drop(v + i * size);
-		free(v);
+		for (i = 0; drop && i < l.n; i++)
+			drop(l.v + i * size);
+		free(l.v);
 		return r;
 	}
-	*ret = v;
-	*ret_n = n;
+	*ret = l.v;
+	*ret_n = l.n;
 	return 0;
+}
+
+char *mcg__u64_digits(uint64_t v, int width, char *end)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+		width--;
+	} while (v || width > 0);
+	return end;
 }
 
 bool mcg__abs_path_ok(const char *p)

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Room for one more element in the array *ARRP (a pointer to the array pointer)
@@ -23,6 +24,12 @@ void mcg__strv_free(char **v, size_t n);
 int mcg__opendir_at(int dirfd, DIR **ret);
 
 /*
+ * FN for each entry of the directory DIRFD, in readdir() order, until it
+ * returns a negative errno, which is returned. 0, or -errno of the opening.
+ */
+int mcg__dir_each(int dirfd, int (*fn)(int dirfd, const struct dirent *de, void *ud), void *ud);
+
+/*
  * The entries of the directory DIRFD that TAKE keeps, in an array of SIZE-byte
  * elements to free(): TAKE fills ELEM from DE and returns 1 to keep it, 0 to
  * pass the entry over, or a negative errno to stop the listing. Then DROP (if
@@ -31,6 +38,12 @@ int mcg__opendir_at(int dirfd, DIR **ret);
 int mcg__dir_load(int dirfd, size_t size,
 		  int (*take)(int dirfd, const struct dirent *de, void *elem, void *ud),
 		  void (*drop)(void *elem), void *ud, void **ret, size_t *ret_n);
+
+/*
+ * V in decimal, at least WIDTH digits (zero-padded), ending just before END
+ * (not NUL-terminated): its first character. Room: 20 bytes, or WIDTH.
+ */
+char *mcg__u64_digits(uint64_t v, int width, char *end);
 
 /* An absolute path without empty, "." or ".." components ("/" is one). */
 bool mcg__abs_path_ok(const char *p);

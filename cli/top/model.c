@@ -1,5 +1,6 @@
 /* model.c: the pure part of 'top': cell values and text, sort, filter, tree and selection. */
 #include "top/model.h"
+#include "util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -195,10 +196,7 @@ static void fmt_int(double v, char suffix, char *buf, size_t len)
 	*--p = 0;
 	if (suffix)
 		*--p = suffix;
-	do {
-		*--p = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
+	p = mcg__u64_digits(u, 0, p);
 	if (neg)
 		*--p = '-';
 	put(buf, len, p);
