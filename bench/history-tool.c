@@ -109,7 +109,7 @@ static int synth(const char *store, double hours, int ncg, double interval, int 
 	return 0;
 }
 
-/* Per frame: on-disk bytes from the headers (the layout of lib/history-internal.h). */
+/* Per frame: on-disk bytes from the headers (the layout of lib/store/store.h). */
 static int frames(const char *store)
 {
 	struct mcg_hist_reader *r;

@@ -3,7 +3,8 @@
 #
 # bench_setup NAME: root check; $root, the memory hierarchy's root (v1 memory or v2);
 # $tmp, a scratch directory; $parent and $rel, a scratch cgroup memcgctl-bench-NAME-PID
-# (created, +memory for its children on v2); $tmp/top-raw, the CPU/RSS meter; an EXIT trap
+# (created, +memory for its children on v2; BENCH_PREFIX replaces memcgctl-bench, so that
+# several runs on one machine stay apart); $tmp/top-raw, the CPU/RSS meter; an EXIT trap
 # that runs the caller's bench_cleanup_hook (if defined), then removes every cgroup below
 # $parent, $parent and $tmp.
 
@@ -14,8 +15,9 @@ bench_setup() {
 		root=/sys/fs/cgroup
 	fi
 	[ "$(id -u)" = 0 ] || { echo "bench/$1: needs root" >&2; exit 1; }
-	tmp=$(mktemp -d "/tmp/memcgctl-bench-$1.XXXXXX")
-	rel=/memcgctl-bench-$1-$$
+	case ${BENCH_PREFIX:-memcgctl-bench} in *[!A-Za-z0-9_-]*) echo "bench: BENCH_PREFIX: letters, digits, - and _ only" >&2; exit 64 ;; esac
+	tmp=$(mktemp -d "/tmp/${BENCH_PREFIX:-memcgctl-bench}-$1.XXXXXX")
+	rel=/${BENCH_PREFIX:-memcgctl-bench}-$1-$$
 	parent=$root$rel
 	trap bench_cleanup EXIT
 	trap 'exit 130' INT
@@ -28,16 +30,16 @@ bench_setup() {
 }
 
 bench_libs() {
-	# libsystemd: headers only (lib/sd-dl.c loads it with dlopen())
+	# libsystemd: headers only (lib/systemd/sd-dl.c loads it with dlopen())
 	pkg-config --cflags libsystemd
-	pkg-config --cflags --libs libnl-genl-3.0 libcgroup libzstd
+	pkg-config --cflags --libs libnl-genl-3.0 libzstd
 }
 
 bench_cleanup() {
 	set +e
 	command -v bench_cleanup_hook >/dev/null 2>&1 && bench_cleanup_hook
 	if [ -d "$parent" ]; then
-		find "$parent" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
+		find "$parent" -mindepth 1 -depth -type d -print0 | xargs -0 -r rmdir 2>/dev/null
 		rmdir "$parent"
 	fi
 	rm -rf "$tmp"

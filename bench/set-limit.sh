@@ -4,7 +4,7 @@
 # for clean, 4 KiB-written and dirty page cache. "raw" is the shell's builtin echo (no new
 # process); "raw-sh" is a new /bin/sh that does the same write, the cost of any tool that runs
 # as its own process, so memcgctl/raw-sh shows what memcgctl adds beyond being a process;
-# "memcgctl-root" passes --root, which skips the discovery of the hierarchy through libcgroup.
+# "memcgctl-root" passes --root, which skips the discovery of the hierarchy (mountinfo).
 # bash for $EPOCHREALTIME: timing without forking date(1) around each shrink. Besides wall
 # time, the CPU time (user + sys of the shell and its children, from bash's `times`) of each
 # shrink is measured: reclaim runs in the writer's context, so for clean page cache the

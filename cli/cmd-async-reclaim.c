@@ -4,6 +4,7 @@
 #include "cgroup-arg.h"
 #include <memcg/async-persist.h>
 #include "journal-report.h"
+#include "bars.h"
 
 #include <sched.h>
 #include <string.h>
@@ -128,9 +129,11 @@ static error_t ar_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "%s: missing CGROUP", a->sub);
 		if (strcmp(a->sub, "enable") &&
 		    (a->high || a->high_margin || a->low || a->low_margin || a->batch ||
-		     a->max_cpu || a->force || a->no_start || a->clean || a->runtime))
-			argp_error(state, "%s: watermark, --batch, --max-cpu, --clean, --force, "
-					  "--no-start and --runtime options apply to enable only",
+		     a->max_cpu || a->force || a->no_start || a->clean ||
+		     (a->runtime && strcmp(a->sub, "disable"))))
+			argp_error(state, "%s: watermark, --batch, --max-cpu, --clean, --force "
+					  "and --no-start options apply to enable only (--runtime "
+					  "to enable and disable)",
 				   a->sub);
 		if (a->high && a->high_margin)
 			argp_error(state, "--high and --high-margin exclude each other");
@@ -527,9 +530,24 @@ static int do_disable(struct cli *cli, struct ar_args *a, const char *statedir)
 	if (k == 0 && r == -ENOENT)
 		r = 0; /* kept but not enabled now (its cgroup was not there) */
 	name = mcg_escape_dup(path);
-	if (r == -ENOENT)
-		cli_err("cannot disable async reclaim on '%s': it is not enabled", name ? name : "?");
-	else if (r < 0 && !cli_async_untrusted(statedir, r))
+	if (r == -ENOENT) {
+		/* as systemctl disable: the state asked for is the state there, exit 0 */
+		if (cli->json) {
+			jw_open_object(stdout, NULL);
+			jw_timestamp(stdout);
+			jw_string(stdout, "cgroup", path);
+			jw_bool(stdout, "enabled", false);
+			jw_bool(stdout, "changed", false);
+			jw_close_object(stdout);
+			jw_end(stdout);
+		} else {
+			printf("async reclaim was not enabled on '%s': nothing to disable\n",
+			       name ? name : "?");
+		}
+		free(name);
+		return 0;
+	}
+	if (r < 0 && !cli_async_untrusted(statedir, r))
 		cli_err("cannot disable async reclaim on '%s': %s", name ? name : "?",
 			mcg_strerror(r));
 	if (r < 0) {
@@ -542,6 +560,7 @@ static int do_disable(struct cli *cli, struct ar_args *a, const char *statedir)
 		jw_timestamp(stdout);
 		jw_string(stdout, "cgroup", path);
 		jw_bool(stdout, "enabled", false);
+		jw_bool(stdout, "changed", true);
 		jw_close_object(stdout);
 		jw_end(stdout);
 	} else {
@@ -556,8 +575,36 @@ struct row {
 	const struct mcg_async_conf *conf;
 	const struct mcg_async_stats *st;
 	uint64_t limit, high, low;
-	bool marks_valid;
+	uint64_t usage; /* now, for the bar */
+	bool marks_valid, usage_valid;
+	/* the watermarks against the limit now: ok, invalid, no-limit, unknown; and why */
+	const char *marks;
+	char marks_why[160];
 };
+
+/* W's watermarks against W->limit: valid, or why not (invalid, no-limit). */
+static void marks_state(struct row *w, const struct mcg_async_conf *c)
+{
+	char b1[32], b2[32], b3[32];
+	int r = mcg_async_watermarks(c, w->limit, &w->high, &w->low);
+
+	w->marks_why[0] = '\0';
+	if (r == 0) {
+		w->marks_valid = true;
+		w->marks = "ok";
+	} else if (r == -EDOM) {
+		w->marks = "no-limit";
+		snprintf(w->marks_why, sizeof(w->marks_why), "the cgroup has no limit");
+	} else {
+		w->marks = "invalid";
+		snprintf(w->marks_why, sizeof(w->marks_why),
+			 "%s %s, %s %s do not fit below the limit %s",
+			 c->flags & MCG_ASYNC_HIGH_MARGIN ? "high margin" : "high",
+			 cli_size(c->high, b1, sizeof(b1)),
+			 c->flags & MCG_ASYNC_LOW_MARGIN ? "low margin" : "low",
+			 cli_size(c->low, b2, sizeof(b2)), cli_size(w->limit, b3, sizeof(b3)));
+	}
+}
 
 /* A row has its enable file, its daemon stats, or both. */
 static const char *row_path(const struct row *r)
@@ -594,6 +641,8 @@ enum {
 	A_CONFLICTS,
 	A_ERRTIME,
 	A_UPDATED,
+	A_MARKS,
+	A_MARKSWHY,
 	A__COUNT
 };
 static const struct out_col ar_cols[A__COUNT] = {
@@ -641,6 +690,11 @@ static const struct out_col ar_cols[A__COUNT] = {
 		       OUT_U64, OUT_RIGHT | OUT_EXTRA, 0},
 	[A_UPDATED] = {"UPDATED", "updated", "reclaimd's last report, seconds since the epoch",
 		       OUT_U64, OUT_RIGHT | OUT_EXTRA, 0},
+	[A_MARKS] = {"MARKS", "watermarks",
+		     "the watermarks against the limit now: ok, invalid, no-limit, unknown", OUT_STR,
+		     OUT_EXTRA, 0},
+	[A_MARKSWHY] = {"MARKSWHY", "watermarks_reason", "why they are not ok", OUT_STR,
+			OUT_EXTRA | OUT_TRUNC, 0},
 };
 
 static void fill_row(struct out_table *t, const struct row *w)
@@ -660,6 +714,10 @@ static void fill_row(struct out_table *t, const struct row *w)
 		out_cell_u64(r, A_HIGH, w->high);
 		out_cell_u64(r, A_LOW, w->low);
 	}
+	if (w->marks)
+		out_cell_str(r, A_MARKS, w->marks);
+	if (w->marks_why[0])
+		out_cell_str(r, A_MARKSWHY, w->marks_why);
 	if (w->conf) {
 		out_cell_u64(r, A_BATCH, (uint64_t)w->conf->batch * page_size());
 		out_cell_num(r, A_MAXCPU, w->conf->max_cpu);
@@ -688,6 +746,44 @@ static void fill_row(struct out_table *t, const struct row *w)
 	out_cell_u64(r, A_SKIPS, s->clean_skips);
 	out_cell_u64(r, A_CONFLICTS, s->conflicts);
 	out_cell_u64(r, A_UPDATED, (uint64_t)s->updated);
+}
+
+/*
+ * The cgroups' bars under the table: usage now against the limit (the bar's end)
+ * with the watermarks marked, l low and h high; block characters in a UTF-8
+ * locale, '#' and '.' in the C locale; no colour. Not with --raw or
+ * --noheadings (for scripts), nor for a cgroup without a limit.
+ */
+#define AR_BAR_CELLS 32
+
+static void print_bars(const struct row *rows, size_t n)
+{
+	char bar[AR_BAR_CELLS * 4 + 3], u[48], lim[48];
+	bool utf8 = bars_utf8(), any = false;
+	size_t i;
+
+	if (cli_state.raw || out_opts.noheadings)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct row *w = &rows[i];
+		char *name;
+
+		if (!w->conf || !w->usage_valid || !w->limit || w->limit == MCG_MAX)
+			continue;
+		if (!any)
+			printf("usage now against the limit (the bar's end; l low, h high):\n");
+		any = true;
+		bar_watermarks(bar, sizeof(bar), AR_BAR_CELLS, w->usage,
+			       w->marks_valid ? w->low : 0, w->marks_valid ? w->high : 0, w->limit,
+			       utf8);
+		name = mcg_escape_dup(row_path(w));
+		printf("  %s %s of %s  %s", bar, cli_size(w->usage, u, sizeof(u)),
+		       cli_size(w->limit, lim, sizeof(lim)), name ? name : "?");
+		if (!w->marks_valid)
+			printf("  (watermarks %s: not marked)", w->marks ? w->marks : "unknown");
+		putchar('\n');
+		free(name);
+	}
 }
 
 /* JSON holds every column unless -o chose: the document scripts read. */
@@ -773,11 +869,16 @@ static int do_status(struct cli *cli, struct ar_args *a, const char *statedir)
 		for (j = 0; j < ns; j++)
 			if (!strcmp(stats[j].root, confs[i].root) && !strcmp(stats[j].path, confs[i].path))
 				w->st = &stats[j];
-		/* the watermarks against the limit as it is now */
+		/* the watermarks against the limit as it is now: a state and a reason, not null */
+		w->marks = "unknown";
+		snprintf(w->marks_why, sizeof(w->marks_why), "the cgroup cannot be read");
 		if (mcg_group_open(ctx, confs[i].path, &g) == 0) {
-			if (read_limit(g, &w->limit) == 0 &&
-			    mcg_async_watermarks(&confs[i], w->limit, &w->high, &w->low) == 0)
-				w->marks_valid = true;
+			if (read_limit(g, &w->limit) == 0)
+				marks_state(w, &confs[i]);
+			w->usage_valid = mcg_knob_read_u64(g, mcg_ctx_version(ctx) == 2
+								      ? "memory.current"
+								      : "memory.usage_in_bytes",
+							   &w->usage) == 0;
 			mcg_group_close(g);
 		}
 	}
@@ -865,8 +966,10 @@ static int do_status(struct cli *cli, struct ar_args *a, const char *statedir)
 		} else if (!out_opts.noheadings) {
 			printf("reclaimd: not running\n");
 		}
-		if (nr)
+		if (nr) {
 			out_table_print(table, stdout);
+			print_bars(rows, nr);
+		}
 		if (want[0] && nr == 0) {
 			char *w = mcg_escape_dup(want);
 

@@ -2,7 +2,7 @@
 #include "cli-common.h"
 #include "memcgctl.h"
 #include "output.h"
-#include "util.h"
+#include "bars.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -115,6 +115,36 @@ static void text_setting(const char *name, uint64_t ratio, uint64_t bytes)
 		printf("%s %llu%%", name, (unsigned long long)ratio);
 }
 
+/*
+ * Cells of the global bar: with its 15-column indent and legend, 76 columns, so that an
+ * 80-column terminal shows it on one line.
+ */
+#define DIRTY_BAR_CELLS 30
+
+/*
+ * dirty + writeback against the thresholds the state is decided by (the kernel's where
+ * vmstat has them): b the background threshold, f freerun (writers are throttled above
+ * it), t the threshold. The threshold sits at four fifths of the bar, unless more is dirty.
+ * Not with --raw.
+ */
+static void text_global_bar(const struct mcg_dirty_global *g)
+{
+	uint64_t t = g->kernel_valid ? g->kernel_thresh : g->lim.thresh;
+	uint64_t bg = g->kernel_valid ? g->kernel_bg_thresh : g->lim.bg_thresh;
+	uint64_t fr = g->kernel_valid ? (t + bg) / 2 : g->lim.freerun;
+	uint64_t v = g->nr_dirty + g->nr_writeback, scale = t + t / 4;
+	struct bar_mark m[3] = {{bg, 'b'}, {fr, 'f'}, {t, 't'}};
+	char buf[BAR_MAX_CELLS * 4 + 3];
+
+	/* --raw is for scripts: numbers, no pictures */
+	if (cli_state.raw)
+		return;
+	if (v > scale)
+		scale = v;
+	printf("  bar          %s b bg, f freerun, t threshold\n",
+	       bar_render(buf, sizeof(buf), DIRTY_BAR_CELLS, v, scale, m, 3, bars_utf8()));
+}
+
 static void text_global(const struct mcg_dirty_global *g, int version)
 {
 	char a[48], b[48], c[48], d[48];
@@ -153,6 +183,7 @@ static void text_global(const struct mcg_dirty_global *g, int version)
 	}
 	printf("  dirty        %s, writeback %s\n", pages(g, g->nr_dirty, a, sizeof(a)),
 	       pages(g, g->nr_writeback, b, sizeof(b)));
+	text_global_bar(g);
 	printf("  state        %s\n", mcg_dirty_state_name(mcg_dirty_global_state(g)));
 	printf("  cgroup wb    %s\n",
 	       g->cgwb > 0	  ? "yes: memory and io are on cgroup v2 (on ext2/4, btrfs, f2fs, xfs)"
@@ -401,7 +432,7 @@ static void on_found(size_t idx, void *userdata)
 {
 	struct found *f = userdata;
 
-	if (mcg__grow(&f->idx, &f->cap, f->n, sizeof(*f->idx), 64) < 0) {
+	if (mcg_grow(&f->idx, &f->cap, f->n, sizeof(*f->idx), 64) < 0) {
 		f->err = -ENOMEM;
 		return;
 	}

@@ -7,12 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { OPT_BATCH = 0x200, OPT_TO, OPT_TIMEOUT, OPT_KERNEL };
+enum { OPT_BATCH = 0x200, OPT_TO, OPT_TIMEOUT, OPT_KERNEL, OPT_WAIT = 'w' };
 
 struct empty_args {
 	const char *cgroup;
 	const char *batch, *to, *timeout;
-	bool kernel;
+	bool kernel, wait;
 };
 
 static const struct argp_option empty_options[] = {
@@ -22,6 +22,8 @@ static const struct argp_option empty_options[] = {
 	{"timeout", OPT_TIMEOUT, "DURATION", 0, "Stop after DURATION (500ms, 10s, 2m)", 0},
 	{"kernel", OPT_KERNEL, NULL, 0,
 	 "v1: one write to memory.force_empty instead of steps (for comparison)", 0},
+	{"wait", OPT_WAIT, NULL, 0,
+	 "Wait for another memcgctl changing the cgroup instead of failing (within --timeout)", 0},
 	{0},
 };
 
@@ -41,6 +43,9 @@ static error_t empty_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_KERNEL:
 		a->kernel = true;
+		break;
+	case OPT_WAIT:
+		a->wait = true;
 		break;
 	case ARGP_KEY_END:
 		cli_need_cgroup(state, a->cgroup);
@@ -234,6 +239,12 @@ static void print_json(struct cli *cli, const struct mcg_group *g, const struct 
 		jw_string(stdout, "knob", "memory.limit_in_bytes");
 		jw_bytes(stdout, "found_bytes", res->conflict_found, true);
 		jw_bytes(stdout, "expected_bytes", res->conflict_expected, true);
+		/* another process's write that the kernel completing a step overwrote */
+		jw_bool(stdout, "overwritten", res->writer.seen && res->writer.overwritten);
+		if (res->writer.seen && res->writer.pid > 0)
+			jw_i64(stdout, "writer_pid", res->writer.pid);
+		else
+			jw_null(stdout, "writer_pid");
 	}
 	jw_open_object(stdout, "residue");
 	jw_bytes(stdout, "usage_bytes", r->usage, true);
@@ -273,7 +284,11 @@ static void print_text(const struct mcg_group *g, const struct mcg_empty_result 
 		       v == 2 ? "memory.reclaim" : "memory.limit_in_bytes",
 		       cli_size(res->batch, a, sizeof(a)));
 	printf("stopped: %s\n", stop_text(res->stop));
-	if (res->stop == MCG_EMPTY_CONFLICT)
+	if (res->stop == MCG_EMPTY_CONFLICT && res->writer.seen && res->writer.overwritten)
+		printf("limit: restored to %s (another process's value, written during a step, was "
+		       "overwritten by the kernel and is unknown)\n",
+		       cli_size(res->limit_after, a, sizeof(a)));
+	else if (res->stop == MCG_EMPTY_CONFLICT)
 		printf("limit: kept at %s, set by another writer (memcgctl expected %s)\n",
 		       cli_size(res->conflict_found, a, sizeof(a)),
 		       cli_size(res->conflict_expected, b, sizeof(b)));
@@ -326,13 +341,18 @@ static int empty_failed(struct cli *cli, const struct mcg_group *g, int r)
 	if (cli_report_rundir(cli->ctx, r))
 		;
 	else if (r == -MCG_E_LOCKED)
-		cli_err("cannot empty '%s': another memcgctl is changing it", path);
+		cli_err("cannot empty '%s': another memcgctl is changing it; use --wait to wait for it",
+			path);
+	else if (r == -ETIMEDOUT)
+		cli_err("cannot empty '%s': timed out waiting for another memcgctl", path);
+	else if (r == -EINTR)
+		cli_err("cannot empty '%s': interrupted waiting for another memcgctl", path);
 	else
 		cli_err("cannot empty '%s': %s", path, mcg_strerror(r));
 	if (cli_interrupted)
 		return 128 + cli_interrupted;
-	if (r == -MCG_E_LOCKED)
-		return EXIT_BUSY;
+	if (r == -MCG_E_LOCKED || r == -ETIMEDOUT)
+		return EXIT_BUSY; /* as set-limit: the lock was never ours */
 	if (r == -MCG_E_STALE_JOURNAL)
 		return EXIT_NOT_RESTORED;
 	return cli_status(r);
@@ -396,6 +416,7 @@ static int empty_run(struct cli *cli, int argc, char **argv)
 	o.progress = on_progress;
 	o.recovered = recovered; /* a killed run left a limit lowered: put back first */
 	o.userdata = &pr;
+	o.wait = a.wait;
 	cli_trap_signals(); /* no SA_RESTART: a blocked step returns EINTR */
 	mcg_cancel_init(&cancel, timeout_ms, &cli_interrupted);
 	r = mcg_empty_run(g, &o, &cancel, &res);
@@ -412,6 +433,11 @@ static int empty_run(struct cli *cli, int argc, char **argv)
 		print_json(cli, g, &res, a.kernel, timeout_ms);
 	else
 		print_text(g, &res, a.kernel);
+	if (res.stop == MCG_EMPTY_CONFLICT &&
+	    cli_report_writer("empty of", mcg_group_path(g), &res.writer)) {
+		mcg_group_close(g);
+		return EXIT_CONFLICT;
+	}
 	if (res.stop == MCG_EMPTY_CONFLICT) {
 		cli_report_conflict("empty of", mcg_group_path(g), "memory.limit_in_bytes",
 				    res.conflict_found, res.conflict_expected);

@@ -3,6 +3,7 @@
 #include "cli-common.h"
 #include "output.h"
 #include "cgroup-arg.h"
+#include "containers.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -11,10 +12,21 @@
 struct list_args {
 	const char *cgroup;
 	int depth;
+	bool flat;
 };
 
+enum { OPT_FLAT = 0x300, OPT_DEPTH };
+
+/*
+ * -d is the interval everywhere it exists (top, record, dirty, export --textfile, as
+ * top(1)'s): list, which samples once, has no -d. Its depth is --depth alone, as export's;
+ * a -d says so instead of being taken for another thing (issue 29).
+ */
 static const struct argp_option list_options[] = {
-	{"depth", 'd', "N", 0, "Show N levels below CGROUP (default: all)", 0},
+	{"depth", OPT_DEPTH, "N", 0, "Show N levels below CGROUP (default: all)", 0},
+	{NULL, 'd', "N", OPTION_HIDDEN, NULL, 0},
+	{"flat", OPT_FLAT, NULL, 0,
+	 "A flat list of whole paths instead of the tree (JSON: one array, no children)", 0},
 	{0},
 };
 
@@ -23,8 +35,16 @@ static error_t list_parse(int key, char *arg, struct argp_state *state)
 	struct list_args *a = state->input;
 
 	switch (key) {
-	case 'd':
+	case OPT_DEPTH:
 		a->depth = (int)cli_arg_long(state, "--depth", arg, 0, 1000);
+		break;
+	case 'd':
+		argp_error(state, "-d is the interval of top, record and dirty; list's depth is "
+				  "--depth %s",
+			   out_esc(arg));
+		break;
+	case OPT_FLAT:
+		a->flat = true;
 		break;
 	default:
 		return cli_cgroup_operand(state, key, arg, &a->cgroup);
@@ -59,6 +79,8 @@ enum {
 	L_PROCS,
 	L_DEPTH,
 	L_UNIT,
+	L_CONTAINER,
+	L_POD,
 	L__COUNT
 };
 static struct out_col list_cols[L__COUNT] = {
@@ -88,6 +110,11 @@ static struct out_col list_cols[L__COUNT] = {
 		     OUT_RIGHT | OUT_EXTRA, 0},
 	[L_UNIT] = {"UNIT", "unit", "the systemd unit that owns the cgroup (systemd hosts)", OUT_STR,
 		    OUT_EXTRA, 0},
+	[L_CONTAINER] = {"CONTAINER", "container",
+			 "the container that owns the cgroup: RUNTIME:NAME, or RUNTIME:ID (12 digits)",
+			 OUT_STR, OUT_EXTRA, 0},
+	[L_POD] = {"POD", "pod", "the Kubernetes pod that owns the cgroup: NAMESPACE/NAME, or its UID",
+		   OUT_STR, OUT_EXTRA, 0},
 };
 
 /*
@@ -101,7 +128,8 @@ static const int list_key[L__COUNT] = {
 	[L_DIRTY] = MCG_K_DIRTY,    [L_WB] = MCG_K_WRITEBACK,	 [L_HIGH] = MCG_K_HIGH,
 	[L_LOW] = MCG_K_LOW,	    [L_MIN] = MCG_K_MIN,	 [L_PEAK] = MCG_K_PEAK,
 	[L_SWAP] = MCG_K_SWAP_USAGE, [L_SHMEM] = MCG_K_SHMEM,	 [L_PROCS] = MCG_K_NR_PROCS,
-	[L_DEPTH] = -1,		    [L_UNIT] = -1,
+	[L_DEPTH] = -1,		    [L_UNIT] = -1,		 [L_CONTAINER] = -1,
+	[L_POD] = -1,
 };
 
 static void list_cols_init(void)
@@ -125,39 +153,65 @@ static void list_cols_init(void)
 struct walk_state {
 	struct cli *cli;
 	struct out_table *t;
+	struct mcg_reader *rd; /* the files of the columns shown, nothing else */
 	struct out_row *stack[LIST_MAX_DEPTH + 1]; /* the last row at each depth */
+	bool flat; /* --flat: every row at the top, named by its whole path */
 };
 
-static void fill(const struct mcg_ctx *ctx, struct out_row *r, const struct mcg_info *i,
-		 int depth)
+static void fill(const struct walk_state *w, struct out_row *r, const char *path,
+		 const struct mcg_record *rec, int depth)
 {
-	const struct mcg_record *rec = &i->rec;
-	const char *base = strrchr(i->path, '/');
+	const char *base = strrchr(path, '/');
 	char unit[256];
+	double pct;
 	size_t c;
 
-	out_cell_str(r, L_CGROUP, i->path);
+	out_cell_str(r, L_CGROUP, path);
 	/* the tree shows each name under its parent; the top row its whole path */
-	if (depth > 0 && base && base[1])
+	if (!w->flat && depth > 0 && base && base[1])
 		out_cell_text(r, L_CGROUP, base + 1);
 	for (c = 0; c < L__COUNT; c++)
 		if (list_key[c] >= 0 && mcg_record_has(rec, (enum mcg_key)list_key[c]))
 			out_cell_u64(r, c, rec->v[list_key[c]]);
-	if (mcg_record_has(rec, MCG_K_USAGE) && mcg_record_has(rec, MCG_K_LIMIT) &&
-	    rec->v[MCG_K_LIMIT] != MCG_MAX && rec->v[MCG_K_LIMIT] != 0)
-		out_cell_num(r, L_PCT,
-			     100.0 * (double)rec->v[MCG_K_USAGE] / (double)rec->v[MCG_K_LIMIT]);
+	if (mcg_field_usage_percent(rec, &pct))
+		out_cell_num(r, L_PCT, pct);
 	out_cell_u64(r, L_DEPTH, (uint64_t)depth);
 	/* from systemd's naming, no D-Bus per row; empty (JSON: absent) where none */
-	if (mcg_unit_of(ctx, i->path, unit, sizeof(unit)) > 0)
+	if (out_table_has(w->t, L_UNIT) &&
+	    mcg_unit_of(cli_ctx(w->cli), path, unit, sizeof(unit)) > 0)
 		out_cell_str(r, L_UNIT, unit);
+}
+
+/* The counters the selected columns show (a file none of them needs is never read). */
+static void list_keys(const struct out_table *t, struct mcg_keyset *ks)
+{
+	size_t c;
+
+	memset(ks, 0, sizeof(*ks));
+	for (c = 0; c < L__COUNT; c++)
+		if (list_key[c] >= 0 && out_table_has(t, c))
+			mcg_keyset_add(ks, (enum mcg_key)list_key[c]);
+	if (out_table_has(t, L_PCT)) {
+		mcg_keyset_add(ks, MCG_K_USAGE);
+		mcg_keyset_add(ks, MCG_K_LIMIT);
+	}
+}
+
+static void fill_container(struct out_row *r, const char *path)
+{
+	char buf[300];
+
+	if (cli_container_of(path, buf, sizeof(buf)))
+		out_cell_str(r, L_CONTAINER, buf);
+	if (cli_pod_of(path, buf, sizeof(buf)))
+		out_cell_str(r, L_POD, buf);
 }
 
 static int visit(const char *path, int depth, void *userdata)
 {
 	struct walk_state *w = userdata;
+	struct mcg_record rec;
 	struct mcg_group *g;
-	struct mcg_info info;
 	struct out_row *row;
 	int r;
 
@@ -168,26 +222,31 @@ static int visit(const char *path, int depth, void *userdata)
 		/* a v2 child without +memory in its parent's subtree_control */
 		return r == -MCG_E_NOTCGROUP ? 1 : r;
 	}
-	r = mcg_group_info(g, &info);
-	mcg_group_close(g);
-	if (r < 0)
+	r = mcg_reader_read(w->rd, g, &rec);
+	if (r < 0) {
+		mcg_group_close(g);
 		return r == -ENOENT ? 1 : r;
+	}
 	if (depth > LIST_MAX_DEPTH)
 		depth = LIST_MAX_DEPTH;
-	row = out_row_new(w->t, depth > 0 ? w->stack[depth - 1] : NULL);
+	row = out_row_new(w->t, depth > 0 && !w->flat ? w->stack[depth - 1] : NULL);
 	if (!row) {
-		mcg_info_release(&info);
+		mcg_group_close(g);
 		return -ENOMEM;
 	}
 	w->stack[depth] = row;
-	fill(cli_ctx(w->cli), row, &info, depth);
-	mcg_info_release(&info);
+	fill(w, row, mcg_group_path(g), &rec, depth);
+	/* the node's state is read only when a column asks for it */
+	if (out_table_has(w->t, L_CONTAINER) || out_table_has(w->t, L_POD))
+		fill_container(row, mcg_group_path(g));
+	mcg_group_close(g);
 	return 0;
 }
 
 static int list_run(struct cli *cli, int argc, char **argv)
 {
 	struct list_args a = {.depth = -1};
+	struct mcg_keyset keys;
 	struct walk_state *w;
 	struct mcg_group *g;
 	struct mcg_ctx *ctx;
@@ -206,6 +265,7 @@ static int list_run(struct cli *cli, int argc, char **argv)
 	if (!w)
 		return EXIT_FAILURE;
 	w->cli = cli;
+	w->flat = a.flat;
 	r = cli_open_cgroup(cli, a.cgroup ? a.cgroup : "/", &g);
 	if (r < 0) {
 		free(w);
@@ -218,9 +278,20 @@ static int list_run(struct cli *cli, int argc, char **argv)
 		free(w);
 		return status;
 	}
+	list_keys(w->t, &keys);
+	r = mcg_reader_new(ctx, &keys, MCG_READER_STAT_ERR, &w->rd);
+	if (r < 0) {
+		out_table_free(w->t);
+		mcg_group_close(g);
+		free(w);
+		cli_err("cannot read cgroup tree under '%s': %s", out_esc(a.cgroup ? a.cgroup : "/"),
+			mcg_strerror(r));
+		return EXIT_FAILURE;
+	}
 	ts = out_realtime_ns();
 	r = mcg_walk(ctx, mcg_group_path(g), a.depth, visit, w);
 	mcg_group_close(g);
+	mcg_reader_free(w->rd);
 	if (cli->json) {
 		jw_open_object(stdout, NULL);
 		jw_u64(stdout, "timestamp_ns", ts);

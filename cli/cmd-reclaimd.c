@@ -124,8 +124,13 @@ static const char *absolute(const char *p, char *buf, size_t len)
  */
 #define CHILD_START_TENTHS 100
 #define UNIT_START_TENTHS 300
-/* The process name (comm; the kernel keeps 15 bytes of it) and argv[0] of the daemon. */
+/* argv[0] of the daemon (ps -f, the unit's ExecStart=@) */
 #define RECLAIMD_NAME "memcgctl-reclaimd"
+/*
+ * Its comm (ps, top, pidof, the journal's _COMM): the kernel keeps 15 bytes, which
+ * cut RECLAIMD_NAME to "memcgctl-reclai"; this fits whole.
+ */
+#define RECLAIMD_COMM "memcg-reclaimd"
 
 /* Wait until the daemon for STATEDIR holds its pid file (TENTHS tenths of a second). */
 static int wait_pidfile(const char *statedir, int tenths, pid_t *ret_pid)
@@ -313,7 +318,7 @@ static int reclaimd_run(struct cli *cli, int argc, char **argv)
 		return 0;
 	}
 	/* "exe" in ps otherwise (started as /proc/self/exe): the kernel keeps 15 bytes */
-	prctl(PR_SET_NAME, RECLAIMD_NAME, 0, 0, 0);
+	prctl(PR_SET_NAME, RECLAIMD_COMM, 0, 0, 0);
 	/* a daemon says what it does: INFO at least */
 	r = reclaimd_main(ctx, statedir, a.keep ? RECLAIMD_KEEP : 0,
 			  cli->verbose < 1 ? 1 : cli->verbose);

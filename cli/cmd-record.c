@@ -1,10 +1,12 @@
 /* cmd-record.c: "memcgctl record": the recorder daemon: every memory cgroup, every interval, into the history store. */
 #include "memcgctl.h"
 #include "cli-common.h"
-#include "util.h"
+#include "containers.h"
+#include "oom-watch.h"
 #include "output.h"
 
 #include <fcntl.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -15,10 +17,10 @@ struct record_args {
 	uint64_t interval_ms;
 	uint64_t retain_age_ms, retain_bytes;
 	long count;
-	bool sync;
+	bool sync, no_oom;
 };
 
-enum { OPT_STORE = 0x300, OPT_RETAIN_AGE, OPT_RETAIN_SIZE, OPT_SYNC };
+enum { OPT_STORE = 0x300, OPT_RETAIN_AGE, OPT_RETAIN_SIZE, OPT_SYNC, OPT_NO_OOM };
 
 static const struct argp_option record_options[] = {
 	{"interval", 'd', "INTERVAL", 0, "Time between samples: 5s, 500ms (default 5s, at least 50ms)",
@@ -31,6 +33,10 @@ static const struct argp_option record_options[] = {
 	 0},
 	{"count", 'n', "COUNT", 0, "Stop after COUNT samples (default: until SIGTERM or SIGINT)", 0},
 	{"sync", OPT_SYNC, NULL, 0, "fdatasync every frame (survives power loss, costs a disk flush)",
+	 0},
+	{"no-oom", OPT_NO_OOM, NULL, 0,
+	 "Do not catch OOM kills (by default each kill is explained and stored at once: see "
+	 "memcgctl-oom(8))",
 	 0},
 	{0},
 };
@@ -81,6 +87,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SYNC:
 		a->sync = true;
+		break;
+	case OPT_NO_OOM:
+		a->no_oom = true;
 		break;
 	default:
 		return cli_cgroup_operand(state, key, arg, &a->cgroup);
@@ -151,7 +160,7 @@ static struct mcg_hist_event *ev_add(struct evlist *l, int type, const char *cgr
 {
 	struct mcg_hist_event *e;
 
-	if (mcg__grow(&l->ev, &l->cap, l->n, sizeof(*l->ev), 32) < 0)
+	if (mcg_grow(&l->ev, &l->cap, l->n, sizeof(*l->ev), 32) < 0)
 		return NULL;
 	e = &l->ev[l->n++];
 	memset(e, 0, sizeof(*e));
@@ -164,7 +173,7 @@ static struct mcg_hist_event *ev_add(struct evlist *l, int type, const char *cgr
 
 static void ev_reset(struct evlist *l)
 {
-	mcg__strv_free(l->owned, l->nowned);
+	mcg_strv_free(l->owned, l->nowned);
 	l->owned = NULL;
 	l->nowned = 0;
 	l->n = 0;
@@ -240,7 +249,7 @@ static void diff(struct recorder *rc, const struct mcg_snapshot *prev,
 	for (i = 0; i < cur->n_rows; i++) {
 		const struct mcg_sample_row *r = &cur->rows[i];
 		const struct mcg_sample_row *p = prev ? mcg_snapshot_find(prev, pidx, r->id) : NULL;
-		struct mcg_dirty_cg dc;
+		struct mcg_dirty_cg dc = {0};
 
 		if (prev && !p)
 			ev_add(l, MCG_HEV_CREATED, r->path, t);
@@ -257,7 +266,8 @@ static void diff(struct recorder *rc, const struct mcg_snapshot *prev,
 				e->count = now - was;
 		}
 		/* the dirty verdict: a change of level (ok, note, warn) is an event */
-		if (nd && rc->dirty_ok && mcg_dirty_cg_from_record(&r->rec, rc->version, &dc) == 0) {
+		/* from the snapshot: v2's headroom and limit come from the row's lineage (fields.c) */
+		if (nd && rc->dirty_ok && mcg_dirty_cg_from_snapshot(cur, i, rc->version, &dc) == 0) {
 			char why[256];
 			int level;
 			struct dirty_seen key = {r->id, 0}, *was;
@@ -298,6 +308,67 @@ out:
 	free(cidx);
 }
 
+/*
+ * The name a cgroup is stored under, asked when the store first sees it: its
+ * container as list's CONTAINER column says it ("docker:web"), else its pod
+ * ("pod:shop/api", the CGROUP argument form), else its systemd unit.
+ */
+static size_t record_name(void *ud, const char *path, char *buf, size_t len)
+{
+	struct recorder *rc = ud;
+
+	/* the container, the pod or the unit (cli/containers.c: what a replay tells apart) */
+	return cli_record_name(rc->ctx, path, buf, len);
+}
+
+/* OOM autopsies are stored when caught, in a frame of their own (the last sample's values). */
+struct oom_store {
+	struct mcg_hist_writer *w;
+	struct mcg_snapshot *const *prev;
+	struct evlist *pending; /* before the first sample: with it */
+	int err;
+};
+
+static int oom_store(void *ud, const struct mcg_hist_event *ev, size_t n)
+{
+	struct oom_store *o = ud;
+	size_t i;
+
+	if (!*o->prev || o->err) {
+		for (i = 0; i < n; i++) {
+			struct mcg_hist_event *e = ev_add(o->pending, ev[i].type, NULL, 0);
+
+			if (e) {
+				*e = ev[i];
+				e->cgroup = own(o->pending, ev[i].cgroup);
+				e->comm = ev[i].comm ? own(o->pending, ev[i].comm) : NULL;
+				e->op = ev[i].op ? own(o->pending, ev[i].op) : NULL;
+				e->detail = ev[i].detail ? own(o->pending, ev[i].detail) : NULL;
+			}
+		}
+		return -EAGAIN; /* stored with the next sample: noted then */
+	}
+	o->err = mcg_hist_write_snapshot(o->w, realtime_ns(), *o->prev, ev, n);
+	return o->err;
+}
+
+/*
+ * Type=notify (memcgctl-record.service): READY=1 once the store is open and holds the first
+ * frame, STATUS= what it records, STOPPING=1 on the way out. Without a service manager
+ * ($NOTIFY_SOCKET unset) nothing is sent. Only numbers and the store's path (escaped) go
+ * into a state: a cgroup's name could carry a newline and another assignment.
+ */
+/* "recording N cgroups every 5s into DIR" */
+static void record_status(const struct record_args *a, const char *store,
+			  const struct mcg_snapshot *snap, bool ready)
+{
+	unsigned long long ms = (unsigned long long)a->interval_ms;
+
+	cli_notify("recorder", "%sSTATUS=recording %zu cgroup%s every %llu%s into %s",
+		      ready ? "READY=1\n" : "", snap->n_rows, snap->n_rows == 1 ? "" : "s",
+		      ms % 1000 ? ms : ms / 1000, ms % 1000 ? "ms" : "s", out_esc(store));
+}
+
 static int run_record(struct cli *cli, int argc, char **argv)
 {
 	struct record_args a = {.interval_ms = 5000, .retain_age_ms = 7 * 86400000ULL,
@@ -309,13 +380,15 @@ static int run_record(struct cli *cli, int argc, char **argv)
 	struct mcg_hist_spool_batch batch = {0};
 	struct evlist l = {0};
 	struct recorder rc = {0};
+	struct cli_oom_watch *oomw = NULL;
+	struct oom_store os = {0};
 	struct timespec next;
 	struct rlimit rl;
 	const char *store;
 	uint64_t last_retain = 0;
 	long samples = 0;
 	unsigned failures = 0;
-	bool spool, took, lowered = false;
+	bool spool, took, lowered = false, ready = false, failing = false;
 	int r, status = EXIT_OK;
 
 	r = cli_parse(&record_argp, argc, argv, &a);
@@ -374,6 +447,13 @@ static int run_record(struct cli *cli, int argc, char **argv)
 		mcg_sampler_free(s);
 		return EXIT_FAILURE;
 	}
+	if (!a.no_oom && cli_oom_watch_start(rc.ctx, a.cgroup, true, &oomw) < 0)
+		oomw = NULL;
+	cli_oom_watch_resume(oomw, mcg_hist_writer_dirfd(w));
+	mcg_hist_writer_set_namer(w, record_name, &rc);
+	os.w = w;
+	os.prev = &prev;
+	os.pending = &l;
 	r = mcg_hist_spool_create(rc.ctx);
 	spool = r == 0;
 	if (!spool)
@@ -415,10 +495,16 @@ static int run_record(struct cli *cli, int argc, char **argv)
 			}
 			cli_warn("cannot sample the memory cgroups: %s (trying again)",
 				 mcg_strerror(r));
+			cli_notify("recorder", "STATUS=cannot sample the memory cgroups: %s (trying again)",
+				      mcg_strerror(r));
+			failing = true;
 			goto next;
 		}
 		failures = 0;
-		ev_reset(&l);
+		cli_oom_watch_feed(oomw, snap);
+		/* kills caught before the first sample are stored with it */
+		if (prev)
+			ev_reset(&l);
 		diff(&rc, prev, snap, t, &l);
 		took = spool && mcg_hist_spool_take(rc.ctx, &batch) == 0;
 		if (took) {
@@ -432,6 +518,11 @@ static int run_record(struct cli *cli, int argc, char **argv)
 			}
 		}
 		r = mcg_hist_write_snapshot(w, t, snap, l.ev, l.n);
+		if (r < 0 && mcg_hist_writer_retain(w, t) > 0) {
+			/* a full store (or disk): retention may have made room */
+			last_retain = t;
+			r = mcg_hist_write_snapshot(w, t, snap, l.ev, l.n);
+		}
 		if (r < 0) {
 			cli_err("cannot write to history store '%s': %s", out_esc(store),
 				mcg_strerror(r));
@@ -448,6 +539,11 @@ static int run_record(struct cli *cli, int argc, char **argv)
 		mcg_snapshot_unref(prev);
 		prev = snap;
 		snap = NULL;
+		/* ready: the store is open and holds a frame that dump and replay read */
+		if (!ready || failing)
+			record_status(&a, store, prev, !ready);
+		ready = true;
+		failing = false;
 		if (t - last_retain >= 60ULL * 1000000000ULL) {
 			mcg_hist_writer_retain(w, t);
 			last_retain = t;
@@ -468,10 +564,18 @@ next:
 			    (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec))
 				next = now;
 		}
-		while (!cli_interrupted &&
-		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
-			;
+		cli_oom_watch_sleep(oomw, &next, oom_store, &os);
+		if (os.err) {
+			cli_err("cannot write to history store '%s': %s", out_esc(store),
+				mcg_strerror(os.err));
+			status = EXIT_FAILURE;
+			break;
+		}
 	}
+	cli_notify("recorder", "STOPPING=1\nSTATUS=%s", cli_interrupted ? "stopping (signal)"
+				  : status == EXIT_OK ? "stopping (--count samples taken)"
+						      : "stopping after an error (see the log)");
+	cli_oom_watch_stop(oomw);
 	mcg_hist_spool_batch_free(&batch);
 	ev_reset(&l);
 	free(l.ev);

@@ -60,6 +60,8 @@ static const char *outcome(int err)
 		return "earlier-boot";
 	case -MCG_E_CORRUPT:
 		return "corrupt";
+	case -MCG_E_LOCKED:
+		return "in-use";
 	case -MCG_E_CONFLICT:
 		return "conflict";
 	}
@@ -74,7 +76,7 @@ static void report(const struct mcg_recovery *r, void *userdata)
 	if (s->cli->json) {
 		st = r->error == -MCG_E_CONFLICT				     ? EXIT_CONFLICT
 		     : r->error && r->error != -ENOENT && r->error != -ESTALE &&
-				       r->error != -EIDRM			     ? EXIT_FAILURE
+				       r->error != -EIDRM && r->error != -MCG_E_LOCKED ? EXIT_FAILURE
 										     : 0;
 		jw_open_object(stdout, NULL);
 		jw_string(stdout, "cgroup", r->path);

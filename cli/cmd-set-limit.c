@@ -5,6 +5,7 @@
 #include "output.h"
 #include "cgroup-arg.h"
 #include "journal-report.h"
+#include <memcg/async.h>
 
 #include <string.h>
 
@@ -760,9 +761,10 @@ static int apply_failed(struct cli *cli, const struct mcg_group *g,
 		snprintf(msg, sizeof(msg), "cannot set %s of '%s' to %s: %s (%s)", w->knob, path,
 			 cli_size(w->value, ta, sizeof(ta)), what, hold);
 	if (fail->conflict) {
-		cli_report_conflict_from("set-limit of", mcg_group_path(g), fail->knob,
-					 fail->found, fail->expected,
-					 cli_limit_conflict_written(res));
+		if (!cli_report_writer("set-limit of", mcg_group_path(g), &fail->writer))
+			cli_report_conflict_from("set-limit of", mcg_group_path(g), fail->knob,
+						 fail->found, fail->expected,
+						 cli_limit_conflict_written(res));
 		if (!fail->rolled_back)
 			cli_err("and could not restore the other original values: %s; the journal %s "
 				"is kept: run 'memcgctl recover %s'",
@@ -836,6 +838,45 @@ static int systemd_failed(struct cli *cli, const struct mcg_group *g,
  * the exit status. Needs only the spec and the result: any caller of
  * mcg_limit_apply() in this binary (top's action) can report the same way.
  */
+/*
+ * async-reclaim's watermarks are checked against the limit when they are enabled; a new
+ * limit at or below them leaves reclaimd nothing it can do for the cgroup (its state turns
+ * to an error): say so here, where the limit changes, not only in reclaimd's status.
+ */
+static void warn_async_marks(struct cli *cli, const struct mcg_group *g, uint64_t limit,
+			     bool dry_run)
+{
+	struct mcg_ctx *ctx = cli_ctx(cli);
+	struct mcg_async_conf *confs = NULL;
+	char statedir[4200], b1[32], b2[32], b3[32];
+	uint64_t high, low;
+	size_t n = 0, i;
+
+	if (!ctx || limit == MCG_KEEP || mcg_async_statedir(ctx, statedir, sizeof(statedir)) < 0 ||
+	    mcg_async_list(statedir, &confs, &n) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct mcg_async_conf *c = &confs[i];
+
+		if (strcmp(c->path, mcg_group_path(g)) || strcmp(c->root, mcg_ctx_root(ctx)))
+			continue;
+		if (mcg_async_watermarks(c, limit, &high, &low) != -ERANGE)
+			break;
+		cli_warn("'%s': %s limit %s is not above async-reclaim's %s%s%s%s%s: reclaimd "
+			 "cannot serve it until the watermarks are changed ('memcgctl async-reclaim "
+			 "enable %s' with new ones) or it is disabled",
+			 out_esc(c->path), dry_run ? "the" : "the new", cli_size(limit, b1, sizeof(b1)),
+			 c->flags & MCG_ASYNC_HIGH_MARGIN ? "high margin " : "high ",
+			 cli_size(c->high, b2, sizeof(b2)),
+			 c->flags & MCG_ASYNC_LOW_MARGIN ? ", low margin " : ", low ",
+			 cli_size(c->low, b3, sizeof(b3)),
+			 c->flags & (MCG_ASYNC_HIGH_SET | MCG_ASYNC_LOW_SET) ? "" : " (the defaults)",
+			 out_esc(c->path));
+		break;
+	}
+	free(confs);
+}
+
 static int sl_report(struct cli *cli, const struct mcg_group *g, const struct mcg_limit_spec *spec,
 		     const struct mcg_limit_result *res, uint64_t timeout_ms)
 {
@@ -916,6 +957,8 @@ static int sl_run(struct cli *cli, int argc, char **argv)
 	mcg_limit_apply(g, &spec, &cancel, &ops, &res);
 	clear_progress(&st);
 	status = sl_report(cli, g, &spec, &res, timeout_ms);
+	if (res.stage == MCG_LS_DONE)
+		warn_async_marks(cli, g, res.req.v[MCG_LK_MAX], a.dry_run);
 	mcg_group_close(g);
 	return status;
 }

@@ -2,6 +2,7 @@
 #include "memcgctl.h"
 #include "cli-common.h"
 #include "output.h"
+#include "containers.h"
 #include "cgroup-arg.h"
 
 #include <string.h>
@@ -209,6 +210,7 @@ static void show_text(const struct mcg_info *i, const struct mcg_ctx *ctx, const
 	       out_esc(mcg_ctx_root(ctx)));
 	if (unit)
 		printf("unit %s\n", out_esc(unit));
+	cli_show_owner_text(i->path);
 	text_rows("limits", rec, ROWS(limit_rows));
 	text_rows("usage", rec, ROWS(usage_rows));
 	text_rows("memory", rec, ROWS(stat_rows));
@@ -275,6 +277,7 @@ static void show_json(const struct mcg_info *i, uint64_t ts, const char *unit)
 	jw_string(stdout, "cgroup", i->path);
 	if (unit) /* absent where no systemd unit owns the cgroup */
 		jw_string(stdout, "unit", unit);
+	cli_show_owner_json(stdout, i->path);
 	jw_u64(stdout, "version", (uint64_t)i->version);
 	json_rows(rec, ROWS(json_head));
 	json_rows(rec, ROWS(event_rows));

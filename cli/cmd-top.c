@@ -1,5 +1,6 @@
 /* cmd-top.c: "memcgctl top": live memory and reclaim per cgroup; batch text/JSON without a terminal. */
 #include "cli-common.h"
+#include "containers.h"
 #include "memcgctl.h"
 #include "output.h"
 #include "top/top.h"
@@ -29,7 +30,8 @@ static const struct argp_option top_options[] = {
 	 "Collect direct-reclaim stall time per cgroup (taskstats; on by default in the live view)", 0},
 	{"no-taskstats", OPT_NO_TASKSTATS, NULL, 0, "Do not collect stall times", 0},
 	{"replay", OPT_REPLAY, NULL, 0,
-	 "Show what 'memcgctl record' stored instead of sampling (keys step through it)", 0},
+	 "Show what 'memcgctl record' stored instead of sampling (keys step through it; container "
+	 "and pod names as recorded)", 0},
 	{"at", OPT_AT, "TIME", 0,
 	 "With --replay: start at TIME (03:12, -2h, 'yesterday 14:00', ISO 8601; default: the "
 	 "oldest sample)", 0},
@@ -92,8 +94,18 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 			;
 		if (c == TOP_COL__COUNT)
 			c = top_col_find(arg);
-		if (c < 0)
-			argp_error(state, "invalid --sort '%s': no such column", arg);
+		if (c < 0) {
+			char keys[512];
+			size_t n = 0;
+			int k;
+
+			keys[0] = '\0';
+			for (k = 0; k < TOP_COL__COUNT && n < sizeof(keys); k++)
+				n += (size_t)snprintf(keys + n, sizeof(keys) - n, "%s%s", k ? ", " : "",
+						      top_cols[k].key);
+			argp_error(state, "invalid --sort '%s': no such column (one of: %s)", out_esc(arg),
+				   keys);
+		}
 		o->model.sort = c;
 		break;
 	case 'r':
@@ -136,8 +148,9 @@ static const struct argp top_argp = {
 	out_table_children, NULL, NULL,
 };
 
-/* --replay -b: the recorded sample's time instead of now */
+/* --replay -b: the recorded sample's time instead of now, and the names recorded with it */
 static uint64_t replay_ts;
+static const char *const *replay_names;
 
 static void header_text(const struct mcg_snapshot *s, const struct top_opts *o)
 {
@@ -193,7 +206,13 @@ static void header_text(const struct mcg_snapshot *s, const struct top_opts *o)
 #undef GV
 }
 
-static struct out_col top_out[TOP_COL__COUNT];
+/*
+ * Columns of top -b and --json only, after the live view's: who owns the row
+ * (cli/containers.c). The live view's columns are model.c's, which reads no
+ * runtime state.
+ */
+enum { TOP_B_CONTAINER = TOP_COL__COUNT, TOP_B_POD, TOP_B__COUNT };
+static struct out_col top_out[TOP_B__COUNT];
 
 static const struct out_col *top_out_cols(void)
 {
@@ -201,6 +220,12 @@ static const struct out_col *top_out_cols(void)
 
 	if (top_out[0].name)
 		return top_out;
+	top_out[TOP_B_CONTAINER] = (struct out_col){
+		"CONTAINER", "container", "the container that owns the cgroup (top -b, --json)",
+		OUT_STR, OUT_EXTRA | OUT_TRUNC, 0};
+	top_out[TOP_B_POD] = (struct out_col){
+		"POD", "pod", "the Kubernetes pod that owns the cgroup (top -b, --json)", OUT_STR,
+		OUT_EXTRA | OUT_TRUNC, 0};
 	for (c = 0; c < TOP_COL__COUNT; c++) {
 		top_out[c].name = top_cols[c].header;
 		top_out[c].json = top_json[c].json;
@@ -237,6 +262,18 @@ static int *top_fill(struct out_table *t, const struct mcg_snapshot *s, const st
 			break;
 		/* the whole path, never cut at a cell buffer (the table escapes it) */
 		out_cell_str(row, TOP_NAME, r->path);
+		if (out_table_has(t, TOP_B_CONTAINER) || out_table_has(t, TOP_B_POD)) {
+			char who[300];
+
+			/* a replay's from the store: the container may be gone, or another now */
+			if (replay_ts ? cli_replay_container(s, replay_names, (size_t)rows[i], who,
+							     sizeof(who))
+				      : cli_container_of(r->path, who, sizeof(who)))
+				out_cell_str(row, TOP_B_CONTAINER, who);
+			if (replay_ts ? cli_replay_pod(s, replay_names, (size_t)rows[i], who, sizeof(who))
+				      : cli_pod_of(r->path, who, sizeof(who)))
+				out_cell_str(row, TOP_B_POD, who);
+		}
 		for (k = TOP_NAME + 1; k < TOP_COL__COUNT; k++) {
 			char cell[64];
 			double v;
@@ -278,7 +315,7 @@ static int print_text(const struct mcg_snapshot *s, const struct top_opts *o, bo
 	struct out_table *t;
 	int status;
 
-	t = out_table_new(top_out_cols(), TOP_COL__COUNT, s->version, &status);
+	t = out_table_new(top_out_cols(), TOP_B__COUNT, s->version, &status);
 	if (!t)
 		return status;
 	free(top_fill(t, s, o, raw, true));
@@ -343,7 +380,7 @@ static int print_json(const struct mcg_snapshot *s, const struct top_opts *o)
 	size_t i;
 	int status, *idx, lock;
 
-	t = out_table_new(top_out_cols(), TOP_COL__COUNT, s->version, &status);
+	t = out_table_new(top_out_cols(), TOP_B__COUNT, s->version, &status);
 	if (!t)
 		return status;
 	idx = top_fill(t, s, o, false, false);
@@ -405,7 +442,7 @@ static int batch(struct cli *cli, struct top_opts *o, struct mcg_sampler *s)
 		if (cli->json)
 			r = print_json(snap, o);
 		else
-			r = print_text(snap, o, cli->raw);
+			r = print_text(snap, o, cli->bytes);
 		fflush(stdout);
 		mcg_snapshot_unref(snap);
 		if (r)
@@ -432,6 +469,9 @@ static void replay_bad(void *ud, const char *segment, unsigned frame, uint64_t o
 {
 	struct top_opts *o = ud;
 
+	/* a killed recorder's torn last frame: expected (see dump's on_bad) */
+	if (!strncmp(why, MCG_HIST_WHY_TORN, strlen(MCG_HIST_WHY_TORN)))
+		return;
 	o->bad++;
 	if (o->batch)
 		cli_warn("history segment '%s' frame %u (offset %llu): %s; skipped", out_esc(segment),
@@ -478,10 +518,11 @@ static int top_replay(struct cli *cli, struct top_opts *o)
 	/* batch: COUNT frames from TIME (all to the end without -n) */
 	for (;;) {
 		replay_ts = f->time_ns;
+		replay_names = (const char *const *)f->names;
 		if (cli->json)
 			r = print_json(f->snap, o);
 		else
-			r = print_text(f->snap, o, cli->raw);
+			r = print_text(f->snap, o, cli->bytes);
 		mcg_hist_frame_free(f);
 		if (r) {
 			status = r;
@@ -500,6 +541,7 @@ static int top_replay(struct cli *cli, struct top_opts *o)
 		}
 	}
 	replay_ts = 0;
+	replay_names = NULL;
 	fflush(stdout);
 	mcg_hist_reader_free(o->hist);
 	if (o->bad && status == EXIT_OK)
@@ -524,7 +566,7 @@ static int top_run(struct cli *cli, int argc, char **argv)
 	if (r)
 		return r;
 	if (out_opts.list_columns) {
-		out_list_columns(top_out_cols(), TOP_COL__COUNT, stdout);
+		out_list_columns(top_out_cols(), TOP_B__COUNT, stdout);
 		return 0;
 	}
 	if (!o.batch && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO) || cli->json))

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char *cli_limit_value(uint64_t v, char *buf, size_t len)
 {
@@ -103,6 +104,12 @@ int cli_report_recovery(const struct mcg_recovery *r, bool dry_run, bool automat
 				"cgroup",
 		     p, r->op, (int)r->pid, dry_run ? "would drop" : "dropped");
 		break;
+	case -MCG_E_LOCKED:
+		/* not stale: its owner is alive and holds the lock; it restores or commits it */
+		note(automatic, "%s: the journal of '%s' is in use: pid %d holds the cgroup's lock "
+				"(left to it; recover acts once it is gone)",
+		     p, r->op[0] ? r->op : "?", (int)r->pid);
+		break;
 	case -MCG_E_CORRUPT:
 		if (dry_run)
 			cli_err("corrupt journal '%s': %s (a real run moves it aside)", j ? j : "?",
@@ -113,6 +120,16 @@ int cli_report_recovery(const struct mcg_recovery *r, bool dry_run, bool automat
 		status = EXIT_FAILURE;
 		break;
 	case -MCG_E_CONFLICT:
+		if (r->writer.seen && r->writer.overwritten) {
+			char w[1024];
+
+			cli_err("'%s': while restoring from the journal of '%s' (pid %d): %s (%d "
+				"value(s) restored, journal removed)",
+				p, r->op, (int)r->pid, cli_writer_text(&r->writer, w, sizeof(w)),
+				r->restored);
+			status = EXIT_CONFLICT;
+			break;
+		}
 		cli_err("'%s': %s holds %s, not %s that the interrupted '%s' (pid %d) had written: "
 			"another writer changed it since; kept their value (%d other value(s) "
 			"restored, journal removed)",
@@ -131,6 +148,67 @@ int cli_report_recovery(const struct mcg_recovery *r, bool dry_run, bool automat
 	free(j);
 	free(to);
 	return status;
+}
+
+static const char *clock_text(uint64_t ns, char *buf, size_t len)
+{
+	time_t s = (time_t)(ns / 1000000000u);
+	struct tm tm;
+
+	if (!ns || !gmtime_r(&s, &tm)) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	snprintf(buf, len, "%02d:%02d:%02d.%03u UTC", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (unsigned)(ns % 1000000000u / 1000000u));
+	return buf;
+}
+
+const char *cli_writer_text(const struct mcg_writer_seen *w, char *buf, size_t len)
+{
+	char who[96], st[32], seen[32], v[64], l[64], *c = mcg_escape_dup(w->comm);
+	size_t o;
+
+	if (w->pid > 0)
+		snprintf(who, sizeof(who), "process %d%s%s%s", (int)w->pid, c && c[0] ? " ('" : "",
+			 c && c[0] ? c : "", c && c[0] ? "')" : "");
+	else
+		snprintf(who, sizeof(who), "process (unknown)");
+	free(c);
+	o = (size_t)snprintf(buf, len, "another %s wrote %s, seen at %s", who, w->knob,
+			     clock_text(w->seen_ns, seen, sizeof(seen)));
+	if (o < len && w->step_start_ns)
+		o += (size_t)snprintf(buf + o, len - o, " (memcgctl's write of %s began at %s)",
+				      cli_limit_value(w->step_value, v, sizeof(v)),
+				      clock_text(w->step_start_ns, st, sizeof(st)));
+	if (o >= len)
+		return buf;
+	if (!w->overwritten)
+		snprintf(buf + o, len - o, "; kept their value");
+	else if (w->left_ok)
+		snprintf(buf + o, len - o,
+			 "; the kernel completing memcgctl's own write overwrote their value, which "
+			 "memcgctl cannot know: it put back the original %s, not its own lowered "
+			 "value",
+			 cli_limit_value(w->left, l, sizeof(l)));
+	else
+		snprintf(buf + o, len - o,
+			 "; the kernel completing memcgctl's own write overwrote their value, which "
+			 "memcgctl cannot know, and putting back the original failed: %s reads %s",
+			 w->knob, cli_limit_value(w->left, l, sizeof(l)));
+	return buf;
+}
+
+bool cli_report_writer(const char *what, const char *path, const struct mcg_writer_seen *w)
+{
+	char buf[1024], *p;
+
+	if (!w->seen || !w->overwritten)
+		return false;
+	p = mcg_escape_dup(path);
+	cli_err("%s '%s' stopped: %s", what, p ? p : "?", cli_writer_text(w, buf, sizeof(buf)));
+	free(p);
+	return true;
 }
 
 bool cli_report_rundir(struct mcg_ctx *ctx, int err)

@@ -28,5 +28,13 @@ void cli_report_conflict_from(const char *what, const char *path, const char *kn
 bool cli_limit_conflict_written(const struct mcg_limit_result *res);
 /* "cannot use run directory 'DIR': not trusted: ..." for -MCG_E_UNTRUSTED; false otherwise. */
 bool cli_report_rundir(struct mcg_ctx *ctx, int err);
+/*
+ * Another process's write seen during WHAT (fanotify): who, on which knob, when,
+ * and what memcgctl left there. True if it printed (W->overwritten: the value
+ * they wrote was lost to memcgctl's step, which memcgctl says).
+ */
+bool cli_report_writer(const char *what, const char *path, const struct mcg_writer_seen *w);
+/* The same as one line for a daemon's log, into BUF. */
+const char *cli_writer_text(const struct mcg_writer_seen *w, char *buf, size_t len);
 
 #endif

@@ -36,9 +36,11 @@ struct cli {
 	const char *procfs; /* --proc: a procfs root (fixtures) */
 	const char *rundir; /* --run-dir */
 	int cgroup_version; /* --cgroup-version with --root */
-	bool json, raw;
+	bool json, raw; /* raw: unaligned tables, and (for compatibility) exact bytes */
+	bool bytes;     /* sizes as exact bytes (--bytes, --raw) */
 	int verbose;
 	struct mcg_ctx *ctx; /* made on first use by cli_ctx() */
+	const struct mcg_cmd *const *commands; /* the command table, NULL-terminated (main() sets it) */
 };
 
 struct mcg_cmd {
@@ -61,9 +63,15 @@ extern const struct argp_child cli_common_children[];
 struct mcg_ctx *cli_ctx(struct cli *cli);
 /* Open SPEC; on failure prints "cannot open cgroup 'SPEC': reason" and returns the error. */
 int cli_open_group(struct cli *cli, const char *spec, struct mcg_group **ret);
+/*
+ * S as text (mcg_escape()): S itself when it needs no escape, else in a ring
+ * of buffers, so that a few escaped names can be used in one printf.
+ */
+const char *out_esc(const char *s);
 /* "memcgctl: " + message to stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_notify(const char *who, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Parse a size argument or print "invalid size for OPT: 'S': why" and return -EINVAL. */
 int cli_parse_size(const char *what, const char *s, unsigned flags, uint64_t ref, uint64_t base,
 		   uint64_t *ret);

@@ -33,6 +33,9 @@ static struct {
 	void (*destroy)(struct MHD_Response *);
 	enum MHD_Result (*queue)(struct MHD_Connection *, unsigned int, struct MHD_Response *);
 	enum MHD_Result (*header)(struct MHD_Response *, const char *, const char *);
+	const union MHD_ConnectionInfo *(*conn_info)(struct MHD_Connection *,
+						     enum MHD_ConnectionInfoType, ...);
+	const char *(*lookup)(struct MHD_Connection *, enum MHD_ValueKind, const char *);
 } mhd;
 
 #define SYM(field, name)                                                                           \
@@ -57,6 +60,8 @@ static bool load(void)
 	SYM(destroy, "MHD_destroy_response");
 	SYM(queue, "MHD_queue_response");
 	SYM(header, "MHD_add_response_header");
+	SYM(conn_info, "MHD_get_connection_info");
+	SYM(lookup, "MHD_lookup_connection_value");
 	return true;
 fail:
 	fprintf(stderr, "memcgctl: cannot load %s (package libmicrohttpd12): %s\n", MHD_SONAME,
@@ -115,4 +120,18 @@ enum MHD_Result MHD_add_response_header(struct MHD_Response *response, const cha
 					const char *content)
 {
 	return mhd.header(response, header, content);
+}
+
+/* Only the kinds that take no further argument are asked for (the fd, the socket context). */
+const union MHD_ConnectionInfo *MHD_get_connection_info(struct MHD_Connection *connection,
+							enum MHD_ConnectionInfoType info_type, ...)
+{
+	return mhd.conn_info(connection, info_type);
+}
+
+/* A request header (Accept, Accept-Encoding: the answer's format and coding). */
+const char *MHD_lookup_connection_value(struct MHD_Connection *connection, enum MHD_ValueKind kind,
+					const char *key)
+{
+	return mhd.lookup(connection, kind, key);
 }

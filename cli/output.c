@@ -2,7 +2,6 @@
 #include "output.h"
 #include "memcg.h"
 #include "memcgctl.h"
-#include "util.h"
 
 #include <ctype.h>
 #include <langinfo.h>
@@ -37,7 +36,7 @@ static void jw_key(FILE *f, const char *key)
 }
 
 /*
- * A JSON string for any bytes: valid UTF-8 as is, controls (C0, DEL, C1) as
+ * A JSON string for any bytes: valid UTF-8 as is, controls (C0, DEL, C1, bidi) as
  * \uXXXX, each byte of invalid UTF-8 as the four characters \xHH and a
  * backslash as two (each escaped for JSON): decoded, backslashes and bytes read
  * as mcg_escape() prints them, and a decoded \xHH can only mean a byte
@@ -84,7 +83,7 @@ static void escape(FILE *f, const char *s)
 			} else if (c < 0x80) {
 				fputc(c, f);
 			} else if ((n = mcg_utf8_seq(p, &cp)) > 0) {
-				if (cp <= 0x9f)
+				if (mcg_cp_escaped(cp))
 					fprintf(f, "\\u%04x", (unsigned)cp);
 				else
 					fwrite(p, 1, n, f);
@@ -97,39 +96,6 @@ static void escape(FILE *f, const char *s)
 		p++;
 	}
 	fputc('"', f);
-}
-
-/* Printable ASCII but the backslash (numbers, sizes, most names) is its own escape. */
-static bool plain(const char *s)
-{
-	while (*s >= 0x20 && *s < 0x7f && *s != '\\')
-		s++;
-	return !*s;
-}
-
-/*
- * S as text (mcg_escape()): S itself when it needs no escape, else in a ring
- * of buffers, so that a few escaped names can be used in one printf.
- */
-const char *out_esc(const char *s)
-{
-	static char *ring[8];
-	static unsigned next;
-	char **slot = &ring[next++ % 8];
-	size_t n;
-	char *b;
-
-	if (!s)
-		return "-";
-	if (plain(s))
-		return s;
-	n = mcg_escape(s, NULL, 0);
-	b = realloc(*slot, n + 1);
-	if (!b)
-		return "?";
-	*slot = b;
-	mcg_escape(s, b, n + 1);
-	return b;
 }
 
 void jw_open_object(FILE *f, const char *key)
@@ -182,11 +148,11 @@ static void put_decimal(FILE *f, bool neg, uint64_t v, int d)
 
 		for (i = 0; i < d; i++)
 			scale *= 10;
-		p = mcg__u64_digits(v % scale, d, p);
+		p = mcg_u64_digits(v % scale, d, p);
 		*--p = '.';
 		v /= scale;
 	}
-	p = mcg__u64_digits(v, 0, p);
+	p = mcg_u64_digits(v, 0, p);
 	if (neg)
 		*--p = '-';
 	fwrite(p, 1, (size_t)(end - p), f);
@@ -265,121 +231,11 @@ void jw_null(FILE *f, const char *key)
 	fputs("null", f);
 }
 
-void jw_size(FILE *f, const char *key, uint64_t v, bool valid)
-{
-	if (!valid)
-		jw_null(f, key);
-	else if (v == MCG_MAX)
-		jw_string(f, key, "max");
-	else
-		jw_u64(f, key, v);
-}
-
 void jw_end(FILE *f)
 {
 	fputc('\n', f);
 	depth = 0;
 	need_comma[0] = false;
-}
-
-struct table {
-	unsigned ncols;
-	char **headers;
-	enum col_align *align;
-	size_t nrows, cap;
-	char **cells; /* nrows * ncols */
-};
-
-struct table *table_new(unsigned ncols, const char *const *headers, const enum col_align *align)
-{
-	struct table *t = calloc(1, sizeof(*t));
-	unsigned i;
-
-	if (!t)
-		return NULL;
-	t->ncols = ncols;
-	t->headers = calloc(ncols, sizeof(char *));
-	t->align = calloc(ncols, sizeof(*t->align));
-	if (!t->headers || !t->align) {
-		table_free(t);
-		return NULL;
-	}
-	for (i = 0; i < ncols; i++) {
-		t->headers[i] = mcg_escape_dup(headers[i]);
-		t->align[i] = align ? align[i] : COL_LEFT;
-	}
-	return t;
-}
-
-int table_add(struct table *t, const char *const *cells)
-{
-	unsigned i;
-
-	if (t->nrows == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 32;
-		char **n = realloc(t->cells, ncap * t->ncols * sizeof(char *));
-
-		if (!n)
-			return -1;
-		t->cells = n;
-		t->cap = ncap;
-	}
-	for (i = 0; i < t->ncols; i++)
-		t->cells[t->nrows * t->ncols + i] = cells[i] ? mcg_escape_dup(cells[i]) : strdup("-");
-	t->nrows++;
-	return 0;
-}
-
-void table_print(const struct table *t, FILE *f)
-{
-	size_t *w = calloc(t->ncols, sizeof(size_t)), r;
-	unsigned i;
-
-	if (!w)
-		return;
-	for (i = 0; i < t->ncols; i++)
-		w[i] = strlen(t->headers[i]);
-	for (r = 0; r < t->nrows; r++)
-		for (i = 0; i < t->ncols; i++) {
-			size_t l = strlen(t->cells[r * t->ncols + i]);
-
-			if (l > w[i])
-				w[i] = l;
-		}
-	for (r = 0; r <= t->nrows; r++) {
-		for (i = 0; i < t->ncols; i++) {
-			const char *c = r == 0 ? t->headers[i] : t->cells[(r - 1) * t->ncols + i];
-			bool last = i + 1 == t->ncols;
-
-			if (t->align[i] == COL_RIGHT)
-				fprintf(f, "%*s", (int)w[i], c);
-			else if (last)
-				fputs(c, f);
-			else
-				fprintf(f, "%-*s", (int)w[i], c);
-			if (!last)
-				fputs("  ", f);
-		}
-		fputc('\n', f);
-	}
-	free(w);
-}
-
-void table_free(struct table *t)
-{
-	size_t i;
-
-	if (!t)
-		return;
-	if (t->headers)
-		for (i = 0; i < t->ncols; i++)
-			free(t->headers[i]);
-	for (i = 0; i < t->nrows * t->ncols; i++)
-		free(t->cells[i]);
-	free(t->cells);
-	free(t->headers);
-	free(t->align);
-	free(t);
 }
 
 /* ---- column tables ------------------------------------------------------ */
@@ -616,7 +472,7 @@ struct out_row *out_row_new(struct out_table *t, struct out_row *parent)
 {
 	struct out_row *r;
 
-	if (mcg__grow(&t->rows, &t->cap, t->nrows, sizeof(*t->rows), 64) < 0)
+	if (mcg_grow(&t->rows, &t->cap, t->nrows, sizeof(*t->rows), 64) < 0)
 		return NULL;
 	r = calloc(1, sizeof(*r) + t->ncols * sizeof(struct out_cell));
 	if (!r)
@@ -672,7 +528,7 @@ void out_cell_text(struct out_row *r, size_t c, const char *text)
 	if (!r || !text)
 		return;
 	free(r->cells[c].text);
-	r->cells[c].text = plain(text) ? strdup(text) : mcg_escape_dup(text);
+	r->cells[c].text = mcg_escape_plain(text) ? strdup(text) : mcg_escape_dup(text);
 }
 
 /* The cell as text, into BUF or a string the row owns. */

@@ -19,11 +19,6 @@ void jw_double(FILE *f, const char *key, double v);
 void jw_bool(FILE *f, const char *key, bool v);
 void jw_null(FILE *f, const char *key);
 /*
- * The old byte value: null when !valid, the string "max" for MCG_MAX, else a
- * number. Kept for set-limit/empty/recover until they move to jw_bytes.
- */
-void jw_size(FILE *f, const char *key, uint64_t v, bool valid);
-/*
  * A byte amount as memcgctl-json(7) says: left out when !valid (absent stays
  * absent), null for MCG_MAX (unlimited), else a number.
  */
@@ -37,11 +32,6 @@ uint64_t out_realtime_ns(void);
 /* End of a top-level document: newline and state reset. */
 void jw_end(FILE *f);
 
-/*
- * S escaped with mcg_escape() for text output (a cgroup name or path: whoever
- * can mkdir chose its bytes). Valid until 8 more calls; "-" for NULL.
- */
-const char *out_esc(const char *s);
 
 /*
  * ---- column tables (libsmartcols) -------------------------------------------
@@ -118,14 +108,5 @@ void out_row_json(const struct out_table *t, const struct out_row *r, FILE *f);
 size_t out_table_nrows(const struct out_table *t);
 /* Row I, in the order added (NULL past the end). */
 const struct out_row *out_table_row(const struct out_table *t, size_t i);
-
-/* ---- aligned text tables: every cell is escaped with mcg_escape() ---- */
-enum col_align { COL_LEFT, COL_RIGHT };
-struct table;
-struct table *table_new(unsigned ncols, const char *const *headers, const enum col_align *align);
-/* Append a row of NCOLS strings (copied). */
-int table_add(struct table *t, const char *const *cells);
-void table_print(const struct table *t, FILE *f);
-void table_free(struct table *t);
 
 #endif

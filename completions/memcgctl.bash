@@ -29,6 +29,28 @@ _memcgctl_lines()
 	_memcgctl_add "$cur" "${list[@]}"
 }
 
+# _memcgctl_values BIN CMD: when the word is an option's value (--sort X, -o X, --sort=X;
+# bash splits on '='), add its candidates from "BIN __complete values CMD OPT" (after the
+# last ',' or '+' of a list) and succeed; fail when the option takes no value.
+_memcgctl_values()
+{
+	local bin=$1 cmd=$2 opt=$prev vcur=$cur out line word pre last
+	if [[ $prev == = ]]; then
+		opt=${COMP_WORDS[COMP_CWORD-2]}
+	elif [[ $cur == = ]]; then
+		vcur=
+	fi
+	[[ $opt == -* ]] || return 1
+	out=$("$bin" __complete values "$cmd" "$opt" 2>/dev/null) || return 1
+	last=${vcur##*[,+]}
+	pre=${vcur%"$last"}
+	while IFS= read -r line; do
+		word=${line%%$'\t'*}
+		[[ -n $word && $word == "$last"* ]] && COMPREPLY+=("$pre$word")
+	done <<<"$out"
+	return 0
+}
+
 _memcgctl()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
@@ -64,6 +86,10 @@ _memcgctl()
 		return 0
 		;;
 	esac
+	# an option's value: its candidates (columns, families) or none, never cgroup paths
+	if _memcgctl_values "$bin" "$cmd"; then
+		return 0
+	fi
 	if [[ $cur == -* ]]; then
 		_memcgctl_lines "$cur" "$bin" __complete options "$cmd"
 		[[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
@@ -78,7 +104,20 @@ _memcgctl()
 		_memcgctl_add "$cur" "${list[@]}"
 		return 0
 	fi
+	# cgroup paths, then container and pod names (docker:web, pod:shop/api)
 	mapfile -d '' -t list < <("$bin" "${root[@]}" __complete cgroups 2>/dev/null)
+	# bash splits words at ':' (COMP_WORDBREAKS): match the whole word up to the cursor,
+	# and insert what follows its last ':', which is all readline replaces
+	local line=${COMP_LINE:0:COMP_POINT} full n
+	full=${line##*[[:space:]]}
+	if [[ $COMP_WORDBREAKS == *:* && $full == *:* ]]; then
+		n=${#COMPREPLY[@]}
+		_memcgctl_add "$full" "${list[@]}"
+		for ((i = n; i < ${#COMPREPLY[@]}; i++)); do
+			COMPREPLY[i]=${COMPREPLY[i]#"${full%:*}:"}
+		done
+		return 0
+	fi
 	_memcgctl_add "$cur" "${list[@]}"
 	# systemd units (web.service) are CGROUP arguments too, on the host's own tree
 	if ((${#root[@]} == 0)) && [[ $cur != /* && -d /run/systemd/system ]]; then

@@ -39,10 +39,39 @@ function __memcgctl_root
 		end
 	end
 end
+# options with their help: fish shows what follows a tab as the description
 function __memcgctl_options
 	set -l cmd (__memcgctl_cmd)
-	for o in (memcgctl __complete options $cmd 2>/dev/null)
-		echo (string replace -r '=$' '' -- $o)
+	for o in (memcgctl __complete described-options $cmd 2>/dev/null)
+		echo (string replace -r '=(\t|$)' '$1' -- $o)
+	end
+end
+# the option before the cursor takes a value: its candidates ("word<TAB>meaning", after the
+# last ',' or '+' of a list kept as typed), or none; fails when it takes no value
+function __memcgctl_value_opt
+	set -l cmd (__memcgctl_cmd); or return 1
+	set -l prev (commandline -opc)[-1]
+	set -l cur (commandline -ct)
+	if string match -q -- '--*=*' $cur
+		set prev (string replace -r '=.*' '' -- $cur)
+	end
+	string match -q -- '-*' $prev; or return 1
+	memcgctl __complete values $cmd $prev >/dev/null 2>&1
+end
+function __memcgctl_values
+	set -l cmd (__memcgctl_cmd)
+	set -l prev (commandline -opc)[-1]
+	set -l cur (commandline -ct)
+	set -l pre ''
+	if string match -q -- '--*=*' $cur
+		set prev (string replace -r '=.*' '' -- $cur)
+		set pre (string replace -r '=.*' '=' -- $cur)
+		set cur (string replace -r '^[^=]*=' '' -- $cur)
+	end
+	# quoted: an empty match is an empty string, not an empty list (which would print nothing)
+	set -l sep (string match -r -- '^.*[,+]' $cur)
+	for l in (memcgctl __complete values $cmd $prev 2>/dev/null)
+		echo "$pre$sep$l"
 	end
 end
 function __memcgctl_words
@@ -52,12 +81,13 @@ end
 complete -c memcgctl -f
 complete -c memcgctl -n 'not __memcgctl_cmd' -a '(memcgctl __complete commands 2>/dev/null)'
 complete -c memcgctl -n 'string match -q -- "-*" (commandline -ct)' -a '(__memcgctl_options)'
-complete -c memcgctl -n '__memcgctl_cmd' -a '(__memcgctl_words)'
-complete -c memcgctl -n '__memcgctl_cmd' -a '(memcgctl (__memcgctl_root) __complete cgroups 2>/dev/null | string split0)'
+complete -c memcgctl -n '__memcgctl_value_opt' -a '(__memcgctl_values)'
+complete -c memcgctl -n '__memcgctl_cmd; and not __memcgctl_value_opt' -a '(__memcgctl_words)'
+complete -c memcgctl -n '__memcgctl_cmd; and not __memcgctl_value_opt' -a '(memcgctl (__memcgctl_root) __complete cgroups 2>/dev/null | string split0)'
 # systemd units (web.service) are CGROUP arguments too, on the host's own tree
 function __memcgctl_units
 	test -z "(__memcgctl_root)"; and test -d /run/systemd/system; or return 0
 	systemctl list-units --plain --no-legend --full --no-pager \
 		--type=service,scope,slice,socket,mount,swap 2>/dev/null | string replace -r ' .*' ''
 end
-complete -c memcgctl -n '__memcgctl_cmd' -a '(__memcgctl_units)'
+complete -c memcgctl -n '__memcgctl_cmd; and not __memcgctl_value_opt' -a '(__memcgctl_units)'

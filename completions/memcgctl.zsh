@@ -5,6 +5,25 @@
 # Cgroup names may hold any byte but '/' and NUL ($(...), backticks, globs, newlines):
 # the binary sends them NUL-terminated, they are split with ${(0)...} (one candidate per
 # name, newlines included), and compadd quotes what it inserts. Nothing is evaluated.
+# _memcgctl_described LINE...: "word<TAB>meaning" lines (ASCII words from the binary's own
+# tables) as candidates shown with their meaning; a word ending in '=' takes no space after.
+_memcgctl_described() {
+	local l w
+	local -a ws ds wse dse
+	for l in "$@"; do
+		w=${l%%$'\t'*}
+		[[ -n $w ]] || continue
+		if [[ $w == *= ]]; then
+			wse+=($w)
+			dse+=("$w  -- ${${l#*$'\t'}:-}")
+		else
+			ws+=($w)
+			[[ $l == *$'\t'* ]] && ds+=("$w  -- ${l#*$'\t'}") || ds+=($w)
+		fi
+	done
+	(( ${#ws} )) && compadd -l -d ds -- $ws
+	(( ${#wse} )) && compadd -l -S '' -d dse -- $wse
+}
 _memcgctl() {
 	local bin=${words[1]} cmd i
 	local -a root
@@ -24,8 +43,17 @@ _memcgctl() {
 		fi
 		return
 	fi
+	# an option's value: its candidates with their meaning, or none, never cgroup paths
+	local opt=${words[CURRENT-1]} out
+	[[ ${words[CURRENT]} == --*=* ]] && opt=${words[CURRENT]%%=*}
+	if [[ $opt == -* ]] && out=$($bin __complete values $cmd $opt 2>/dev/null); then
+		compset -P '*='
+		compset -P '*[,+]'
+		_memcgctl_described ${(f)out}
+		return
+	fi
 	if [[ ${words[CURRENT]} == -* ]]; then
-		compadd -S '' -- ${(f)"$($bin __complete options $cmd 2>/dev/null)"}
+		_memcgctl_described ${(f)"$($bin __complete described-options $cmd 2>/dev/null)"}
 		return
 	fi
 	if [[ $cmd == help ]]; then

@@ -1,7 +1,8 @@
 /* process.c: reclaimd's process concerns: clocks, stop signals, the pid file, the log. */
 #include "reclaimd.h"
-#include "internal.h"
+#include "memcg.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,11 +66,11 @@ int rd_pidfile_lock(int dirfd)
 {
 	char buf[32];
 	int i;
-	int fd = mcg__openat_file(dirfd, PIDFILE, O_RDWR | O_CREAT, 0644);
+	int fd = mcg_openat_file(dirfd, PIDFILE, O_RDWR | O_CREAT, 0644);
 
 	if (fd == -MCG_E_UNTRUSTED && unlinkat(dirfd, PIDFILE, 0) == 0)
 		/* a link where the pid file goes is no daemon's: replaced, never followed */
-		fd = mcg__openat_file(dirfd, PIDFILE, O_RDWR | O_CREAT | O_EXCL, 0644);
+		fd = mcg_openat_file(dirfd, PIDFILE, O_RDWR | O_CREAT | O_EXCL, 0644);
 	if (fd < 0)
 		return fd;
 	/*
@@ -167,19 +168,29 @@ static void rd_log(void *userdata, int level, const char *fmt, va_list ap)
 	}
 }
 
+/*
+ * Type=notify: the daemon is ready once it holds its pid file and serves what is enabled
+ * (memcgctl-reclaimd.service waits for this, so that 'async-reclaim enable' started it
+ * only when it serves). Without a service manager ($NOTIFY_SOCKET unset) nothing is sent.
+ */
+void rd_notify_ready(struct mcg_ctx *ctx)
+{
+	int r = mcg_unit_notify("READY=1");
+
+	if (r < 0)
+		mcg_log(ctx, MCG_LOG_WARNING, "cannot tell the service manager it is ready: %s",
+			mcg_strerror(r));
+}
+
 void rd_log_setup(struct mcg_ctx *ctx, int verbose)
 {
 	logger.verbose = verbose;
 	logger.journal = stderr_is_journal();
-	/* XXX: a mcg_ctx_set_log() in ctx.c would spare reaching into the context */
-	logger.saved = ctx->log;
-	logger.saved_data = ctx->log_data;
-	ctx->log = rd_log;
-	ctx->log_data = NULL;
+	mcg_ctx_get_log(ctx, &logger.saved, &logger.saved_data);
+	mcg_ctx_set_log(ctx, rd_log, NULL);
 }
 
 void rd_log_restore(struct mcg_ctx *ctx)
 {
-	ctx->log = logger.saved;
-	ctx->log_data = logger.saved_data;
+	mcg_ctx_set_log(ctx, logger.saved, logger.saved_data);
 }

@@ -1,7 +1,8 @@
 /* reclaimd.c: the async-reclaim daemon's loop: wakes on usage events, reclaims to the low watermark. */
 #include "reclaimd.h"
-#include "internal.h"
+#include "memcg.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +90,7 @@ struct cg {
 struct daemon {
 	struct mcg_ctx *ctx;
 	const char *statedir;
-	struct mcg__async_dir dir; /* the trusted state directory, opened once */
+	struct mcg_async_dir dir; /* the trusted state directory, opened once */
 	int epfd, ifd, sfd, pidfd;
 	sigset_t stop; /* read through sfd */
 	bool rescan_due;
@@ -135,7 +136,7 @@ static void flush_stats(struct daemon *d, struct cg *c, bool force)
 	c->st.pid = getpid();
 	c->st.dev = c->conf.dev;
 	c->st.ino = c->conf.ino;
-	if (mcg__async_stats_write_at(&d->dir, &c->st) < 0)
+	if (mcg_async_stats_write_at(&d->dir, &c->st) < 0)
 		mcg_log(d->ctx, MCG_LOG_WARNING, "cannot write the stats of '%s'", c->ename);
 	d->totals_dirty = true;
 	c->stats_dirty = false;
@@ -153,7 +154,7 @@ static void write_totals(struct daemon *d)
 	for (i = 0; i < d->n; i++)
 		if (d->cgs[i]->conf.max_cpu > info.max_cpu)
 			info.max_cpu = d->cgs[i]->conf.max_cpu;
-	mcg__reclaimd_totals_write(&d->dir, &info);
+	mcg_reclaimd_totals_write(&d->dir, &info);
 	d->totals_written_ns = rd_now_ns();
 	d->totals_dirty = false;
 }
@@ -238,18 +239,26 @@ static bool rearm_due(const struct cg *c)
 static int refresh_limit(struct daemon *d, struct cg *c)
 {
 	uint64_t limit, high, low;
-	bool changed;
+	bool changed, said;
 	int r;
 
-	r = mcg__fd_read_u64(c->limit_fd, &limit);
+	r = mcg_fd_read_u64(c->limit_fd, &limit);
 	if (r < 0)
 		return r;
 	if (limit == c->limit && c->valid && !rearm_due(c))
 		return 0;
 	changed = limit != c->limit || !c->valid;
+	/* a limit that leaves no room is said once: when it comes, not at each look after */
+	said = limit == c->limit && !c->valid;
 	c->limit = c->st.limit = limit;
 	r = mcg_async_watermarks(&c->conf, limit, &high, &low);
 	if (r < 0) {
+		if (!said)
+			mcg_log(d->ctx, MCG_LOG_WARNING,
+				"'%s': %s (limit %llu): not reclaiming until the watermarks fit "
+				"again",
+				c->ename, r == -EDOM ? "no limit" : "the watermarks do not fit below the limit",
+				(unsigned long long)limit);
 		c->valid = false;
 		c->st.state = r == -EDOM ? MCG_ASYNC_NOLIMIT : MCG_ASYNC_ERROR;
 		if (r != -EDOM)
@@ -267,8 +276,12 @@ static int refresh_limit(struct daemon *d, struct cg *c)
 	c->high = c->st.high = high;
 	c->low = c->st.low = low;
 	c->valid = true;
-	if (c->st.state == MCG_ASYNC_NOLIMIT || c->st.state == MCG_ASYNC_ERROR)
+	if (c->st.state == MCG_ASYNC_NOLIMIT || c->st.state == MCG_ASYNC_ERROR) {
+		mcg_log(d->ctx, MCG_LOG_INFO, "'%s': serving again: high %llu, low %llu (limit %llu)",
+			c->ename, (unsigned long long)high, (unsigned long long)low,
+			(unsigned long long)limit);
 		c->st.state = MCG_ASYNC_WAITING;
+	}
 	c->stats_dirty = true;
 	if (mcg_ctx_version(d->ctx) == 1) {
 		r = v1_register(d, c);
@@ -325,7 +338,7 @@ static bool group_gone(struct daemon *d, struct cg *c)
  */
 static void mark_gone(struct daemon *d, struct cg *c)
 {
-	if (mcg__async_conf_unlink_same(&d->dir, &c->conf) == -EEXIST) {
+	if (mcg_async_conf_unlink_same(&d->dir, &c->conf) == -EEXIST) {
 		mcg_log(d->ctx, MCG_LOG_INFO,
 			"cgroup '%s' was removed and made again, and enabled anew: serving the new one",
 			c->ename);
@@ -402,7 +415,7 @@ static struct cg *cg_new(struct daemon *d, const struct mcg_async_conf *conf)
 	{
 		struct mcg_async_stats old;
 
-		if (mcg__async_stats_read_at(&d->dir, conf->root, conf->path, &old) == 0 &&
+		if (mcg_async_stats_read_at(&d->dir, conf->root, conf->path, &old) == 0 &&
 		    old.state != MCG_ASYNC_GONE && old.dev == conf->dev && old.ino == conf->ino) {
 			c->st = old;
 			c->st.state = MCG_ASYNC_WAITING;
@@ -474,7 +487,7 @@ static bool cache_read(struct cg *c, struct cache *ret)
 	bool ok = false;
 
 	memset(ret, 0, sizeof(*ret));
-	if (mcg__read_file_at(mcg_group_dirfd(c->g), "memory.stat", &text, &len) < 0)
+	if (mcg_read_file_at(mcg_group_dirfd(c->g), "memory.stat", &text, &len) < 0)
 		return false;
 	if (mcg_record_parse(&r, mcg_ctx_version(mcg_group_ctx(c->g)), "memory.stat", text) == 0) {
 		ret->has_dirty = mcg_record_has(&r, MCG_K_FILE) && mcg_record_has(&r, MCG_K_DIRTY);
@@ -665,7 +678,7 @@ static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 		if (r == -EINTR && step_timer_fired) {
 			/* cut short at the budget: a step like any other, and the burst ends */
 			st.usage_before = usage;
-			r = mcg__fd_read_u64(c->usage_fd, &st.usage_after);
+			r = mcg_fd_read_u64(c->usage_fd, &st.usage_after);
 			if (r < 0)
 				break;
 			st.short_ = true;
@@ -716,17 +729,42 @@ static void reclaim(struct daemon *d, struct cg *c, uint64_t usage)
 			 * limit (refresh_limit() re-reads it), so reclaimd never
 			 * fights them.
 			 */
+			struct mcg_writer_seen w;
+
 			c->st.conflicts++;
-			mcg_log(d->ctx, MCG_LOG_WARNING,
-				"'%s': another writer changed the limit during reclaim: found %llu, "
-				"expected %llu; left theirs, this burst stopped",
-				c->ename, (unsigned long long)found, (unsigned long long)expected);
+			/* theirs overwritten by our step: said once the original is back, below */
+			if (mcg_txn_writer_seen(t, &w) < 0 || !w.overwritten)
+				mcg_log(d->ctx, MCG_LOG_WARNING,
+					"'%s': another writer changed the limit during reclaim: found "
+					"%llu, expected %llu; left theirs, this burst stopped",
+					c->ename, (unsigned long long)found,
+					(unsigned long long)expected);
 			r = -MCG_E_CONFLICT;
 		}
 		mcg_reclaimer_free(rc);
 	}
 	if (r == -MCG_E_CONFLICT) {
-		mcg_txn_rollback(t); /* nothing saved is left: drops the journal */
+		struct mcg_writer_seen w;
+		uint64_t lim_now = 0;
+
+		/*
+		 * Nothing saved is left (drops the journal), unless the other
+		 * write was overwritten by the kernel completing our step: then
+		 * the original goes back over our lowered value.
+		 */
+		mcg_txn_rollback(t);
+		if (mcg_txn_writer_seen(t, &w) == 0 && w.overwritten) {
+			char *comm = mcg_escape_dup(w.comm);
+
+			(void)mcg_knob_read_u64(mcg_txn_group(t), "memory.limit_in_bytes", &lim_now);
+			mcg_log(d->ctx, MCG_LOG_WARNING,
+				"'%s': another process %d ('%s') wrote %s while reclaimd's step of "
+				"%llu was in the kernel, which then overwrote their value; put back "
+				"the original: %s reads %llu",
+				c->ename, (int)w.pid, comm ? comm : "?", w.knob,
+				(unsigned long long)w.step_value, w.knob, (unsigned long long)lim_now);
+			free(comm);
+		}
 		mcg_txn_free(t);
 		spend(d, c, cpu0);
 		c->st.usage = usage;
@@ -784,7 +822,7 @@ static bool read_hits(struct cg *c, uint64_t *ret)
 	const char *p;
 
 	if (c->failcnt_fd >= 0)
-		return mcg__fd_read_u64(c->failcnt_fd, ret) == 0;
+		return mcg_fd_read_u64(c->failcnt_fd, ret) == 0;
 	if (c->events_fd < 0 || mcg_fd_pread(c->events_fd, buf, sizeof(buf)) <= 0)
 		return false;
 	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
@@ -843,7 +881,7 @@ static void check(struct daemon *d, struct cg *c, bool event)
 	c->next_ns = now + (c->valid ? FALLBACK_NS : NOLIMIT_RECHECK_NS);
 	r = refresh_limit(d, c);
 	if (r == 0)
-		r = mcg__fd_read_u64(c->usage_fd, &usage);
+		r = mcg_fd_read_u64(c->usage_fd, &usage);
 	if (r < 0) {
 		if (group_gone(d, c) || r == -ENODEV || r == -ENOENT) {
 			mark_gone(d, c);
@@ -993,7 +1031,7 @@ static int rescan(struct daemon *d)
 	d->kept_next_ns = rd_now_ns() + KEPT_RESCAN_NS;
 	d->bad_new = NULL;
 	d->nbad_new = 0;
-	r = mcg__async_list_at(&d->dir, &confs, &n, log_bad, d);
+	r = mcg_async_list_at(&d->dir, &confs, &n, log_bad, d);
 	bad_free(d->bad, d->nbad);
 	d->bad = d->bad_new;
 	d->nbad = d->nbad_new;
@@ -1063,26 +1101,33 @@ static int rescan(struct daemon *d)
 /*
  * The CPU of this loop iteration (the wait's own system time included) less
  * the bursts', shared by the cgroups looked at: what a look costs, measured,
- * and paid from their budgets (the poll floor follows from it).
+ * and paid from their budgets (the poll floor follows from it). LOOKED_CPU
+ * ends the looks; what follows it (the stats and totals writes) is paid too
+ * but is no look's cost. An iteration that looked at no cgroup (a signal, a
+ * rescan, a stats write) is paid by all of them: every CPU nanosecond the
+ * daemon spends comes out of some budget, or --max-cpu is not what it uses.
  */
-static void account_looks(struct daemon *d, uint64_t cpu0)
+static void account_looks(struct daemon *d, uint64_t cpu0, uint64_t looked_cpu)
 {
-	uint64_t used = rd_cpu_ns() - cpu0, n = 0;
+	uint64_t end = rd_cpu_ns(), n = 0, look, paid;
 	size_t i;
 
-	used = used > d->iter_reclaim_ns ? used - d->iter_reclaim_ns : 0;
+	look = looked_cpu - cpu0;
+	look = look > d->iter_reclaim_ns ? look - d->iter_reclaim_ns : 0;
+	paid = look + (end > looked_cpu ? end - looked_cpu : 0);
 	d->iter_reclaim_ns = 0;
 	for (i = 0; i < d->n; i++)
 		n += d->cgs[i]->looked;
-	for (i = 0; n && i < d->n; i++) {
+	for (i = 0; i < d->n; i++) {
 		struct cg *c = d->cgs[i];
 
-		if (!c->looked)
+		if (n && !c->looked)
 			continue;
+		if (c->looked)
+			mcg_policy_cost_look(&c->cost, look / n);
 		c->looked = false;
-		mcg_policy_cost_look(&c->cost, used / n);
-		mcg_policy_budget_spend(&c->budget, used / n);
-		c->st.cpu_ns += used / n;
+		mcg_policy_budget_spend(&c->budget, paid / (n ? n : d->n));
+		c->st.cpu_ns += paid / (n ? n : d->n);
 	}
 }
 
@@ -1117,14 +1162,16 @@ int reclaimd_main(struct mcg_ctx *ctx, const char *statedir, unsigned flags, int
 	if (d.sfd < 0)
 		return d.sfd;
 	rd_log_setup(ctx, verbose);
-	r = mcg__async_dir_open(statedir, true, &d.dir);
+	r = mcg_async_dir_open(statedir, true, &d.dir);
 	if (r == 0) {
 		r = pidfile_lock(&d);
 		if (r == 0)
 			r = serve(&d, flags);
 		pidfile_unlock(&d);
-		mcg__async_dir_close(&d.dir);
+		mcg_async_dir_close(&d.dir);
 	}
+	mcg_log(ctx, r < 0 ? MCG_LOG_ERR : MCG_LOG_INFO, "reclaimd %d exits: %s", (int)getpid(),
+		r < 0 ? mcg_strerror(r) : "done");
 	rd_log_restore(ctx);
 	close_fd(&d.sfd);
 	return r;
@@ -1170,9 +1217,10 @@ static int serve(struct daemon *d, unsigned flags)
 	mcg_log(d->ctx, MCG_LOG_INFO, "reclaimd %d serving %zu cgroup(s) from %s", (int)getpid(), d->n,
 		d->statedir);
 	write_totals(d);
+	rd_notify_ready(d->ctx);
 	for (;;) {
 		struct epoll_event evs[16];
-		uint64_t now = rd_now_ns(), next = now + IDLE_WAIT_NS, cpu0;
+		uint64_t now = rd_now_ns(), next = now + IDLE_WAIT_NS, cpu0, looked_cpu;
 		bool need_rescan = false;
 		struct timespec ts;
 		int n;
@@ -1264,11 +1312,12 @@ static int serve(struct daemon *d, unsigned flags)
 				check(d, c, false);
 		}
 		drop_gone(d);
-		account_looks(d, cpu0);
+		looked_cpu = rd_cpu_ns();
 		for (i = 0; i < d->n; i++)
 			flush_stats(d, d->cgs[i], false);
 		if (now - d->totals_written_ns >= (d->totals_dirty ? STATS_EVERY_NS : TOTALS_IDLE_NS))
 			write_totals(d);
+		account_looks(d, cpu0, looked_cpu);
 	}
 out:
 	for (i = 0; i < d->n; i++) {

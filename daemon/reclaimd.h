@@ -43,6 +43,8 @@ void rd_pidfile_unlock(int dirfd, int *fd);
  * Library messages go the same way (the context's log callback).
  */
 void rd_log_setup(struct mcg_ctx *ctx, int verbose);
+/* sd_notify READY=1 when a service manager waits ($NOTIFY_SOCKET) */
+void rd_notify_ready(struct mcg_ctx *ctx);
 void rd_log_restore(struct mcg_ctx *ctx);
 
 #endif

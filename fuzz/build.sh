@@ -25,8 +25,8 @@ out=$(cd "$out" && pwd)
 exec 9>"$out/.build.lock"
 flock 9
 
-pkgs="libcgroup libnl-3.0 libnl-genl-3.0 libzstd"
-# libsystemd: headers only (lib/sd-dl.c loads it with dlopen())
+pkgs="libnl-3.0 libnl-genl-3.0 libzstd"
+# libsystemd: headers only (lib/systemd/sd-dl.c loads it with dlopen())
 pc_cflags=$(pkg-config --cflags $pkgs libsystemd)
 pc_libs=$(pkg-config --libs $pkgs)
 warn="-Wall -Wextra -Wformat=2 -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wpointer-arith \
@@ -45,7 +45,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 fi
 
 # newest header: every object depends on all of them (there are few)
-newest_h=$(ls -t "$src"/lib/*.h "$src"/lib/include/*.h "$src"/lib/include/memcg/*.h | head -n 1)
+newest_h=$(ls -t "$src"/lib/*/*.h "$src"/lib/include/*.h "$src"/lib/include/memcg/*.h | head -n 1)
 
 stale() { # stale OBJ SRC...: OBJ missing or older than a source
 	[ -f "$1" ] || return 0
@@ -82,10 +82,10 @@ finish() {
 }
 
 objs=
-for c in "$src"/lib/*.c; do
+for c in "$src"/lib/*/*.c; do
 	o="$out/obj/$(basename "$c" .c).o"
 	if stale "$o" "$c" "$newest_h"; then
-		echo "  CC  lib/$(basename "$c")"
+		echo "  CC  ${c#"$src"/}"
 		# shellcheck disable=SC2086
 		bg "$o" $CC $cflags -c "$c"
 	fi
@@ -94,7 +94,7 @@ done
 finish
 # objects of library files that were removed
 for o in "$out"/obj/*.o; do
-	[ -f "$src/lib/$(basename "$o" .o).c" ] || rm -f "$o"
+	ls "$src"/lib/*/"$(basename "$o" .o).c" >/dev/null 2>&1 || rm -f "$o"
 done
 
 if [ $# -eq 0 ]; then

@@ -2,7 +2,8 @@
 #ifndef MCG_FUZZ_H
 #define MCG_FUZZ_H
 
-#include "internal.h"
+#include "ops/ops.h"
+#include "store/store.h"
 
 #include <fcntl.h>
 #include <ftw.h>

@@ -29,6 +29,9 @@ static size_t utf8_len(const unsigned char *s, size_t avail)
 		return 0;
 	if (cp >= 0x80 && cp <= 0x9f)
 		return 0; /* a C1 control: a terminal acts on it, so it must have been escaped */
+	if (cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069))
+		return 0; /* a bidi control: it reorders the line, so it must have been escaped */
 	return n;
 }
 

@@ -5,6 +5,38 @@
 
 #include <ctype.h>
 
+/* show's one pass (the record and the raw keys together) gives what the two passes give. */
+static void stat_one_pass(const char *text, int version, const struct mcg_record *rec,
+			  const struct mcg_stat *st)
+{
+	struct mcg_record r2;
+	struct mcg_stat st2;
+	struct mcg__plan p;
+	int f, e;
+	size_t i;
+	unsigned id;
+
+	FZ_CHECK(mcg__plan_init(&p, version, NULL, MCG__PLAN_V1_LOCAL) == 0, "plan v%d", version);
+	f = mcg__plan_slot(&p, MCG_K_ANON);
+	FZ_CHECK(f >= 0 && !strcmp(p.f[f].name, "memory.stat"), "memory.stat slot v%d", version);
+	memset(&r2, 0, sizeof(r2));
+	memset(&st2, 0x5a, sizeof(st2));
+	e = mcg__plan_parse_stat(&p, (unsigned)f, text, &r2, &st2);
+	if (e < 0) {
+		FZ_CHECK(e == -ENOMEM, "mcg__plan_parse_stat v%d: %d", version, e);
+		return;
+	}
+	FZ_CHECK(!memcmp(&r2.valid, &rec->valid, sizeof(r2.valid)), "one pass: other counters");
+	mcg_keyset_foreach(id, &rec->valid)
+		FZ_CHECK(r2.v[id] == rec->v[id], "one pass: %s differs", mcg_key_name(id));
+	FZ_CHECK(st2.n_raw == st->n_raw, "one pass: %zu raw keys, not %zu", st2.n_raw, st->n_raw);
+	for (i = 0; i < st->n_raw; i++)
+		FZ_CHECK(!strcmp(st2.raw[i].key, st->raw[i].key) &&
+				 st2.raw[i].value == st->raw[i].value,
+			 "one pass: raw key %zu differs", i);
+	mcg_stat_release(&st2);
+}
+
 static void stat_one(const char *text, int version)
 {
 	struct mcg_record rec;
@@ -34,6 +66,7 @@ static void stat_one(const char *text, int version)
 		return;
 	}
 	FZ_CHECK(st.n_raw <= strlen(text) / 3 + 1, "%zu keys from %zu bytes", st.n_raw, strlen(text));
+	stat_one_pass(text, version, &rec, &st);
 	for (i = 0; i < st.n_raw; i++) {
 		const char *k = st.raw[i].key, *p;
 

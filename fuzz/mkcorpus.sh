@@ -63,6 +63,18 @@ seed psi proc.pressure <"$fx/v1/proc/pressure/memory"
 printf 'some avg10=1.50 avg60=0.25 avg300=0.01 total=123456\n' | seed psi some-only
 printf 'full avg10=99.99 avg60=100.00 avg300=0.00 total=18446744073709551615\n' | seed psi full-only
 
+# ---- oomlog: /dev/kmsg records of OOM reports (captured here, 6.18 v1; 6.1's v2 format) ----
+seed oomlog v1-6.18 <tests/unit/data/oom-v1-6.18.kmsg
+seed oomlog v2-6.1 <tests/unit/data/oom-v2-6.1.kmsg
+seed oomlog v2-6.1-guest <tests/unit/data/oom-v2-6.1-guest.kmsg
+printf '%s\n' '6,10,100,c;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/' \
+	'6,11,101,+;,mems_allowed=0,oom_memcg=/a,task_memcg=/a,task=t,pid=3,uid=0' \
+	'3,12,102,-;Memory cgroup out of memory: Killed process 3 (t) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB' |
+	seed oomlog continued
+printf '%s\n' '3,5,9,-;Out of memory: Killed process 77 (big) total-vm:100kB, anon-rss:50kB, file-rss:1kB, shmem-rss:0kB, UID:0 pgtables:1kB oom_score_adj:0' \
+	'v1 seq=3 bd=kernel age_us=0 oom=%2fa victim=%2fa%2fb unit=- anon_rss=1 file_rss=2 shmem_rss=0 total_vm=4 pgtables=1 adj=-5 limit_name=memory.max limit=4096 usage=4096 r.anon=1 why=x%20y' |
+	seed oomlog global-and-event
+
 # ---- zoneinfo ----
 seed zoneinfo v1 <"$fx/v1/proc/zoneinfo"
 seed zoneinfo v2 <"$fx/v2/proc/zoneinfo"
@@ -90,6 +102,23 @@ p=$fx/v1/proc
 sections "$a/memory.stat" "$a/memory.oom_control" - "$a/memory.usage_in_bytes" \
 	"$a/memory.limit_in_bytes" "$a/memory.failcnt" "$a/cgroup.procs" "$p/meminfo" "$p/vmstat" \
 	"$p/pressure/memory" | seed cgroup v1
+
+# ---- containers: the containers fixture's state files and cgroup paths ----
+cs=$fx/containers/state
+dj=$(ls "$cs"/var/lib/docker/containers/*/config.v2.json | head -1)
+pj=$cs/var/lib/containers/storage/overlay-containers/containers.json
+cj=$(ls "$cs"/run/containerd/io.containerd.runtime.v2.task/k8s.io/*/config.json | head -1)
+rj=$(ls "$cs"/var/lib/containers/storage/overlay-containers/*/userdata/config.json | tail -1)
+i=0
+for d in "$fx/containers/cgroup"/*/ "$fx/containers/cgroup"/*/*/ "$fx/containers/cgroup"/*/*/*/ \
+	"$fx/containers/cgroup"/*/*/*/*/; do
+	p=${d#"$fx/containers/cgroup"}
+	p=${p%/}
+	i=$((i + 1))
+	{ sections "$dj" "$pj" "$cj" "$rj"; printf '\0%s' "$p"; } | seed containers "fixture-$i"
+done
+printf '{"Name":"/a\\u001b]52;c;eA==\\u0007"}\0[{"id":"x","names":[]}]\0{"linux":{"cgroupsPath":"-.slice:a:b"}}\0\0/x' |
+	seed containers escapes
 
 # ---- journal: the unit test's good journal; more below from the writer ----
 printf 'memcgctl-journal 2\nop set-limit\npid 42\nversion 1\nboot 1111-aaaa\ndev 5\nino 77\nroot /sys/fs/cgroup/memory\npath /a%%20b/c\nknob memory.limit_in_bytes 536870912 00000000000536870912 00000000000268435456\nknob memory.memsw.limit_in_bytes 9223372036854771712 18446744073709551615 18446744073709551615\n' |

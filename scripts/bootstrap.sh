@@ -3,11 +3,11 @@
 # usage: scripts/bootstrap.sh [--deps-only]
 set -eu
 cd "$(dirname "$0")/.."
-pkgs="build-essential cmake pkg-config libcgroup-dev libnl-3-dev libnl-genl-3-dev libncurses-dev
+pkgs="build-essential cmake pkg-config libnl-3-dev libnl-genl-3-dev libncurses-dev
       libcmocka-dev jq tmux util-linux procps qemu-system-x86 qemu-utils busybox-static e2fsprogs
       bash strace clang zsh fish debootstrap libsmartcols-dev
-      libmicrohttpd-dev libsystemd-dev libzstd-dev zstd prometheus prometheus-node-exporter python3 curl
-      debhelper dpkg-dev fakeroot lintian"
+      libmicrohttpd-dev libsystemd-dev libzstd-dev zlib1g-dev zstd prometheus prometheus-node-exporter python3 curl
+      debhelper dpkg-dev fakeroot lintian podman runc python3-prometheus-client"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

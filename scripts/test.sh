@@ -15,4 +15,6 @@ cmake -S . -B build-test -DMEMCG_WERROR=ON -DMEMCG_SANITIZE=ON -DCMAKE_BUILD_TYP
 cmake --build build-test -j"$(nproc)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-exec ctest --test-dir build-test --output-on-failure -j2 "$@"
+# -j3: a real-v2 guest, a real-systemd guest and a host test side by side (a TCG guest uses
+# less than one CPU on average: tests/real-v2/CMakeLists.txt)
+exec ctest --test-dir build-test --output-on-failure -j3 "$@"

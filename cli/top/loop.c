@@ -3,7 +3,8 @@
 #include "top/view.h"
 #include "output.h"
 #include "journal-report.h"
-#include "util.h"
+#include "containers.h"
+#include "bars.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { R_NONE = 0, R_REDRAW = 1, R_RESAMPLE = 2, R_QUIT = 4, R_RETIME = 8 };
@@ -44,6 +46,18 @@ struct loop {
 	/* --replay: the frame shown and its events marked on its rows */
 	struct mcg_hist_frame *frame;
 	unsigned char *mark;
+	struct top_trend *trend; /* the live view's usage trends (model.c) */
+	/* --replay's timeline: the store's span and the frames with events */
+	uint64_t span_first, span_last;
+	struct bar_mark *tl;
+	size_t ntl;
+	uint64_t tl_until; /* the last frame read for it */
+	bool tl_pending;   /* frames after it still to read */
+	/* per row of snap: the container or pod that owns it (cli/containers.c), or NULL */
+	char **owner;
+	size_t nowner;
+	bool owner_any; /* a row has one: the CONTAINER column is shown */
+	bool owner_off; /* C turned it off */
 };
 
 struct key {
@@ -55,7 +69,7 @@ struct key {
 
 static void overlay_free(struct loop *l)
 {
-	mcg__strv_free(l->overlay, l->noverlay);
+	mcg_strv_free(l->overlay, l->noverlay);
 	l->overlay = NULL;
 	l->noverlay = l->overlay_top = 0;
 	l->overlay_title = NULL;
@@ -74,6 +88,21 @@ __attribute__((format(printf, 2, 3))) static void overlay_add(struct loop *l, co
 	if (vasprintf(&n[l->noverlay], fmt, ap) >= 0)
 		l->noverlay++;
 	va_end(ap);
+}
+
+/* A recorded OOM kill in words (memcgctl oom's), not its stored fields; false if it does not parse. */
+static bool overlay_oom(struct loop *l, const struct mcg_hist_event *e)
+{
+	struct mcg_oom_autopsy *a = malloc(sizeof(*a));
+	bool ok = a && mcg_oom_autopsy_from_event(e, a) == 0;
+
+	if (ok) {
+		overlay_add(l, "OOM kill: pid %lld (%s), %s OOM in %s", (long long)a->pid, a->comm,
+			    mcg_oom_scope_name(a->scope), a->oom_cgroup[0] ? a->oom_cgroup : "?");
+		overlay_add(l, "  %s", a->why);
+	}
+	free(a);
+	return ok;
 }
 
 static const struct mcg_sample_row *selected(struct loop *l)
@@ -101,6 +130,49 @@ static void rebuild(struct loop *l)
 		l->o->model.selected =
 			l->snap->rows[l->rows[top_model_selected_pos(&l->o->model, l->snap, l->rows,
 								      l->nrows)]].id;
+}
+
+/*
+ * Who owns each row of the snapshot: "docker:web" (its runtime's name, else 12
+ * digits of its ID), or for a pod's own cgroup "pod:shop/api"; the names as
+ * top -b's CONTAINER and POD columns have them. Not read while C has the
+ * column off. A replay shows the names recorded with the frame, never the
+ * node's names now (the container may be gone).
+ */
+static void owners_fill(struct loop *l)
+{
+	size_t i;
+
+	mcg_strv_free(l->owner, l->nowner);
+	l->owner = NULL;
+	l->nowner = 0;
+	l->owner_any = false;
+	if (!l->snap || l->owner_off)
+		return;
+	l->owner = calloc(l->snap->n_rows ? l->snap->n_rows : 1, sizeof(*l->owner));
+	if (!l->owner)
+		return;
+	l->nowner = l->snap->n_rows;
+	for (i = 0; i < l->snap->n_rows; i++) {
+		const char *path = l->snap->rows[i].path;
+		const char *const *rec = l->frame ? (const char *const *)l->frame->names : NULL;
+		bool c, p;
+		char who[300], pod[300];
+
+		if (l->o->hist) {
+			c = cli_replay_container(l->snap, rec, i, who, sizeof(who));
+			p = !c && cli_replay_pod(l->snap, rec, i, pod, sizeof(pod));
+		} else {
+			c = cli_container_of(path, who, sizeof(who));
+			p = !c && cli_pod_of(path, pod, sizeof(pod));
+		}
+		if (c)
+			l->owner[i] = strdup(who);
+		else if (p && snprintf(who, sizeof(who), "pod:%s", pod) < (int)sizeof(who))
+			l->owner[i] = strdup(who);
+		if (l->owner[i])
+			l->owner_any = true;
+	}
 }
 
 /* ---- detail: everything 'show' prints, for the selected cgroup ---- */
@@ -144,12 +216,17 @@ static void detail_fill(struct loop *l)
 				overlay_add(l, "  %-26s %14s %14llu", mcg_key_name(k), "-",
 					    (unsigned long long)r->rec.v[k]);
 		}
-		for (j = 0; l->frame && j < l->frame->nev; j++)
-			if (!strcmp(l->frame->ev[j].cgroup, r->path))
-				overlay_add(l, "event %s %s%s%s", mcg_hist_event_name(l->frame->ev[j].type),
-					    l->frame->ev[j].op ? l->frame->ev[j].op : "",
-					    l->frame->ev[j].detail ? ": " : "",
-					    l->frame->ev[j].detail ? l->frame->ev[j].detail : "");
+		for (j = 0; l->frame && j < l->frame->nev; j++) {
+			const struct mcg_hist_event *e = &l->frame->ev[j];
+
+			if (strcmp(e->cgroup, r->path))
+				continue;
+			if (e->type == MCG_HEV_OOM_AUTOPSY && overlay_oom(l, e))
+				continue;
+			overlay_add(l, "event %s %s%s%s", mcg_hist_event_name(e->type),
+				    e->op ? e->op : "", e->detail ? ": " : "",
+				    e->detail ? e->detail : "");
+		}
 		return;
 	}
 	if (mcg_group_open(cli_ctx(l->cli), r->path, &g) < 0 || mcg_group_info(g, &i) < 0) {
@@ -560,6 +637,21 @@ static int k_delayacct(struct loop *l)
 	return R_REDRAW;
 }
 
+static int k_owner(struct loop *l)
+{
+	if (!l->owner_off && !l->owner_any) {
+		/* nothing to turn off: it comes by itself when a container does */
+		snprintf(l->status, sizeof(l->status),
+			 "no cgroup shown belongs to a container or a pod: no CONTAINER column");
+		return R_REDRAW;
+	}
+	l->owner_off = !l->owner_off;
+	owners_fill(l);
+	snprintf(l->status, sizeof(l->status), "CONTAINER column %s",
+		 l->owner_off ? "off (C: on)" : "on");
+	return R_REDRAW;
+}
+
 static int k_refresh(struct loop *l)
 {
 	(void)l;
@@ -580,6 +672,7 @@ static void replay_show(struct loop *l, struct mcg_hist_frame *f)
 	free(l->mark);
 	l->mark = calloc(f->snap->n_rows ? f->snap->n_rows : 1, 1);
 	l->status[0] = '\0';
+	owners_fill(l);
 	for (i = 0; i < f->nev; i++) {
 		const struct mcg_hist_event *e = &f->ev[i];
 
@@ -598,6 +691,159 @@ static void replay_show(struct loop *l, struct mcg_hist_frame *f)
 		detail_fill(l);
 		l->overlay_top = top < l->noverlay ? top : 0;
 	}
+}
+
+/* A frame's events as one timeline mark: o an OOM, c memcgctl's change, e another; 0: none. */
+static char timeline_mark(const struct mcg_hist_frame *f)
+{
+	char m = 0;
+	size_t i;
+
+	for (i = 0; i < f->nev; i++) {
+		int t = f->ev[i].type;
+
+		if (t == MCG_HEV_OOM_KILL || t == MCG_HEV_OOM || t == MCG_HEV_OOM_AUTOPSY)
+			return 'o';
+		m = t == MCG_HEV_CHANGE ? 'c' : m ? m : 'e';
+	}
+	return m;
+}
+
+/*
+ * The store's span and its frames with events. The store keeps no index of
+ * its events, so every frame is read, from the first on: TL_SLICE_MS at a time
+ * (the first when the replay starts, the others while no key waits), the
+ * reader put back at the frame shown after each; at most TL_MAX event frames.
+ * Until it is through, the legend says up to when they are marked.
+ */
+#define TL_MAX 4096
+#define TL_SLICE_MS 100
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Read on from l->tl_until for TL_SLICE_MS; true when something new is marked or it is through. */
+static bool timeline_scan(struct loop *l)
+{
+	struct mcg_hist_frame *f;
+	uint64_t t0 = mono_ms(), from;
+	bool first = !l->tl, changed = false;
+	int r;
+
+	if (first) {
+		if (mcg_hist_reader_span(l->o->hist, &l->span_first, &l->span_last) < 0)
+			return false;
+		l->tl = calloc(TL_MAX, sizeof(*l->tl));
+		if (!l->tl)
+			return false;
+		l->tl_until = l->span_first;
+		l->tl_pending = true;
+	}
+	if (!l->tl_pending)
+		return false;
+	from = first ? l->span_first : l->tl_until + 1;
+	for (r = mcg_hist_seek(l->o->hist, from, &f); r == 0; r = mcg_hist_next(l->o->hist, &f)) {
+		char c = timeline_mark(f);
+
+		if (f->time_ns < from) { /* seek gave the last frame: nothing after */
+			mcg_hist_frame_free(f);
+			r = -ENOENT;
+			break;
+		}
+		l->tl_until = f->time_ns;
+		if (c && l->ntl == TL_MAX) {
+			mcg_hist_frame_free(f);
+			r = -ENOENT; /* as many as it marks */
+			break;
+		}
+		if (c) {
+			l->tl[l->ntl++] = (struct bar_mark){f->time_ns - l->span_first, c};
+			changed = true;
+		}
+		mcg_hist_frame_free(f);
+		if (mono_ms() - t0 >= TL_SLICE_MS)
+			break;
+	}
+	if (r < 0 || l->tl_until >= l->span_last) {
+		l->tl_pending = false;
+		changed = true;
+	}
+	/* back to the frame shown */
+	if (l->frame && mcg_hist_seek(l->o->hist, l->frame->time_ns, &f) == 0)
+		mcg_hist_frame_free(f);
+	return changed;
+}
+
+/* "05:50:01", or with the date when the span is longer than a day */
+static void timeline_time(uint64_t ns, bool date, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / 1000000000ULL);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(buf, len, date ? "%m-%d %H:%M" : "%H:%M:%S", &tm);
+}
+
+/*
+ * The header's timeline: the store from its first frame to its last, filled up
+ * to the frame shown, its frames with events marked (o over c over e).
+ */
+static void timeline_line(struct loop *l, char *buf, size_t len)
+{
+	uint64_t span = l->span_last - l->span_first, at;
+	bool date = span > 86400ULL * 1000000000ULL;
+	char a[24], b[24], bar[BAR_MAX_CELLS * 4 + 3], part[64];
+	const char *legend;
+	struct bar_mark *m;
+	int cells;
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	if (!l->frame || !l->span_last)
+		return;
+	if (l->tl_pending) {
+		char u[24];
+
+		timeline_time(l->tl_until, date, u, sizeof(u));
+		snprintf(part, sizeof(part), "  o OOM, c change, e event (up to %s)", u);
+		legend = part;
+	} else {
+		legend = "  o OOM, c change, e event";
+	}
+	/* "timeline " and the spaces around the bar, and the last column kept free */
+	cells = view_cols() - 2 * (int)strlen(date ? "12-31 23:59" : "23:59:59") - 9 - 2 - 2 - 1;
+	if (cells - (int)strlen(legend) >= 20)
+		cells -= (int)strlen(legend);
+	else
+		legend = "";
+	if (cells > BAR_MAX_CELLS)
+		cells = BAR_MAX_CELLS;
+	if (cells < 10)
+		return;
+	m = malloc((l->ntl ? l->ntl : 1) * sizeof(*m));
+	if (!m)
+		return;
+	/* later marks win their cell: e, then c, then o */
+	for (i = 0; i < l->ntl; i++)
+		if (l->tl[i].ch == 'e')
+			m[n++] = l->tl[i];
+	for (i = 0; i < l->ntl; i++)
+		if (l->tl[i].ch == 'c')
+			m[n++] = l->tl[i];
+	for (i = 0; i < l->ntl; i++)
+		if (l->tl[i].ch == 'o')
+			m[n++] = l->tl[i];
+	at = l->frame->time_ns > l->span_first ? l->frame->time_ns - l->span_first : 0;
+	bar_render(bar, sizeof(bar), (unsigned)cells, at, span, m, n, bars_utf8());
+	free(m);
+	timeline_time(l->span_first, date, a, sizeof(a));
+	timeline_time(l->span_last, date, b, sizeof(b));
+	snprintf(buf, len, "timeline %s %s %s%s", a, bar, b, legend);
 }
 
 /* Move N frames (1, -1, larger steps), to the next/previous event (EV 1/-1), or say why not. */
@@ -696,6 +942,7 @@ static const struct key keys[] = {
 	{'r', "r", "reverse the sort order", k_reverse},
 	{'t', "t", "tree / flat list", k_tree},
 	{'c', "c", "collapse / expand the selected cgroup", k_collapse},
+	{'C', "C", "CONTAINER column on / off (on by itself when a cgroup has one)", k_owner},
 	{'/', "/", "filter by name (empty: all)", k_filter},
 	{'+', "+ -", "sample faster / slower (halve / double the interval)", k_faster},
 	{'-', NULL, NULL, k_slower},
@@ -725,6 +972,7 @@ static int k_help(struct loop *l)
 		overlay_add(l, "  %-10s %s", "} {", "720 samples on / back (an hour at 5 s)");
 		overlay_add(l, "  %-10s %s", "n N", "next / previous sample with an event");
 		overlay_add(l, "  %-10s %s", "g", "go to a time: 03:12, -2h, yesterday 14:00, ISO 8601");
+		overlay_add(l, "timeline: the store, filled to the sample shown; o OOM, c change, e event");
 	}
 	for (i = 0; i < (sizeof(keys) / sizeof(keys[0])); i++)
 		if (keys[i].name)
@@ -734,6 +982,8 @@ static int k_help(struct loop *l)
 	for (c = 0; c < TOP_COL__COUNT; c++)
 		if (!l->snap || top_col_on(c, l->snap->version))
 			overlay_add(l, "  %-10s %s", top_cols[c].header, top_cols[c].help);
+	overlay_add(l, "  %-10s %s", "CONTAINER",
+		    "the container (or, for a pod's own cgroup, the pod) that owns it; C");
 	return R_REDRAW;
 }
 
@@ -911,7 +1161,7 @@ static void draw(struct loop *l)
 	size_t first, shown;
 	const struct mcg_sample_global *g;
 	char h0[512], h1[256], h2[256], h3[256], h4[256], prompt[8400], a[16], b[16], c[16];
-	char stale[96];
+	char stale[96], htl[BAR_MAX_CELLS * 4 + 128];
 	int n = 0;
 
 	if (!l->snap)
@@ -938,6 +1188,11 @@ static void draw(struct loop *l)
 			 l->o->model.filter[0] ? " - filter: " : "", l->o->model.filter);
 	}
 	f.header[n++] = h0;
+	if (l->o->hist) {
+		timeline_line(l, htl, sizeof(htl));
+		if (htl[0])
+			f.header[n++] = htl;
+	}
 	top_fmt_size((double)g->v[MCG_G_MEM_TOTAL], a, sizeof(a));
 	top_fmt_size((double)g->v[MCG_G_MEM_AVAILABLE], b, sizeof(b));
 	top_fmt_size((double)g->v[MCG_G_MEM_FREE], c, sizeof(c));
@@ -974,6 +1229,8 @@ static void draw(struct loop *l)
 	f.nrows = l->nrows;
 	f.sel = top_model_selected_pos(&l->o->model, l->snap, l->rows, l->nrows);
 	f.mark = l->o->hist ? l->mark : NULL;
+	f.trend = l->o->hist ? NULL : l->trend;
+	f.owner = l->owner_any && !l->owner_off ? (const char *const *)l->owner : NULL;
 	f.status = l->status[0] ? l->status
 		   : l->o->hist ? "h help  q quit  . , step  ] [ minute  } { hour  n N event  g go to  / filter  d detail"
 				: "h help  q quit  < > sort  r reverse  / filter  t tree  d detail  L limit  E empty  A async";
@@ -1009,6 +1266,12 @@ static void draw(struct loop *l)
 		}
 		f.prompt = prompt;
 	}
+	if (l->detail && !l->o->hist && l->trend) {
+		const struct mcg_sample_row *r = selected(l);
+
+		f.graph = r ? l->trend : NULL;
+		f.graph_id = r ? r->id : 0;
+	}
 	if (l->overlay_title) {
 		f.overlay_title = l->overlay_title;
 		f.overlay = (const char *const *)l->overlay;
@@ -1028,6 +1291,7 @@ static int sample(struct loop *l)
 		/* replay: frames move by keys only */
 		if (l->o->first) {
 			replay_show(l, l->o->first);
+			timeline_scan(l);
 			l->o->first = NULL;
 		}
 		return l->snap ? 0 : -ENOENT;
@@ -1040,6 +1304,8 @@ static int sample(struct loop *l)
 	}
 	mcg_snapshot_unref(l->snap);
 	l->snap = snap;
+	top_trend_push(&l->trend, snap); /* out of memory: the trend stops, the table goes on */
+	owners_fill(l);
 	rebuild(l);
 	if (l->detail) {
 		size_t top = l->overlay_top;
@@ -1100,12 +1366,19 @@ int top_interactive(struct cli *cli, struct top_opts *o, struct mcg_sampler *s)
 	draw(&l);
 	while (!quit) {
 		struct pollfd p[3] = {{STDIN_FILENO, POLLIN, 0}, {tfd, POLLIN, 0}, {sfd, POLLIN, 0}};
-		int todo = 0, k;
+		int todo = 0, k, n;
 
-		if (poll(p, 3, -1) < 0) {
+		/* --replay: the timeline's frames are read while no key waits */
+		n = poll(p, 3, l.tl_pending ? 0 : -1);
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
+		}
+		if (n == 0) {
+			if (timeline_scan(&l))
+				draw(&l);
+			continue;
 		}
 		if (p[2].revents & POLLIN) {
 			struct signalfd_siginfo si;
@@ -1155,6 +1428,9 @@ out:
 	free(l.target);
 	mcg_hist_frame_free(l.frame);
 	free(l.mark);
+	free(l.tl);
+	top_trend_free(l.trend);
+	mcg_strv_free(l.owner, l.nowner);
 	mcg_snapshot_unref(l.snap);
 	free(l.rows);
 	if (sfd >= 0)

@@ -1,7 +1,7 @@
 /* model.c: the pure part of 'top': cell values and text, sort, filter, tree and selection. */
 #include "top/model.h"
-#include "util.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,11 +95,7 @@ bool top_cell_value(const struct mcg_snapshot *s, const struct mcg_sample_row *r
 	case TOP_HIGH:
 		return amount(r, MCG_K_HIGH, ret);
 	case TOP_PCT:
-		if (!has(r, MCG_K_USAGE) || !has(r, MCG_K_LIMIT) || r->rec.v[MCG_K_LIMIT] == MCG_MAX ||
-		    !r->rec.v[MCG_K_LIMIT])
-			return false;
-		*ret = 100.0 * (double)r->rec.v[MCG_K_USAGE] / (double)r->rec.v[MCG_K_LIMIT];
-		return true;
+		return mcg_field_usage_percent(&r->rec, ret);
 	case TOP_ANON:
 		return amount(r, MCG_K_ANON, ret);
 	case TOP_FILE:
@@ -196,7 +192,7 @@ static void fmt_int(double v, char suffix, char *buf, size_t len)
 	*--p = 0;
 	if (suffix)
 		*--p = suffix;
-	p = mcg__u64_digits(u, 0, p);
+	p = mcg_u64_digits(u, 0, p);
 	if (neg)
 		*--p = '-';
 	put(buf, len, p);
@@ -454,4 +450,348 @@ void top_model_sort_next(struct top_model *m, int version, int dir)
 			break;
 	}
 	m->sort = c;
+}
+
+/* ---- the usage trend (a sparkline after USAGE) ---- */
+
+/* a row's session graph (top_graph_format): points oldest first, NAN where absent */
+struct graph {
+	unsigned n, per, acc; /* points kept, samples per point, samples in the last one */
+	uint64_t samples;
+	uint64_t first_ns, last_ns;
+	float usage[TOP_GRAPH_N], limit[TOP_GRAPH_N], high[TOP_GRAPH_N];
+	float recl[TOP_GRAPH_N]; /* RECL/s, the most of the point's samples */
+};
+
+struct trend_row {
+	uint64_t id;
+	unsigned n;		/* values kept, at most TOP_TREND_N */
+	double v[TOP_TREND_N];	/* oldest first; NAN: no usage in that sample */
+	struct graph *g;	/* moved from snapshot to snapshot, never copied */
+	bool kept;		/* (the old rows, during a push) moved to the new */
+};
+
+struct top_trend {
+	struct trend_row *rows; /* sorted by id */
+	size_t n;
+};
+
+static int trend_cmp(const void *a, const void *b)
+{
+	const struct trend_row *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static struct trend_row *trend_find(const struct top_trend *t, uint64_t id)
+{
+	struct trend_row key = {.id = id};
+
+	return t && t->n ? bsearch(&key, t->rows, t->n, sizeof(*t->rows), trend_cmp) : NULL;
+}
+
+static float value_or_nan(const struct mcg_sample_row *r, enum mcg_key k)
+{
+	return has(r, k) ? (float)r->rec.v[k] : NAN;
+}
+
+/* the most of two usages (NAN: absent) */
+static float fmax_nan(float a, float b)
+{
+	return isnan(a) ? b : isnan(b) ? a : a > b ? a : b;
+}
+
+static void graph_push(struct graph *g, const struct mcg_snapshot *s, const struct mcg_sample_row *r)
+{
+	float u = value_or_nan(r, MCG_K_USAGE), l = value_or_nan(r, MCG_K_LIMIT);
+	float h = value_or_nan(r, MCG_K_HIGH), rc = NAN;
+	double v;
+	unsigned i;
+
+	if (top_cell_value(s, r, TOP_RECL, &v))
+		rc = (float)v;
+	if (!g->samples)
+		g->first_ns = s->mono_ns;
+	g->last_ns = s->mono_ns;
+	g->samples++;
+	if (!g->per)
+		g->per = 1;
+	if (g->n && g->acc < g->per) {
+		/* the last point covers this sample too */
+		g->usage[g->n - 1] = fmax_nan(g->usage[g->n - 1], u);
+		g->recl[g->n - 1] = fmax_nan(g->recl[g->n - 1], rc);
+		g->limit[g->n - 1] = l;
+		g->high[g->n - 1] = h;
+		g->acc++;
+		return;
+	}
+	if (g->n == TOP_GRAPH_N) {
+		/* full: pairs merge, each point twice as long */
+		for (i = 0; i < TOP_GRAPH_N / 2; i++) {
+			g->usage[i] = fmax_nan(g->usage[2 * i], g->usage[2 * i + 1]);
+			g->recl[i] = fmax_nan(g->recl[2 * i], g->recl[2 * i + 1]);
+			g->limit[i] = g->limit[2 * i + 1];
+			g->high[i] = g->high[2 * i + 1];
+		}
+		g->n = TOP_GRAPH_N / 2;
+		g->per *= 2;
+	}
+	g->usage[g->n] = u;
+	g->recl[g->n] = rc;
+	g->limit[g->n] = l;
+	g->high[g->n] = h;
+	g->n++;
+	g->acc = 1;
+}
+
+int top_trend_push(struct top_trend **tp, const struct mcg_snapshot *s)
+{
+	struct top_trend *t = *tp;
+	struct trend_row *nr;
+	size_t i;
+
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		*tp = t;
+	}
+	nr = calloc(s->n_rows ? s->n_rows : 1, sizeof(*nr));
+	if (!nr)
+		return -ENOMEM;
+	for (i = 0; i < t->n; i++)
+		t->rows[i].kept = false;
+	for (i = 0; i < s->n_rows; i++) {
+		const struct mcg_sample_row *r = &s->rows[i];
+		struct trend_row *old = trend_find(t, r->id);
+		struct trend_row *w = &nr[i];
+
+		if (old && !old->kept) {
+			*w = *old;
+			old->kept = true;
+		}
+		w->id = r->id;
+		if (!w->g)
+			w->g = calloc(1, sizeof(*w->g)); /* out of memory: no graph for it */
+		if (w->g)
+			graph_push(w->g, s, r);
+		if (w->n == TOP_TREND_N) {
+			memmove(w->v, w->v + 1, (TOP_TREND_N - 1) * sizeof(w->v[0]));
+			w->n--;
+		}
+		w->v[w->n++] = has(r, MCG_K_USAGE) ? (double)r->rec.v[MCG_K_USAGE] : NAN;
+	}
+	qsort(nr, s->n_rows, sizeof(*nr), trend_cmp);
+	for (i = 0; i < t->n; i++)
+		if (!t->rows[i].kept)
+			free(t->rows[i].g); /* a cgroup gone */
+	free(t->rows);
+	t->rows = nr;
+	t->n = s->n_rows;
+	return 0;
+}
+
+void top_trend_free(struct top_trend *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->n; i++)
+		free(t->rows[i].g);
+	free(t->rows);
+	free(t);
+}
+
+void top_trend_format(const struct top_trend *t, uint64_t id, bool utf8, char *buf, size_t len)
+{
+	static const char *const blocks[8] = {
+		"\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588",
+	};
+	static const char ascii[8] = {'_', '.', ',', '-', '=', '+', '*', '#'};
+	const struct trend_row *r = trend_find(t, id);
+	double lo = INFINITY, hi = -INFINITY;
+	size_t o = 0;
+	unsigned i, pad = r ? TOP_TREND_N - r->n : TOP_TREND_N;
+
+	if (!len)
+		return;
+	for (i = 0; r && i < r->n; i++)
+		if (!isnan(r->v[i])) {
+			lo = r->v[i] < lo ? r->v[i] : lo;
+			hi = r->v[i] > hi ? r->v[i] : hi;
+		}
+	for (i = 0; i < TOP_TREND_N; i++) {
+		double v = i < pad ? NAN : r->v[i - pad];
+		int lvl = 3; /* flat: the middle */
+		const char *c;
+		char one[2] = {0};
+		size_t l;
+
+		if (!isnan(v) && hi - lo > hi / 64)
+			lvl = (int)((v - lo) / (hi - lo) * 7 + 0.5);
+		if (isnan(v)) {
+			c = " ";
+		} else if (utf8) {
+			c = blocks[lvl];
+		} else {
+			one[0] = ascii[lvl];
+			c = one;
+		}
+		l = strlen(c);
+		if (o + l >= len)
+			break;
+		memcpy(buf + o, c, l);
+		o += l;
+	}
+	buf[o] = '\0';
+}
+
+/* a limit or high that is set: "max" (and v1's 2^63 - 4096) is none */
+static bool set_limit(float v)
+{
+	return !isnan(v) && v < 4.6e18f;
+}
+
+/* the line (0: the bottom) of the cell V falls in on a graph of HEIGHT lines for 0..TOP, -1: none */
+static long graph_line(float v, double top, unsigned height)
+{
+	long r;
+
+	if (!set_limit(v))
+		return -1;
+	r = (long)((double)v / top * height);
+	return r >= (long)height ? (long)height - 1 : r;
+}
+
+struct top_graph_info top_graph_format(const struct top_trend *t, uint64_t id, unsigned width,
+				       unsigned height, bool utf8, char *buf, size_t stride)
+{
+	static const char *const eighth[9] = {
+		" ", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588",
+	};
+	const struct trend_row *r = trend_find(t, id);
+	const struct graph *g = r ? r->g : NULL;
+	struct top_graph_info info = {0};
+	unsigned first, i, y;
+	double top = 0;
+
+	for (y = 0; y < height; y++)
+		if (stride)
+			buf[y * stride] = '\0';
+	if (!g || !g->n || !height || stride < 8)
+		return info;
+	first = width < g->n ? g->n - width : 0;
+	for (i = first; i < g->n; i++) {
+		if (!isnan(g->usage[i]) && g->usage[i] > top)
+			top = g->usage[i];
+		if (set_limit(g->limit[i]) && g->limit[i] > top)
+			top = g->limit[i];
+		if (set_limit(g->high[i]) && g->high[i] > top)
+			top = g->high[i];
+	}
+	if (top <= 0)
+		top = 1;
+	info.points = g->n - first;
+	info.per = g->per;
+	info.samples = g->samples;
+	info.seconds = (double)(g->last_ns - g->first_ns) / 1e9;
+	info.scale = top;
+	for (y = 0; y < height; y++) {
+		unsigned row = height - 1 - y; /* 0: the bottom line */
+		char *l = buf + (size_t)y * stride, label[16];
+		size_t o;
+
+		if (y == 0)
+			top_fmt_size(top, label, sizeof(label));
+		else
+			snprintf(label, sizeof(label), "%s", row == 0 ? "0" : "");
+		o = (size_t)snprintf(l, stride, "%6.6s|", label);
+		for (i = first; i < g->n && o < stride; i++) {
+			char one[2] = {0};
+			const char *c = " ";
+			size_t cl;
+			/* the cells the limit and high fall in: the top line holds the top */
+			long lr = graph_line(g->limit[i], top, height);
+			long hr = graph_line(g->high[i], top, height);
+
+			if (lr == (long)row) {
+				c = "L";
+			} else if (hr == (long)row) {
+				c = "H";
+			} else if (!isnan(g->usage[i])) {
+				double e = (double)g->usage[i] / top * height * 8 - (double)row * 8;
+				int in = e >= 8 ? 8 : e <= 0 ? 0 : (int)(e + 0.5);
+
+				if (utf8) {
+					c = eighth[in];
+				} else if (in >= 4) {
+					one[0] = '#';
+					c = one;
+				}
+			}
+			cl = strlen(c);
+			if (o + cl >= stride)
+				break;
+			memcpy(l + o, c, cl);
+			o += cl;
+		}
+		l[o < stride ? o : stride - 1] = '\0';
+	}
+	return info;
+}
+
+bool top_graph_rate_format(const struct top_trend *t, uint64_t id, unsigned width, bool utf8,
+			   char *buf, size_t len)
+{
+	static const char *const blocks[8] = {
+		"\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588",
+	};
+	static const char ascii[8] = {'_', '.', ',', '-', '=', '+', '*', '#'};
+	const struct trend_row *r = trend_find(t, id);
+	const struct graph *g = r ? r->g : NULL;
+	unsigned first, i;
+	double top = 0;
+	char label[16];
+	size_t o;
+	bool any = false;
+
+	if (len)
+		buf[0] = '\0';
+	if (!g || !g->n || len < 8)
+		return false;
+	first = width < g->n ? g->n - width : 0;
+	for (i = first; i < g->n; i++)
+		if (!isnan(g->recl[i])) {
+			any = true;
+			top = g->recl[i] > top ? g->recl[i] : top;
+		}
+	if (!any)
+		return false;
+	top_fmt_size(top, label, sizeof(label));
+	o = (size_t)snprintf(buf, len, "%6.6s|", label);
+	for (i = first; i < g->n && o < len; i++) {
+		char one[2] = {0};
+		const char *c = " ";
+		size_t cl;
+
+		if (!isnan(g->recl[i])) {
+			/* nothing reclaimed is the lowest level, the most the highest */
+			int lvl = top > 0 ? (int)((double)g->recl[i] / top * 7 + 0.5) : 0;
+
+			if (utf8) {
+				c = blocks[lvl];
+			} else {
+				one[0] = ascii[lvl];
+				c = one;
+			}
+		}
+		cl = strlen(c);
+		if (o + cl >= len)
+			break;
+		memcpy(buf + o, c, cl);
+		o += cl;
+	}
+	buf[o] = '\0';
+	return true;
 }

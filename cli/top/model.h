@@ -91,4 +91,56 @@ void top_model_move(struct top_model *m, const struct mcg_snapshot *s, const int
 /* Next / previous column shown on VERSION for sorting. */
 void top_model_sort_next(struct top_model *m, int version, int dir);
 
+/*
+ * The usage trend of each row over the last TOP_TREND_N samples of the live view (a
+ * sparkline after USAGE), kept by row id: a cgroup removed is dropped, one made again
+ * starts over.
+ */
+#define TOP_TREND_N 8
+struct top_trend;
+/* Add the usage of every row of S (a new *T on the first call); -ENOMEM keeps the old. */
+int top_trend_push(struct top_trend **t, const struct mcg_snapshot *s);
+void top_trend_free(struct top_trend *t);
+/*
+ * Row ID's trend into BUF: TOP_TREND_N cells, oldest first, blank for samples not yet
+ * taken; eight levels from the window's least to its most (UTF-8: the blocks U+2581 to
+ * U+2588; ASCII: "_.,-=+*#"), a window that moves less than 1/64 of its most drawn level
+ * in the middle.
+ */
+void top_trend_format(const struct top_trend *t, uint64_t id, bool utf8, char *buf, size_t len);
+
+/*
+ * The detail pane's graph of a row over the whole session, kept with the trend:
+ * TOP_GRAPH_N points of usage (the most of the samples a point covers), limit
+ * and high (the last); when the points run out, pairs merge and each point
+ * covers twice as many samples.
+ */
+#define TOP_GRAPH_N 128
+struct top_graph_info {
+	unsigned points;  /* points kept (0: none) */
+	unsigned per;     /* samples per point */
+	uint64_t samples; /* samples taken */
+	double seconds;   /* from the first sample to the last */
+	double scale;     /* the graph's top, bytes */
+};
+/*
+ * Row ID's graph into HEIGHT lines at BUF, BUF + STRIDE, ... (each NUL-terminated):
+ * a 6-cell axis label and '|' ("512M" on the top line, "0" on the bottom), then
+ * the last WIDTH points at most, oldest first, each a column filled from the
+ * bottom to its usage (UTF-8: the blocks U+2581 to U+2588 in eighths of a cell;
+ * ASCII: '#' for a cell at least half full), 'L' in the cell of the limit and
+ * 'H' in that of high where they are set (the limit wins). The top is the most
+ * of usage, limit and high over the points drawn. Returns what was drawn.
+ */
+struct top_graph_info top_graph_format(const struct top_trend *t, uint64_t id, unsigned width,
+				       unsigned height, bool utf8, char *buf, size_t stride);
+/*
+ * Row ID's RECL/s over the same points as its graph, a sparkline into BUF: the
+ * most rate (6 cells) and '|', then a cell per point in eight levels from 0 to
+ * that most (UTF-8: U+2581 to U+2588; ASCII "_.,-=+*#"), blank where there was
+ * no rate (the first sample). False (BUF empty) when no point has one.
+ */
+bool top_graph_rate_format(const struct top_trend *t, uint64_t id, unsigned width, bool utf8,
+			   char *buf, size_t len);
+
 #endif

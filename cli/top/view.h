@@ -24,13 +24,22 @@ struct view_frame {
 	size_t nrows;
 	const unsigned char *mark; /* per row of snap (NULL: none): '*' before the name (replay: an event) */
 	size_t sel;            /* position of the selected row in rows */
-	const char *header[6]; /* NULL-terminated lines above the table */
+	const char *header[7]; /* NULL-terminated lines above the table */
 	const char *status;    /* bottom line: keys, messages */
 	const char *prompt;    /* input line (with the text typed so far), or NULL */
 	const char *overlay_title; /* help or detail: shown instead of the table */
 	const char *const *overlay;
 	size_t noverlay;
 	size_t overlay_top; /* first overlay line shown */
+	const struct top_trend *trend; /* usage trends after USAGE (NULL: none; wide terminals) */
+	/*
+	 * per row of snap: who owns it ("docker:web", "pod:shop/api"; NULL: nobody), shown
+	 * (escaped) in a CONTAINER column after the name; NULL: no such column
+	 */
+	const char *const *owner;
+	/* the detail pane's graph above its lines: row GRAPH_ID's (NULL: none) */
+	const struct top_trend *graph;
+	uint64_t graph_id;
 };
 
 /* Start curses on the terminal with newterm(); -ENOTTY when it cannot. */
@@ -46,5 +55,6 @@ void view_resume(void);
 /* Draw F; *RET_FIRST and *RET_N: the rows of the table on screen (positions in f->rows). */
 void view_draw(const struct view_frame *f, size_t *ret_first, size_t *ret_n);
 int view_lines(void);
+int view_cols(void);
 
 #endif

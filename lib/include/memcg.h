@@ -39,7 +39,7 @@ enum {
 	MCG_E_ESCAPE,       /* path escapes the hierarchy */
 	MCG_E_STALE_JOURNAL, /* a journal from an interrupted run exists */
 	MCG_E_LOCKED,       /* another memcgctl holds the cgroup */
-	MCG_E_LIBCGROUP,    /* libcgroup failed without an errno */
+	MCG_E_LIBCGROUP,    /* unused (libcgroup is no longer linked); kept: the codes keep their values */
 	MCG_E_UNTRUSTED,    /* a run/state directory or file memcgctl must not trust */
 	MCG_E_CONFLICT,     /* another writer changed a value memcgctl had set */
 	MCG_E_CORRUPT,      /* a journal or state file memcgctl did not write */
@@ -58,6 +58,8 @@ MCG_EXPORT const char *mcg_strerror(int err);
 MCG_EXPORT size_t mcg_escape(const char *s, char *buf, size_t len);
 /* The same, into a malloc'd string; NULL on allocation failure. */
 MCG_EXPORT char *mcg_escape_dup(const char *s);
+/* True when mcg_escape(S) is S itself: printable ASCII but the backslash (numbers, sizes, most names). */
+MCG_EXPORT bool mcg_escape_plain(const char *s);
 /*
  * Length of the valid UTF-8 sequence at S (2..4 bytes, its code point in
  * *RET_CP if not NULL), or 0: an ASCII byte, overlong forms, surrogates and
@@ -65,6 +67,17 @@ MCG_EXPORT char *mcg_escape_dup(const char *s);
  * escape them.
  */
 MCG_EXPORT size_t mcg_utf8_seq(const unsigned char *s, uint32_t *ret_cp);
+/*
+ * A code point a printer escapes although it is valid UTF-8: a C1 control,
+ * which a terminal acts on, or a bidirectional control (LRM, RLM, ALM, the
+ * embeddings, overrides and isolates), which reorders what follows it on the
+ * line: "bidi\u202eexe.txt" shows as "biditxt.exe".
+ */
+static inline bool mcg_cp_escaped(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
 
 /* ---- context ---------------------------------------------------------- */
 
@@ -82,7 +95,7 @@ typedef void (*mcg_log_fn)(void *userdata, int level, const char *fmt, va_list a
 /* A context, and the groups and samplers made from it, are used from one thread at a time. */
 struct mcg_ctx;
 
-/* Discover the memory controller (libcgroup, then /proc/self/mountinfo). */
+/* Discover the memory controller (/proc/self/mountinfo). */
 MCG_EXPORT int mcg_ctx_new(mcg_log_fn log, void *userdata, struct mcg_ctx **ret);
 /*
  * Use ROOT as the memory hierarchy root. VERSION is 1 or 2, or 0 to detect it
@@ -101,6 +114,9 @@ MCG_EXPORT const char *mcg_ctx_procfs(const struct mcg_ctx *ctx);
 /* Runtime directory for journals and locks ("/run/memcgctl" by default). */
 MCG_EXPORT int mcg_ctx_set_rundir(struct mcg_ctx *ctx, const char *dir);
 MCG_EXPORT const char *mcg_ctx_rundir(const struct mcg_ctx *ctx);
+/* The log callback of CTX, and replacing it (a daemon routes the library's messages to its log). */
+MCG_EXPORT void mcg_ctx_get_log(const struct mcg_ctx *ctx, mcg_log_fn *ret_log, void **ret_userdata);
+MCG_EXPORT void mcg_ctx_set_log(struct mcg_ctx *ctx, mcg_log_fn log, void *userdata);
 MCG_EXPORT void mcg_log(const struct mcg_ctx *ctx, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Read a file under the context's procfs, e.g. "vmstat" or "sys/vm/dirty_ratio". */
@@ -119,10 +135,22 @@ struct mcg_group;
 
 /*
  * SPEC: a path relative to the hierarchy root as /proc/PID/cgroup prints it
- * ("/web", "web/a"), an absolute cgroupfs path under the root, or "pid:N".
+ * ("/web", "web/a"), an absolute cgroupfs path under the root, "pid:N", or a
+ * name the context's resolver takes (mcg_ctx_set_resolver: a systemd unit).
  * Refuses ".." components, symlinks and anything that is not a memory cgroup.
  */
 MCG_EXPORT int mcg_group_open(struct mcg_ctx *ctx, const char *spec, struct mcg_group **ret);
+
+/*
+ * A resolver of names (a systemd unit, later a container) to cgroup paths, which
+ * mcg_group_open() asks before it takes SPEC as a path: 0 when SPEC is not a
+ * name it knows, 1 with the path (relative to the root, malloc'd) in *RET, or
+ * -errno (-ENOENT: a name it knows that names no cgroup now). The rooms below
+ * the one that resolves (systemd/) thus never call it: the caller installs it.
+ */
+typedef int (*mcg_resolve_fn)(const struct mcg_ctx *ctx, const char *spec, char **ret,
+			      void *userdata);
+MCG_EXPORT void mcg_ctx_set_resolver(struct mcg_ctx *ctx, mcg_resolve_fn fn, void *userdata);
 MCG_EXPORT void mcg_group_close(struct mcg_group *g);
 /* Canonical path relative to the root, "/" for the root itself. */
 MCG_EXPORT const char *mcg_group_path(const struct mcg_group *g);
@@ -216,6 +244,7 @@ struct mcg_psi {
 
 /* The one table of counters, struct mcg_record and the verdicts over it. */
 #include <memcg/schema.h>
+#include <memcg/fields.h>
 
 /* Everything about one group (show, list): its record and memory.stat's raw keys. */
 struct mcg_info {
@@ -235,6 +264,21 @@ MCG_EXPORT void mcg_info_release(struct mcg_info *info);
  */
 MCG_EXPORT int mcg_group_read_record(const struct mcg_group *g, struct mcg_record *rec,
 				     struct mcg_stat *st);
+/*
+ * A reader of the counters of WANT (NULL: all) for a walk: the files that
+ * hold them and nothing else (those of the derived ones they ask for too;
+ * processes and children only when asked), the plan made once, no
+ * allocation per group. The record holds at least WANT's counters that the
+ * kernel has. MCG_READER_STAT_ERR: a memory.stat that is there but cannot be
+ * read is an error, as in mcg_group_info(); else what could be read is 0.
+ */
+struct mcg_reader;
+enum { MCG_READER_STAT_ERR = 1 << 0 };
+MCG_EXPORT int mcg_reader_new(struct mcg_ctx *ctx, const struct mcg_keyset *want, unsigned flags,
+			      struct mcg_reader **ret);
+MCG_EXPORT int mcg_reader_read(struct mcg_reader *rd, const struct mcg_group *g,
+			       struct mcg_record *rec);
+MCG_EXPORT void mcg_reader_free(struct mcg_reader *rd);
 /* Every "key number" line of memory.stat text (normalised values: mcg_record_parse). */
 MCG_EXPORT int mcg_stat_parse(const char *text, struct mcg_stat *ret);
 MCG_EXPORT void mcg_stat_release(struct mcg_stat *st);
@@ -325,6 +369,29 @@ MCG_EXPORT int mcg_txn_conflict(const struct mcg_txn *t, const char **ret_knob,
 				uint64_t *ret_found, uint64_t *ret_expected);
 
 /*
+ * Another process's write seen on a knob memcgctl held (fanotify reports each
+ * completed write with the writer's pid). OVERWRITTEN: the file still held
+ * memcgctl's own value after it, so the kernel completing memcgctl's step (a
+ * v1 limit write installs its value only once its reclaim is done) wrote over
+ * theirs, which memcgctl cannot know; memcgctl then put back LEFT (the
+ * original, never its own lowered value). Otherwise their value was kept.
+ */
+struct mcg_writer_seen {
+	bool seen;
+	bool overwritten;
+	pid_t pid;		 /* 0: unknown (the event queue overflowed) */
+	char comm[17];		 /* /proc/PID/comm when seen, raw (escape to print) */
+	char knob[48];
+	uint64_t step_value;	 /* the value memcgctl's step wrote */
+	uint64_t step_start_ns;	 /* CLOCK_REALTIME: memcgctl's write began */
+	uint64_t seen_ns;	 /* CLOCK_REALTIME: the other write was seen */
+	uint64_t left;		 /* OVERWRITTEN: what memcgctl left there */
+	bool left_ok;		 /* OVERWRITTEN: LEFT written and read back */
+};
+/* The first other writer seen by T (its steps, rollback); -ENOENT if none. */
+MCG_EXPORT int mcg_txn_writer_seen(const struct mcg_txn *t, struct mcg_writer_seen *ret);
+
+/*
  * What a journal said and what recovery did, for the caller to report.
  * Recovery writes a saved value back only over a value memcgctl itself left
  * (the original, or the temporary values the journal names); a value anyone
@@ -352,6 +419,7 @@ struct mcg_recovery {
 	int conflicts;       /* knobs left with another writer's value */
 	char knob[48];       /* the first of them, */
 	uint64_t found, expected; /* what it holds and what memcgctl had written */
+	struct mcg_writer_seen writer; /* another process wrote during the restore */
 };
 /*
  * Restore from every stale journal (PATH NULL) or the one for PATH. Returns the
@@ -377,14 +445,6 @@ struct mcg_step {
 	int kernel_err;        /* the kernel's errno for a short step, 0 otherwise */
 };
 
-/*
- * Reclaim about BYTES from the transaction's cgroup. v2: one write to
- * memory.reclaim. v1: lower memory.limit_in_bytes to usage - BYTES (the kernel
- * reclaims in our context before installing it), then write the journalled
- * original limit back. A short step is a success with short_ set; -EINTR and
- * other errors are returned after the v1 limit has been restored.
- */
-MCG_EXPORT int mcg_reclaim_step(struct mcg_txn *t, uint64_t bytes, struct mcg_step *ret);
 MCG_EXPORT struct mcg_group *mcg_txn_group(const struct mcg_txn *t);
 /* Read the cgroup's usage (memory.current or memory.usage_in_bytes). */
 MCG_EXPORT int mcg_group_usage(const struct mcg_group *g, uint64_t *ret);
@@ -397,7 +457,11 @@ MCG_EXPORT int mcg_group_usage(const struct mcg_group *g, uint64_t *ret);
 #include <memcg/dirty.h>
 #include <memcg/sample.h>
 #include <memcg/unit.h>
+#include <memcg/container.h>
 #include <memcg/history.h>
+#include <memcg/sizing.h>
+#include <memcg/oom.h>
+#include <memcg/util.h>
 
 #ifdef __cplusplus
 }

@@ -52,6 +52,12 @@ if command -v bash >/dev/null; then
 	echo "$out" | grep -qx show || { echo "bash completion of 'sh' did not offer show: $out"; rc=1; }
 	out=$(bash -c '. "$1/completions/memcgctl.bash"; PATH="$(dirname "$2"):$PATH"; COMP_WORDS=(memcgctl list --de); COMP_CWORD=2; _memcgctl; printf "%s\n" "${COMPREPLY[@]}"' _ "$src" "$bin")
 	echo "$out" | grep -q -- "--depth" || { echo "bash completion of 'list --de' did not offer --depth: $out"; rc=1; }
+	# container and pod names (the containers fixture's state): "dock" and, split at ':', "podman:qu"
+	fx="$src/tests/cli/fixtures/containers"
+	out=$(MEMCGCTL_STATE_ROOT="$fx/state" bash -c '. "$1/completions/memcgctl.bash"; PATH="$(dirname "$2"):$PATH"; COMP_WORDS=(memcgctl --root "$3" show dock); COMP_CWORD=4; COMP_LINE="memcgctl --root $3 show dock"; COMP_POINT=${#COMP_LINE}; _memcgctl; printf "%s\n" "${COMPREPLY[@]}"' _ "$src" "$bin" "$fx/cgroup")
+	echo "$out" | grep -qx "docker:web" || { echo "bash completion of 'show dock' did not offer docker:web: $out"; rc=1; }
+	out=$(MEMCGCTL_STATE_ROOT="$fx/state" bash -c '. "$1/completions/memcgctl.bash"; PATH="$(dirname "$2"):$PATH"; COMP_WORDS=(memcgctl --root "$3" show podman : qu); COMP_CWORD=6; COMP_LINE="memcgctl --root $3 show podman:qu"; COMP_POINT=${#COMP_LINE}; _memcgctl; printf "%s\n" "${COMPREPLY[@]}"' _ "$src" "$bin" "$fx/cgroup")
+	[ "$out" = queue ] || { echo "bash completion of 'show podman:qu' did not offer queue: $out"; rc=1; }
 fi
 [ $rc = 0 ] && echo "docs and completions agree with $bin"
 exit $rc

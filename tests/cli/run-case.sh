@@ -5,7 +5,8 @@
 # NAME.out, NAME.err, NAME.status, and optionally NAME.files (a list of fixture files
 # whose content after the run must equal NAME.files.d/<path>) and NAME.env (VAR=VALUE
 # lines exported for the run, e.g. COLUMNS=60). The C locale is exported (ASCII tree
-# art and \xHH for non-ASCII names in tables); "timestamp_ns":N prints as @TS@.
+# art and \xHH for non-ASCII names in tables); "timestamp_ns":N prints as @TS@, and the
+# measured interval of top -b's later samples as @IV@.
 # usage: run-case.sh MEMCGCTL CASE.cmd FIXTURES
 set -eu
 bin=$1 case=$2 fixtures=$3
@@ -25,7 +26,10 @@ envf=
 status=$?
 set -e
 echo "$status" >"$tmp/status"
-sed -i -e "s|$tmp/fix|@FIX@|g" -e 's/"timestamp_ns":[0-9]*/"timestamp_ns":@TS@/g' "$tmp/out" "$tmp/err"
+# a later sample's interval is the time measured between samples, which a loaded machine
+# stretches (top -b -d 0.1 printed 0.2s): @IV@; the first sample's 0.0s stays checked
+sed -i -e "s|$tmp/fix|@FIX@|g" -e 's/"timestamp_ns":[0-9]*/"timestamp_ns":@TS@/g' \
+	-e '/, sample [2-9][0-9]*, /s/, interval [0-9.]*s$/, interval @IV@/' "$tmp/out" "$tmp/err"
 if [ "${MCG_UPDATE:-0}" = 1 ]; then
 	cp "$tmp/out" "$dir.out"
 	cp "$tmp/err" "$dir.err"

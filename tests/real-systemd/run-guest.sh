@@ -14,8 +14,8 @@
 #   MCG_V2_KERNEL_DIR       an unpacked linux-image .deb (default $MCG_V2_CACHE/current)
 #   MCG_SD_CACHE            root filesystem cache of setup.sh (default /var/cache/memcgctl-systemd)
 #   MCG_SD_IMAGE            the root filesystem image (default $MCG_SD_CACHE/current)
-#   MCG_SD_TIMEOUT          host-side limit for the whole boot in seconds (default 170)
-#   MCG_SD_SCENARIO_TIMEOUT per-scenario limit inside the guest (default 90)
+#   MCG_SD_TIMEOUT          host-side limit for the whole boot in seconds (default 900)
+#   MCG_SD_SCENARIO_TIMEOUT per-scenario limit inside the guest (default 300)
 #   MCG_SD_MEM_MIB          guest RAM (default 1024)
 #   MCG_SD_APPEND           more kernel command line (e.g. systemd.log_level=debug)
 #   MCG_SD_VERBOSE=1        print every scenario's stdout/stderr, not only on failure
@@ -34,8 +34,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 tier=real-systemd
 # shellcheck source=../real-v2/guest-lib.sh
 . "$here/../real-v2/guest-lib.sh"
-timeout_s=${MCG_SD_TIMEOUT:-170}
-scen_timeout=${MCG_SD_SCENARIO_TIMEOUT:-90}
+timeout_s=${MCG_SD_TIMEOUT:-900}
+scen_timeout=${MCG_SD_SCENARIO_TIMEOUT:-300}
 mem=${MCG_SD_MEM_MIB:-1024}
 kcache=${MCG_V2_CACHE:-/var/cache/memcgctl-v2}
 kdir=${MCG_V2_KERNEL_DIR:-$kcache/current}
@@ -81,6 +81,25 @@ copy_with_libs() { # host binary, guest path under /mcg
 	done
 }
 copy_with_libs "$memcgctl" /build/memcgctl
+# export --listen loads libmicrohttpd with dlopen(), which ldd does not see: from this host
+# when the image lacks it (issue 24: the export units under systemd)
+mhd=$(ldconfig -p 2>/dev/null | awk '$1 == "libmicrohttpd.so.12" { print $NF; exit }')
+if [ -n "$mhd" ] && ! grep -qxF libmicrohttpd.so.12 "$have_libs" 2>/dev/null; then
+	copy_with_libs "$mhd" /lib/libmicrohttpd.so.12
+fi
+# The image has no kernel modules (and no kmod): the few a scenario loads with busybox insmod
+# come from the kernel's package, as /mcg/modules/NAME.ko (overlay: podman's storage driver,
+# issue 30; the cloud kernel builds it as a module).
+mkdir -p "$m/modules"
+for mod in fs/overlayfs/overlay; do
+	ko=$(ls "$kdir/lib/modules/$kver/kernel/$mod".ko* 2>/dev/null | head -n 1 || true)
+	case $ko in
+	"") ;;
+	*.xz) xz -dc "$ko" >"$m/modules/${mod##*/}.ko" ;;
+	*.zst) zstd -qdc "$ko" >"$m/modules/${mod##*/}.ko" ;;
+	*) cp "$ko" "$m/modules/${mod##*/}.ko" ;;
+	esac
+done
 for h in tests/real/mcg-load tests/real-v2/mcg-write; do
 	if [ -x "$build/$h" ]; then
 		copy_with_libs "$build/$h" "/build/$h"
@@ -106,6 +125,9 @@ cp "$here"/*.sh "$m/src/tests/real-systemd/"
 # the unit files as shipped (lib/systemd/*.in: the scenarios fill in the paths)
 mkdir -p "$m/src/lib/systemd"
 cp "$src"/lib/systemd/* "$m/src/lib/systemd/"
+# and contrib's (the node_exporter textfile unit, issue 24)
+mkdir -p "$m/src/contrib/systemd"
+cp "$src"/contrib/systemd/* "$m/src/contrib/systemd/"
 guest_scenarios=
 for f in $scenarios; do
 	cp "$f" "$m/src/tests/real-systemd/scenarios/"
@@ -131,7 +153,9 @@ truncate -s 64M "$work/results.img"
 append="console=ttyS0 panic=-1 quiet loglevel=4 root=/dev/nvme0n1 rootfstype=ext4 rw"
 append="$append init=/lib/systemd/systemd systemd.unified_cgroup_hierarchy=1"
 append="$append systemd.unit=memcgctl-tests.target systemd.show_status=error"
-append="$append random.trust_cpu=on mitigations=off ${MCG_SD_APPEND:-}"
+# no_timer_check: a TCG guest descheduled on a busy host fails the IO-APIC timer check and
+# panics at boot ("IO-APIC + timer doesn't work!", seen in real-v2 under load)
+append="$append random.trust_cpu=on mitigations=off no_timer_check ${MCG_SD_APPEND:-}"
 guest_boot -kernel "$vmlinuz" -append "$append" \
 	-device nvme,id=nvme0,serial=mcgsd \
 	-drive "file=$image,if=none,id=root,format=raw,snapshot=on" \

@@ -18,8 +18,11 @@ suite=bookworm
 # systemd and what the guest tests use; libcgroup2..libncursesw6 are what memcgctl links
 # (libasan/libubsan of a sanitized build come per run). No udev: the disks are mounted by
 # device name, and udev's coldplug would cost seconds under TCG.
+# podman (issue 30): rootful, with crun (podman's first choice; runc is 8 MiB more) and
+# netavark as the network stack its containers-common needs (CNI's plugins are 44 MiB;
+# the scenarios run --network none), busybox-static for the image they import.
 packages="systemd systemd-sysv dbus libcgroup2 libnl-3-200 libnl-genl-3-200 libncursesw6
-	strace jq procps"
+	strace jq procps podman crun conmon netavark gpg busybox-static"
 
 say() { printf 'real-systemd setup: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
@@ -78,6 +81,11 @@ debootstrap --variant=minbase --include="$include" --cache-dir="$cache/debs" \
 	{ tail -n 30 "$tmp/debootstrap.log" >&2; die "debootstrap failed"; }
 
 r=$tmp/root
+# libgpgme11 (podman's) takes "gnupg | gpg" and debootstrap the first: gnupg's agent,
+# dirmngr, gpgsm, their translations and LDAP (14 MiB) go, gpg stays.
+chroot "$r" dpkg --purge gnupg gnupg-l10n gnupg-utils dirmngr gpgsm gpg-wks-server \
+	gpg-wks-client gpg-agent pinentry-curses libldap-2.5-0 libsasl2-2 libsasl2-modules-db \
+	libksba8 >"$tmp/purge.log" 2>&1 || { cat "$tmp/purge.log" >&2; die "dpkg --purge of gnupg failed"; }
 # A fixed machine id: an empty one is a first boot (presets applied to every unit).
 echo 6d656d6367636d656d6367636d656d63 >"$r/etc/machine-id"
 echo memcgctl-sd >"$r/etc/hostname"

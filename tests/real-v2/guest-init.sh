@@ -76,11 +76,11 @@ else
 	fail_setup "cannot mount cgroup2"
 fi
 
-# The disks probe asynchronously after insmod.
+# The disks probe asynchronously after insmod (60 s at most: TCG on a busy host is slow).
 i=0
 while ! data=$(find_disk mcgdata) || ! find_disk mcgresults >/dev/null; do
 	i=$((i + 1))
-	[ $i -gt 100 ] && break
+	[ $i -gt 600 ] && break
 	sleep 0.1
 done
 if [ -n "$data" ]; then

@@ -97,7 +97,7 @@ scratch_new() {
 }
 
 # spawn_in CGDIR CMD...: start CMD inside CGDIR in the background; waits for it to print
-# "ready" (mcg-load does) unless SPAWN_NOWAIT=1. Sets SPAWN_PID and SPAWN_OUT.
+# "ready" (mcg-load does), or with SPAWN_NOWAIT=1 until it is in CGDIR. Sets SPAWN_PID and SPAWN_OUT.
 spawn_in() {
 	cgdir=$1
 	shift
@@ -106,8 +106,17 @@ spawn_in() {
 	sh -c 'echo $$ >"$1/cgroup.procs" || exit 99; shift; exec "$@"' sh "$cgdir" "$@" >"$SPAWN_OUT" 2>&1 &
 	SPAWN_PID=$!
 	echo "$SPAWN_PID" >>"$MCG_CLEAN_PIDS"
-	[ "${SPAWN_NOWAIT:-0}" = 1 ] && return 0
 	i=0
+	if [ "${SPAWN_NOWAIT:-0}" = 1 ]; then
+		# in the cgroup, at least (it moves itself there before it runs CMD)
+		until grep -qx "$SPAWN_PID" "$cgdir/cgroup.procs"; do
+			kill -0 "$SPAWN_PID" 2>/dev/null || fail "child '$*' exited early: $(cat "$SPAWN_OUT")"
+			i=$((i + 1))
+			[ $i -gt 1200 ] && fail "child '$*' not in $cgdir after 120 s"
+			sleep 0.05
+		done
+		return 0
+	fi
 	while ! grep -q '^ready' "$SPAWN_OUT"; do
 		kill -0 "$SPAWN_PID" 2>/dev/null || fail "child '$*' exited early: $(cat "$SPAWN_OUT")"
 		i=$((i + 1))
@@ -129,6 +138,41 @@ stop_pid() {
 	wait "$1" 2>/dev/null || true
 }
 
+# catches PID SIG: PID, a program this scenario started (no longer the shell forked for it),
+# has its own handler for SIG (INT, TERM or HUP) now, so a SIG sent now is seen. A background
+# job starts with SIGINT ignored: one sent before the program installs its handler is lost.
+catches() {
+	[ -r "/proc/$1/status" ] || return 1
+	[ "$(readlink "/proc/$1/exe" 2>/dev/null)" != "$(readlink "/proc/$$/exe")" ] || return 1
+	case $2 in HUP) c_n=1 ;; INT) c_n=2 ;; TERM) c_n=15 ;; *) fail "catches: signal $2?" ;; esac
+	c_m=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
+	[ -n "$c_m" ] || return 1
+	c_m=${c_m#"${c_m%????????}"} # the low 32 signals: within any shell's arithmetic
+	[ $(((0x$c_m >> (c_n - 1)) & 1)) = 1 ]
+}
+# wait_catches PID SIG WHAT: wait until PID catches SIG (60 s at most; fail if WHAT ends first)
+wait_catches() {
+	wc_i=0
+	until catches "$1" "$2"; do
+		kill -0 "$1" 2>/dev/null || fail "$3 ended before it handled SIG$2"
+		wc_i=$((wc_i + 1))
+		[ $wc_i -le 600 ] || fail "$3 does not handle SIG$2 after 60 s"
+		sleep 0.1
+	done
+}
+# naps PID: PID sleeps in nanosleep now (memcgctl's waits: the lock poll, a stalled retry)
+naps() { case $(cat "/proc/$1/wchan" 2>/dev/null) in *nanosleep*) return 0 ;; esac; return 1; }
+# wait_until WHAT SECONDS CMD...: run CMD every 0.1 s until it succeeds; fail after SECONDS
+wait_until() {
+	wu_what=$1 wu_s=$2 wu_n=$(($2 * 10))
+	shift 2
+	wu_i=0
+	until "$@"; do
+		wu_i=$((wu_i + 1))
+		[ $wu_i -le $wu_n ] || fail "$wu_what: not within $wu_s s"
+		sleep 0.1
+	done
+}
 knob() { cat "$1/$2"; }
 # stat_key CGDIR KEY: a memory.stat value.
 stat_key() { awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print "absent" }' "$1/memory.stat"; }
@@ -182,7 +226,7 @@ now_ceil() {
 
 # record_start CGREL RECORD-ARGS...: "memcgctl record --store $STORE RECORD-ARGS" in the
 # background (REC, its pid; $MCG_TMP/rec.err, its stderr) until its first frames, those that
-# hold CGREL, are in the store (10 s at most)
+# hold CGREL, are in the store (60 s at most)
 record_start() {
 	rs_rel=$1
 	shift
@@ -192,11 +236,38 @@ record_start() {
 	i=0
 	until "$MEMCGCTL" dump --store "$STORE" --csv "$rs_rel" 2>/dev/null | grep -q ",$rs_rel,"; do
 		i=$((i + 1))
-		[ $i -gt 100 ] && fail "no frame with $rs_rel after 10 s: $(cat "$MCG_TMP/rec.err")"
+		[ $i -gt 600 ] && fail "no frame with $rs_rel after 60 s: $(cat "$MCG_TMP/rec.err")"
 		kill -0 "$REC" 2>/dev/null || fail "record exited: $(cat "$MCG_TMP/rec.err")"
 		sleep 0.1
 	done
 	ok "recording"
+}
+# frame_times CGREL: the times (ms) of the frames of CGREL in the store, one a line
+frame_times() {
+	"$MEMCGCTL" dump --store "$STORE" --csv "$1" 2>/dev/null | awk -F, -v c="$1" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$col["cgroup"] == c && $col["event"] == "" { print substr($1, 1, length($1) - 6) }'
+}
+# frames_after CGREL MS N [INTERVAL_MS]: wait until the store holds N frames of CGREL taken
+# after MS, at whatever pace a loaded machine lets record sample (60 s at most). The first
+# look comes after N intervals (250 ms): a dump reads the whole store.
+frames_after() {
+	fa_i=0
+	sleep "$(awk -v n="$3" -v d="${4:-250}" 'BEGIN { print n * d / 1000 }')"
+	until [ "$(frame_times "$1" | awk -v a="$2" '$1 + 0 > a + 0' | wc -l)" -ge "$3" ]; do
+		kill -0 "$REC" 2>/dev/null || fail "record exited: $(cat "$MCG_TMP/rec.err")"
+		fa_i=$((fa_i + 1))
+		[ $fa_i -le 120 ] || fail "not $3 frames of $1 after $2 in 60 s"
+		sleep 0.5
+	done
+}
+# frame_after CGREL MS K: the time of the K-th frame of CGREL after MS
+frame_after() { frame_times "$1" | awk -v a="$2" -v k="$3" '$1 + 0 > a + 0 && ++n == k { print; exit }'; }
+# frame_since CGREL MS: where a window for what happened at MS starts: the time of the last
+# frame of CGREL taken at or before MS, or MS. A frame's time is when its sample started, and a
+# sample in flight at MS (a long one, on a loaded machine) may read the change made after MS.
+frame_since() {
+	frame_times "$1" | awk -v a="$2" '$1 + 0 <= a + 0 { t = $1 } END { print (t != "" ? t : a) }'
 }
 
 # ---- a shrink that cannot finish (set-limit and recover scenarios) ------------
@@ -225,20 +296,21 @@ journals() { ls "$MEMCGCTL_RUNDIR/journal/" 2>/dev/null | grep -c '\.journal$' |
 # fname CGREL: a cgroup's state file name (mcg__cgroup_file_name): root and path, '%' and '/'
 # escaped
 fname() { printf '%s' "$MCG_CGROOT$1" | sed 's/%/%25/g; s|/|%2f|g'; }
-# usage_under CGDIR BYTES WHAT [SECONDS]: wait up to SECONDS (10) for CGDIR's usage to come
+# usage_under CGDIR BYTES WHAT [SECONDS]: wait up to SECONDS (60) for CGDIR's usage to come
 # down to BYTES (reclaimd brings it there), then assert it
 usage_under() {
 	i=0
-	while [ "$(knob "$1" "$K_USAGE")" -gt "$2" ] && [ $i -lt $((${4:-10} * 10)) ]; do
+	while [ "$(knob "$1" "$K_USAGE")" -gt "$2" ] && [ $i -lt $((${4:-60} * 10)) ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
 	assert_le "$3" "$(knob "$1" "$K_USAGE")" "$2"
 }
-# reclaimd_exits PID WHEN: reclaimd PID exits within 5 s ("still runs WHEN" if not)
+# reclaimd_exits PID WHEN: reclaimd PID exits within 60 s ("still runs WHEN" if not; a
+# sanitized daemon's exit, its leak check, takes seconds on a loaded machine)
 reclaimd_exits() {
 	i=0
-	while kill -0 "$1" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	while kill -0 "$1" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 	kill -0 "$1" 2>/dev/null && fail "reclaimd $1 still runs $2"
 	ok "reclaimd exited $2"
 }
@@ -253,9 +325,15 @@ reclaimd_log_clean() {
 # ---- a real terminal (tmux) for the live view --------------------------------
 # tmux_session NAME COLS CMD: a tmux server of the scenario's own (removed on exit, with
 # mcg_cleanup after it) running CMD in a COLSx40 pane kept after CMD exits. T runs tmux on
-# that server; screen prints the pane; wait_for TEXT waits until it shows TEXT (5 s).
+# that server; screen prints the pane; wait_for TEXT waits until it shows TEXT (30 s).
+# Each session gets a server (socket) of its own: a server whose last session was killed
+# exits in its own time, and a new session on its socket could reach it while it goes
+# ("server exited unexpectedly": failed real-v1/top-container in CI).
+MCG_TMUX_N=0
 tmux_session() {
-	MCG_TMUX_SOCK="memcgctl-test-$$"
+	if [ $MCG_TMUX_N -gt 0 ]; then T kill-server 2>/dev/null || true; fi
+	MCG_TMUX_N=$((MCG_TMUX_N + 1))
+	MCG_TMUX_SOCK="memcgctl-test-$$-$MCG_TMUX_N"
 	MCG_TMUX_SESSION=$1
 	trap tmux_cleanup EXIT
 	T new-session -d -s "$1" -x "$2" -y 40 "$3"
@@ -265,8 +343,12 @@ T() { tmux -L "$MCG_TMUX_SOCK" "$@"; }
 tmux_cleanup() {
 	st=$?
 	set +e # a failing kill-server must not skip the cleanup
-	tmux -L "$MCG_TMUX_SOCK" kill-server 2>/dev/null
-	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$MCG_TMUX_SOCK"
+	n=1
+	while [ $n -le $MCG_TMUX_N ]; do
+		tmux -L "memcgctl-test-$$-$n" kill-server 2>/dev/null
+		rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/memcgctl-test-$$-$n"
+		n=$((n + 1))
+	done
 	(exit $st) # mcg_cleanup exits with the status it finds
 	mcg_cleanup
 }
@@ -275,7 +357,7 @@ wait_for() {
 	i=0
 	until screen | grep -qF -- "$1"; do
 		i=$((i + 1))
-		[ $i -gt 50 ] && { screen >&2; fail "the screen never showed '$1'"; }
+		[ $i -gt 300 ] && { screen >&2; fail "the screen never showed '$1'"; }
 		sleep 0.1
 	done
 	ok "screen shows '$1'"
@@ -285,8 +367,20 @@ wait_for() {
 confirmed_action() {
 	wait_for "$2"
 	T send-keys -t "$MCG_TMUX_SESSION" y
-	wait_for "press Enter to return to top"
-	screen | grep -E '^\[exit status 0\]' >/dev/null || { screen >&2; fail "$1 did not succeed"; }
+	# the exit status after this action's own command line: the shell's screen still shows
+	# the previous action's "[exit status N] press Enter" until this one prints
+	i=0
+	until screen | awk -v what="$1" '
+		/^\$ memcgctl / { n = split(what, w, " "); m = 1
+			for (k = 1; k <= n; k++) if (index($0, w[k]) == 0) m = 0
+			cmd = m; st = "" }
+		/^\[exit status [0-9]+\] press Enter to return to top/ { st = $3 }
+		END { if (!cmd || st == "") exit 1; print st > "/dev/stderr"; exit 0 }' 2>"$MCG_TMP/action.st"; do
+		i=$((i + 1))
+		[ $i -gt 300 ] && { screen >&2; fail "$1: no exit status on the screen"; }
+		sleep 0.1
+	done
+	[ "$(cat "$MCG_TMP/action.st")" = "0]" ] || { screen >&2; fail "$1 did not succeed"; }
 	T send-keys -t "$MCG_TMUX_SESSION" Enter
 	wait_for "$3"
 }
@@ -296,7 +390,7 @@ quit_view() {
 	T send-keys -t "$MCG_TMUX_SESSION" q
 	i=0
 	until [ -s "$MCG_TMP/status" ]; do
-		i=$((i + 1)); [ $i -gt 50 ] && fail "$1 did not quit"; sleep 0.1
+		i=$((i + 1)); [ $i -gt 300 ] && fail "$1 did not quit"; sleep 0.1
 	done
 	assert_eq "$1 exit status" "exit=0" "$(cat "$MCG_TMP/status")"
 	assert_eq "alternate screen after $1 quit" 0 "$(T display -p -t "$MCG_TMUX_SESSION" '#{alternate_on}')"

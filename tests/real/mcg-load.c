@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 static void usage(void)
@@ -16,6 +17,8 @@ static void usage(void)
 			"       mcg-load anon MIB [--hold]\n"
 			"       mcg-load mlock MIB [--hold]\n"
 			"       mcg-load hold\n"
+			"       mcg-load loop FILE MS (read FILE every MS ms, ready after the first pass)\n"
+			"       mcg-load fill FILE (append to FILE for ever, every page of its own locked)\n"
 			"       mcg-load exec-as UID GID CMD [ARGS...]\n");
 	exit(2);
 }
@@ -103,6 +106,51 @@ static int do_anon(long mib, int lock)
 	return 0; /* kept mapped on purpose */
 }
 
+/* A working set of known size: FILE's page cache, touched every MS ms (size tests). */
+static int do_loop(const char *file, long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	if (do_read(file))
+		return 1;
+	printf("ready\n");
+	fflush(stdout);
+	for (;;) {
+		if (do_read(file))
+			return 1;
+		nanosleep(&ts, NULL);
+	}
+}
+
+/*
+ * Charges that fail without an OOM: append to FILE (tmpfs: pages reclaim cannot free) for
+ * ever, a write that fails at the limit tried again. Every page of this process is faulted
+ * in and locked first (MCL_FUTURE: also the next ones), so no fault of its own waits in the
+ * memcg OOM path when the limit is reached with the OOM killer disabled (v1 oom_control).
+ */
+static int do_fill(const char *file)
+{
+	static char buf[65536];
+	int fd;
+
+	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
+		perror("mlockall");
+		return 1;
+	}
+	fd = open(file, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	if (fd < 0) {
+		perror(file);
+		return 1;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	for (;;)
+		if (write(fd, buf, sizeof(buf)) < 0 && errno != ENOMEM && errno != ENOSPC && errno != EINTR) {
+			perror("write");
+			return 1;
+		}
+}
+
 int main(int argc, char **argv)
 {
 	int hold = 0, sync_it = 0, r = 0, i;
@@ -140,6 +188,10 @@ int main(int argc, char **argv)
 		r = do_anon(arg_mib(argv[2]), 1);
 	else if (!strcmp(argv[1], "hold"))
 		hold = 1;
+	else if (!strcmp(argv[1], "loop") && argc >= 4)
+		return do_loop(argv[2], arg_mib(argv[3]));
+	else if (!strcmp(argv[1], "fill") && argc >= 3)
+		return do_fill(argv[2]);
 	else
 		usage();
 	if (r)

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "memcg.h"
-#include "internal.h"
+#include "ops/ops.h"
 #include "fx-tmp.h"
 #include <memcg/async-persist.h>
 

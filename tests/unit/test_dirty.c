@@ -480,6 +480,9 @@ static void test_from_snapshot_v2(void **state)
 	snap.page_size = ps;
 	snap.rows = rows;
 	snap.n_rows = 3;
+	rows[0].path = "/";
+	rows[1].path = "/a";
+	rows[2].path = "/a/b";
 	rows[0].parent = -1; /* the root: no limits of its own count */
 	mcg_record_set(&rows[0].rec, MCG_K_LIMIT, 1 * M);
 	mcg_record_set(&rows[0].rec, MCG_K_USAGE, 1 * M);
@@ -500,6 +503,15 @@ static void test_from_snapshot_v2(void **state)
 	/* no dirty counters: nothing to say */
 	assert_int_equal(mcg_dirty_cg_from_snapshot(&snap, 1, 2, &c), -ENOENT);
 	assert_int_equal(mcg_dirty_cg_from_snapshot(&snap, 3, 2, &c), -EINVAL);
+	/* a snapshot of a subtree: its first row is a cgroup like any other (/a's 100M binds) */
+	snap.rows = rows + 1;
+	snap.n_rows = 2;
+	rows[1].parent = -1;
+	rows[2].parent = 0;
+	mcg_record_set(&rows[1].rec, MCG_K_LIMIT, 70 * M);
+	assert_int_equal(mcg_dirty_cg_from_snapshot(&snap, 1, 2, &c), 0);
+	assert_true(c.headroom == 10 * M / ps);
+	assert_true(c.limit == 70 * M);
 }
 
 int main(void)

@@ -276,6 +276,100 @@ static void test_info_fixtures(void **state)
 	mcg_ctx_free(ctx);
 }
 
+/*
+ * A reader of some counters (list, one-shot export) gives each of them as
+ * mcg_group_info() does, and reads no file that none of them needs; info's
+ * raw memory.stat keys (parsed in the record's pass) are mcg_stat_parse()'s.
+ */
+static void check_reader(struct mcg_ctx *ctx, const char *path)
+{
+	static const enum mcg_key sets[][4] = {
+		{MCG_K_USAGE},
+		{MCG_K_ANON, MCG_K_FILE, MCG_K_DIRTY, MCG_K_WRITEBACK},
+		{MCG_K_SWAP_USAGE},
+		{MCG_K_REFAULT, MCG_K_EFFECTIVE_LIMIT},
+		{MCG_K_NR_PROCS, MCG_K_LIMIT},
+	};
+	struct mcg_reader *rd;
+	struct mcg_record rec;
+	struct mcg_keyset ks;
+	struct mcg_group *g;
+	struct mcg_stat st;
+	struct mcg_info i;
+	char file[8400], *text;
+	unsigned k;
+	size_t s, j;
+	FILE *f;
+
+	assert_int_equal(mcg_group_open(ctx, path, &g), 0);
+	assert_int_equal(mcg_group_info(g, &i), 0);
+	for (s = 0; s < sizeof(sets) / sizeof(sets[0]); s++) {
+		memset(&ks, 0, sizeof(ks));
+		for (j = 0; j < 4 && (j == 0 || sets[s][j]); j++)
+			mcg_keyset_add(&ks, sets[s][j]);
+		assert_int_equal(mcg_reader_new(ctx, &ks, MCG_READER_STAT_ERR, &rd), 0);
+		assert_int_equal(mcg_reader_read(rd, g, &rec), 0);
+		mcg_keyset_foreach(k, &ks) {
+			assert_int_equal(mcg_record_has(&rec, k), mcg_record_has(&i.rec, k));
+			if (mcg_record_has(&rec, k))
+				assert_true(rec.v[k] == i.rec.v[k]);
+		}
+		/* usage alone: memory.stat, cgroup.procs and the children are not read */
+		if (s == 0) {
+			assert_true(mcg_record_has(&i.rec, MCG_K_ANON));
+			assert_false(mcg_record_has(&rec, MCG_K_ANON));
+			assert_false(mcg_record_has(&rec, MCG_K_NR_PROCS));
+			assert_false(mcg_record_has(&rec, MCG_K_NR_CHILDREN));
+		}
+		mcg_reader_free(rd);
+	}
+	/* every counter: the whole record */
+	assert_int_equal(mcg_reader_new(ctx, NULL, 0, &rd), 0);
+	assert_int_equal(mcg_reader_read(rd, g, &rec), 0);
+	for (k = 0; k < MCG_K__COUNT; k++) {
+		assert_int_equal(mcg_record_has(&rec, k), mcg_record_has(&i.rec, k));
+		if (mcg_record_has(&rec, k))
+			assert_true(rec.v[k] == i.rec.v[k]);
+	}
+	mcg_reader_free(rd);
+	/* the raw keys, in file order */
+	snprintf(file, sizeof(file), "%s%s/memory.stat", mcg_ctx_root(ctx), path);
+	f = fopen(file, "r");
+	assert_non_null(f);
+	text = calloc(1, 65536);
+	assert_non_null(text);
+	assert_true(fread(text, 1, 65535, f) > 0);
+	fclose(f);
+	assert_int_equal(mcg_stat_parse(text, &st), 0);
+	assert_true(st.n_raw >= 10);
+	assert_int_equal(i.stat.n_raw, st.n_raw);
+	for (j = 0; j < st.n_raw; j++) {
+		assert_string_equal(i.stat.raw[j].key, st.raw[j].key);
+		assert_true(i.stat.raw[j].value == st.raw[j].value);
+	}
+	mcg_stat_release(&st);
+	free(text);
+	mcg_info_release(&i);
+	mcg_group_close(g);
+}
+
+static void test_reader_fixtures(void **state)
+{
+	char dir[4200];
+	struct mcg_ctx *ctx;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/../../cli/fixtures/v1/cgroup", MCG_TEST_DATA);
+	assert_int_equal(mcg_ctx_new_root(dir, 0, NULL, NULL, &ctx), 0);
+	check_reader(ctx, "/fixture/app");
+	mcg_ctx_free(ctx);
+	snprintf(dir, sizeof(dir), "%s/../../cli/fixtures/v2/cgroup", MCG_TEST_DATA);
+	assert_int_equal(mcg_ctx_new_root(dir, 0, NULL, NULL, &ctx), 0);
+	check_reader(ctx, "/fixture/idle");
+	check_reader(ctx, "/fixture/app");
+	mcg_ctx_free(ctx);
+}
+
 /* A knob that is a symlink (planted in a --root tree) is never followed: read, write, exists. */
 static void test_knob_symlink(void **state)
 {
@@ -452,7 +546,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_paths), cmocka_unit_test(test_pid_v1),
 		cmocka_unit_test(test_knobs), cmocka_unit_test(test_walk),
-		cmocka_unit_test(test_info_fixtures), cmocka_unit_test(test_strerror),
+		cmocka_unit_test(test_info_fixtures), cmocka_unit_test(test_reader_fixtures),
+		cmocka_unit_test(test_strerror),
 		cmocka_unit_test(test_knob_symlink), cmocka_unit_test(test_deep_paths),
 		cmocka_unit_test(test_depth_bound),
 	};

@@ -5,15 +5,17 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "history-internal.h"
+#include "ops/ops.h"
+#include "store/store.h"
 #include "fx-tmp.h"
 
 #define NS 1000000000ULL
@@ -112,19 +114,17 @@ static bool alive(int c, int f)
 	return true;
 }
 
-static void write_store(unsigned key_every)
+/* Frame F of the test store: mcg_hist_write()'s result. */
+static int write_one(struct mcg_hist_writer *w, int f)
 {
-	struct mcg_hist_opts o = {.dir = dir, .key_every = key_every};
-	struct mcg_hist_writer *w;
 	struct mcg_record recs[NCG + 1];
 	struct mcg_hist_cgroup cg[NCG + 1];
 	struct mcg_hist_event ev = {.type = MCG_HEV_CHANGE, .cgroup = "/a", .uid = 0,
 				    .loginuid = 1000, .pid = 42, .comm = "memcgctl",
 				    .op = "set-limit", .detail = "memory.max max -> 536870912"};
-	int f, c, n;
+	int c, n;
 
-	assert_int_equal(mcg_hist_writer_open(&o, 2, "/sys/fs/cgroup", &w), 0);
-	for (f = 0; f < NFR; f++) {
+	{
 		for (c = 0, n = 0; c <= NCG; c++) {
 			if (!alive(c, f))
 				continue;
@@ -132,6 +132,7 @@ static void write_store(unsigned key_every)
 			cg[n].path = paths[c];
 			cg[n].id = (uint64_t)c + 100;
 			cg[n].rec = &recs[n];
+			cg[n].name = NULL;
 			n++;
 		}
 		ev.time_ns = T0 + (uint64_t)f * 5 * NS - NS;
@@ -146,10 +147,19 @@ static void write_store(unsigned key_every)
 			g.delayacct = 1;
 			mcg_hist_writer_set_global(w, &g);
 		}
-		assert_int_equal(mcg_hist_write(w, T0 + (uint64_t)f * 5 * NS, cg, (size_t)n, &ev,
-						f == 10 ? 1 : 0),
-				 0);
+		return mcg_hist_write(w, T0 + (uint64_t)f * 5 * NS, cg, (size_t)n, &ev, f == 10 ? 1 : 0);
 	}
+}
+
+static void write_store(unsigned key_every)
+{
+	struct mcg_hist_opts o = {.dir = dir, .key_every = key_every};
+	struct mcg_hist_writer *w;
+	int f;
+
+	assert_int_equal(mcg_hist_writer_open(&o, 2, "/sys/fs/cgroup", &w), 0);
+	for (f = 0; f < NFR; f++)
+		assert_int_equal(write_one(w, f), 0);
 	assert_int_equal(mcg_hist_writer_close(w), 0);
 }
 
@@ -414,7 +424,7 @@ static void test_truncated(void **state)
 	mcg_hist_reader_free(r);
 	assert_int_equal(b.n, 1);
 	assert_int_equal(b.frame[0], NFR);
-	assert_non_null(strstr(b.why[0], "truncated"));
+	assert_non_null(strstr(b.why[0], MCG_HIST_WHY_TORN));
 }
 
 static void test_planted(void **state)
@@ -461,6 +471,175 @@ static int count_segments(void)
 	return n;
 }
 
+/* The namer: "name-of:PATH" for /a and /a/b, none for the others; counts its calls. */
+static unsigned namer_calls;
+static size_t namer(void *ud, const char *path, char *buf, size_t len)
+{
+	(void)ud;
+	namer_calls++;
+	if (strcmp(path, "/a") && strcmp(path, "/a/b"))
+		return 0;
+	return (size_t)snprintf(buf, len, "docker:n%s", path);
+}
+
+static const char *row_name(const struct mcg_hist_frame *fr, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < fr->snap->n_rows; i++)
+		if (!strcmp(fr->snap->rows[i].path, path))
+			return fr->names[i];
+	fail_msg("no row %s", path);
+	return NULL;
+}
+
+/*
+ * Names: stored when a cgroup is first seen (the namer asked once per cgroup,
+ * across key frames), the caller's own name kept, a name the reader would not
+ * take never written; every frame reads them back, past key frames.
+ */
+static void test_names(void **state)
+{
+	struct mcg_hist_opts o = {.dir = dir, .key_every = 3};
+	struct mcg_hist_writer *w;
+	struct mcg_hist_reader *r;
+	struct mcg_hist_frame *fr;
+	struct mcg_record rec;
+	struct bad b = {0};
+	struct mcg_hist_cgroup cg[4] = {{"/", 1, &rec, NULL},
+					{"/a", 2, &rec, NULL},
+					{"/a/b", 3, &rec, NULL},
+					{"/c", 4, &rec, "bad\nname"}};
+	int f, n = 0;
+
+	(void)state;
+	rec_at(1, 0, &rec);
+	namer_calls = 0;
+	assert_int_equal(mcg_hist_writer_open(&o, 2, "/m", &w), 0);
+	mcg_hist_writer_set_namer(w, namer, NULL);
+	for (f = 0; f < 8; f++) {
+		cg[2].name = f >= 4 ? "pod:shop/api" : NULL; /* the caller's own: taken when new */
+		assert_int_equal(mcg_hist_write(w, T0 + (uint64_t)f * 5 * NS, cg, 4, NULL, 0), 0);
+	}
+	assert_int_equal(mcg_hist_writer_close(w), 0);
+	/* the first frame asks for /, /a and /a/b (not /c: its own name, refused); each key
+	 * frame again for / only (no name to carry) */
+	assert_int_equal(namer_calls, 3 + 2);
+	assert_false(mcg_hist_name_valid("bad\nname", 8));
+	assert_false(mcg_hist_name_valid("", 0));
+	assert_true(mcg_hist_name_valid("pod:shop/api", 12));
+
+	assert_int_equal(mcg_hist_reader_open(dir, on_bad, &b, &r), 0);
+	for (f = mcg_hist_seek(r, 0, &fr); f == 0; f = mcg_hist_next(r, &fr), n++) {
+		assert_non_null(fr->names);
+		assert_null(row_name(fr, "/"));
+		assert_string_equal(row_name(fr, "/a"), "docker:n/a");
+		/* the first name seen stays: the name given later is not the cgroup's first */
+		assert_string_equal(row_name(fr, "/a/b"), "docker:n/a/b");
+		assert_null(row_name(fr, "/c"));
+		mcg_hist_frame_free(fr);
+	}
+	assert_int_equal(n, 8);
+	/* from the middle (decoded from a key frame) */
+	assert_int_equal(mcg_hist_seek(r, T0 + 20 * NS, &fr), 0);
+	assert_string_equal(row_name(fr, "/a"), "docker:n/a");
+	mcg_hist_frame_free(fr);
+	mcg_hist_reader_free(r);
+	assert_int_equal(b.n, 0);
+}
+
+/* A format-2 frame with a name the writer never writes (a control byte, too long): corrupt. */
+static void test_names_planted(void **state)
+{
+	static const char magic[8] = MCG__HIST_SEG_MAGIC;
+	static const char *const bad_names[] = {"a\x1b[2Jb", NULL};
+	char longname[MCG_HIST_NAME_MAX + 2], path[512], seg[64];
+	int which;
+
+	(void)state;
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	snprintf(seg, sizeof(seg), "history-%020llu.seg", (unsigned long long)T0);
+	for (which = 0; which < 3; which++) {
+		const char *nm = which == 0 ? bad_names[0] : which == 1 ? longname : "docker:ok";
+		struct mcg__hist_buf p = {0}, fb = {0};
+		struct mcg__hist_fhdr h = {0};
+		struct mcg_hist_reader *r;
+		struct mcg_hist_frame *fr;
+		struct bad b = {0};
+		size_t l = strlen(nm);
+		int fd;
+
+#define PV(v) (assert_int_equal(mcg__hist_buf_reserve(&p, 10), 0), \
+	       p.len += mcg_hist_varint_put(p.p + p.len, 10, (v)))
+#define PB(s, n) (assert_int_equal(mcg__hist_buf_reserve(&p, (n)), 0), \
+		  memcpy(p.p + p.len, (s), (n)), p.len += (n))
+#define FRAME(t)                                                                                   \
+	do {                                                                                       \
+		h.type = (t);                                                                      \
+		h.plen = h.rawlen = (uint32_t)p.len;                                               \
+		h.time_ns = T0;                                                                    \
+		h.pcrc = mcg_hist_crc32c(0, p.p, p.len);                                           \
+		assert_int_equal(mcg__hist_buf_reserve(&fb, MCG__HIST_FHDR + p.len), 0);           \
+		mcg__hist_header_put(fb.p + fb.len, &h);                                           \
+		memcpy(fb.p + fb.len + MCG__HIST_FHDR, p.p, p.len);                                \
+		fb.len += MCG__HIST_FHDR + p.len;                                                  \
+		p.len = 0;                                                                         \
+	} while (0)
+		assert_int_equal(mcg__hist_buf_reserve(&fb, 8), 0);
+		memcpy(fb.p, magic, 8);
+		fb.len = 8;
+		PV(MCG__HIST_FORMAT);
+		PV(2);
+		PV(0);
+		PV(4096);
+		PV(60);
+		PV(1);
+		PV(5);
+		PB("usage", 5);
+		FRAME(MCG__HIST_SEGHDR);
+		PV(1); /* one cgroup added: slot 0, "/x", the name */
+		PV(0);
+		PV(2);
+		PB("/x", 2);
+		PV(l);
+		PB(nm, l);
+		PV(0);
+		PV(1);
+		PB("", 1); /* flags 0 */
+		PV(0);
+		PV(0);
+		PV(0);
+		PV(0);
+		PV(0);
+		FRAME(MCG__HIST_KEY);
+#undef PV
+#undef PB
+#undef FRAME
+		fx_rmtree(dir);
+		assert_int_equal(mkdir(dir, 0700), 0);
+		snprintf(path, sizeof(path), "%s/%s", dir, seg);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, fb.p, fb.len), (ssize_t)fb.len);
+		close(fd);
+		free(p.p);
+		free(fb.p);
+		assert_int_equal(mcg_hist_reader_open(dir, on_bad, &b, &r), 0);
+		if (which < 2) {
+			assert_int_equal(mcg_hist_seek(r, 0, &fr), -ENOENT);
+			assert_int_equal(b.n, 1);
+			assert_non_null(strstr(b.why[0], "malformed"));
+		} else {
+			assert_int_equal(mcg_hist_seek(r, 0, &fr), 0);
+			assert_string_equal(fr->names[0], "docker:ok");
+			mcg_hist_frame_free(fr);
+			assert_int_equal(b.n, 0);
+		}
+		mcg_hist_reader_free(r);
+	}
+}
+
 /* Segments roll by time; retention deletes whole old segments by age, then by size, never the open one. */
 static void test_retention(void **state)
 {
@@ -469,7 +648,7 @@ static void test_retention(void **state)
 	struct mcg_hist_reader *r;
 	struct mcg_hist_frame *fr;
 	struct mcg_record rec;
-	struct mcg_hist_cgroup cg = {"/a", 1, &rec};
+	struct mcg_hist_cgroup cg = {"/a", 1, &rec, NULL};
 	uint64_t first;
 	int f;
 
@@ -564,6 +743,249 @@ static void test_mutations(void **state)
 	free(buf);
 }
 
+/* ---- allocation failures: --wrap=calloc,--wrap=malloc (tests/CMakeLists.txt) ---- */
+
+void *__real_calloc(size_t n, size_t size);
+void *__real_malloc(size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_malloc(size_t size);
+/* the allocation that fails: the Nth from now; 0 none */
+static unsigned fail_in;
+
+static bool alloc_fails(void)
+{
+	if (fail_in && --fail_in == 0) {
+		errno = ENOMEM;
+		return true;
+	}
+	return false;
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	return alloc_fails() ? NULL : __real_calloc(n, size);
+}
+
+void *__wrap_malloc(size_t size)
+{
+	return alloc_fails() ? NULL : __real_malloc(size);
+}
+
+/*
+ * Every allocation of a seek, one at a time, fails: the seek says ENOMEM (or
+ * gets by), never reports a corrupt frame, and the same seek afterwards
+ * decodes the frame exactly.
+ */
+static void test_oom(void **state)
+{
+	struct mcg_hist_reader *r;
+	struct mcg_hist_frame *fr;
+	unsigned k, failed = 0;
+	int rc;
+
+	(void)state;
+	write_store(4);
+	for (k = 1; k < 10000; k++) {
+		struct bad b = {0};
+
+		assert_int_equal(mcg_hist_reader_open(dir, on_bad, &b, &r), 0);
+		/* frame 6: from the key frame 4, through 5 */
+		fail_in = k;
+		rc = mcg_hist_seek(r, T0 + 6 * 5 * NS, &fr);
+		if (fail_in) {
+			/* the seek made fewer than K allocations: every one has failed once */
+			fail_in = 0;
+			assert_int_equal(rc, 0);
+			mcg_hist_frame_free(fr);
+			mcg_hist_reader_free(r);
+			break;
+		}
+		if (rc == 0) {
+			check_frame(fr, 6);
+			mcg_hist_frame_free(fr);
+		} else {
+			assert_int_equal(rc, -ENOMEM);
+			failed++;
+		}
+		assert_int_equal(b.n, 0);
+		assert_int_equal(mcg_hist_seek(r, T0 + 6 * 5 * NS, &fr), 0);
+		check_frame(fr, 6);
+		mcg_hist_frame_free(fr);
+		assert_int_equal(mcg_hist_next(r, &fr), 0);
+		check_frame(fr, 7);
+		mcg_hist_frame_free(fr);
+		mcg_hist_reader_free(r);
+		assert_int_equal(b.n, 0);
+	}
+	assert_true(k > 5 && failed > 0);
+}
+
+/* A segment header naming NKEYS counters and a key frame adding NSLOT cgroups "/" with no values. */
+static void plant_wide(const char *name, unsigned nkeys, unsigned nslot)
+{
+	static const char magic[8] = MCG__HIST_SEG_MAGIC;
+	struct mcg__hist_buf p = {0}, f = {0};
+	struct mcg__hist_fhdr h = {0};
+	char path[512];
+	unsigned i;
+	int fd;
+
+#define PV(v) (assert_int_equal(mcg__hist_buf_reserve(&p, 10), 0), \
+	       p.len += mcg_hist_varint_put(p.p + p.len, 10, (v)))
+#define FRAME(t)                                                                                   \
+	do {                                                                                       \
+		h.type = (t);                                                                      \
+		h.plen = h.rawlen = (uint32_t)p.len;                                               \
+		h.time_ns = T0;                                                                    \
+		h.pcrc = mcg_hist_crc32c(0, p.p, p.len);                                           \
+		assert_int_equal(mcg__hist_buf_reserve(&f, MCG__HIST_FHDR + p.len), 0);            \
+		mcg__hist_header_put(f.p + f.len, &h);                                             \
+		memcpy(f.p + f.len + MCG__HIST_FHDR, p.p, p.len);                                  \
+		f.len += MCG__HIST_FHDR + p.len;                                                   \
+		p.len = 0;                                                                         \
+	} while (0)
+	assert_int_equal(mcg__hist_buf_reserve(&f, 8), 0);
+	memcpy(f.p, magic, 8);
+	f.len = 8;
+	PV(MCG__HIST_FORMAT_NONAMES); /* a store of before names: still read */
+	PV(2);
+	PV(0); /* root "" */
+	PV(4096);
+	PV(60);
+	PV(nkeys);
+	for (i = 0; i < nkeys; i++) {
+		PV(1);
+		p.p[p.len++] = 'x';
+	}
+	FRAME(MCG__HIST_SEGHDR);
+	PV(nslot);
+	for (i = 0; i < nslot; i++) {
+		PV(i);
+		PV(1);
+		assert_int_equal(mcg__hist_buf_reserve(&p, 1), 0);
+		p.p[p.len++] = '/';
+	}
+	PV(0);	   /* removed */
+	PV(nslot); /* live: one flags byte each, nothing moved */
+	assert_int_equal(mcg__hist_buf_reserve(&p, nslot), 0);
+	memset(p.p + p.len, 0, nslot);
+	p.len += nslot;
+	PV(0); /* events */
+	PV(0); /* global: none valid, no PSI, no delay accounting */
+	PV(0);
+	PV(0);
+	PV(0);
+	FRAME(MCG__HIST_KEY);
+#undef PV
+#undef FRAME
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, f.p, f.len), (ssize_t)f.len);
+	close(fd);
+	free(p.p);
+	free(f.p);
+}
+
+/*
+ * A key frame of ~100 KiB claiming 20000 cgroups of 1024 counters (160 MiB
+ * of state): corrupt, as the segment's size cannot account for it; the same
+ * cgroups with 8 counters read.
+ */
+static void test_amplify(void **state)
+{
+	struct mcg_hist_reader *r;
+	struct mcg_hist_frame *fr;
+	struct bad b = {0};
+	char seg[64];
+
+	(void)state;
+	snprintf(seg, sizeof(seg), "history-%020llu.seg", (unsigned long long)T0);
+	plant_wide(seg, 1024, 20000);
+	assert_int_equal(mcg_hist_reader_open(dir, on_bad, &b, &r), 0);
+	assert_int_equal(mcg_hist_seek(r, 0, &fr), -ENOENT);
+	mcg_hist_reader_free(r);
+	assert_int_equal(b.n, 1);
+	assert_int_equal(b.frame[0], 1);
+	assert_non_null(strstr(b.why[0], "more memory than a segment of its size"));
+
+	fx_rmtree(dir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	memset(&b, 0, sizeof(b));
+	plant_wide(seg, 8, 20000);
+	assert_int_equal(mcg_hist_reader_open(dir, on_bad, &b, &r), 0);
+	assert_int_equal(mcg_hist_seek(r, 0, &fr), 0);
+	assert_int_equal(fr->snap->n_rows, 20000);
+	mcg_hist_frame_free(fr);
+	mcg_hist_reader_free(r);
+	assert_int_equal(b.n, 0);
+}
+
+/*
+ * A full disk (RLIMIT_FSIZE here): a recorder restarted on it leaves no empty
+ * segment; a frame cut short is cut back off, and the frame after it is a key
+ * frame, so every frame written reads back exactly and nothing is corrupt.
+ */
+static void test_disk_full(void **state)
+{
+	struct mcg_hist_opts o = {.dir = dir, .key_every = 60};
+	struct mcg_hist_writer *w;
+	struct mcg_hist_reader *r;
+	struct mcg_hist_frame *fr;
+	struct rlimit old, lim;
+	struct bad b = {0};
+	struct stat st;
+	int f, i;
+
+	(void)state;
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	/* five restarts with not even room for a segment header */
+	lim = old;
+	lim.rlim_cur = 20;
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(mcg_hist_writer_open(&o, 2, "/sys/fs/cgroup", &w), 0);
+		assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+		assert_int_equal(write_one(w, 0), -EFBIG);
+		assert_int_equal(write_one(w, 1), -EFBIG);
+		assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+		mcg_hist_writer_close(w);
+		assert_int_equal(count_segments(), 0);
+	}
+	/* frames 0-5 fit, 6 does in part, 7 not at all; 8-11 after room was made */
+	assert_int_equal(mcg_hist_writer_open(&o, 2, "/sys/fs/cgroup", &w), 0);
+	for (f = 0; f < 6; f++)
+		assert_int_equal(write_one(w, f), 0);
+	assert_int_equal(stat(segment_path(), &st), 0);
+	lim.rlim_cur = (rlim_t)st.st_size + 40;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	assert_int_equal(write_one(w, 6), -EFBIG);
+	assert_int_equal(write_one(w, 7), -EFBIG);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	{
+		struct stat st2;
+
+		assert_int_equal(stat(segment_path(), &st2), 0);
+		assert_true(st2.st_size == st.st_size);
+	}
+	for (f = 8; f < 12; f++)
+		assert_int_equal(write_one(w, f), 0);
+	assert_int_equal(mcg_hist_writer_close(w), 0);
+	signal(SIGXFSZ, SIG_DFL);
+
+	assert_int_equal(mcg_hist_reader_open(dir, on_bad, &b, &r), 0);
+	for (f = 0; f < 12; f++) {
+		if (f == 6 || f == 7)
+			continue;
+		assert_int_equal(f ? mcg_hist_next(r, &fr) : mcg_hist_seek(r, 0, &fr), 0);
+		check_frame(fr, f);
+		mcg_hist_frame_free(fr);
+	}
+	assert_int_equal(mcg_hist_next(r, &fr), -ENOENT);
+	mcg_hist_reader_free(r);
+	assert_int_equal(b.n, 0);
+}
+
 static void test_untrusted_dir(void **state)
 {
 	struct mcg_hist_reader *r;
@@ -606,6 +1028,10 @@ static void test_spool(void **state)
 		"memcgctl-event 1 17  0 -1 99 memcgctl set-limit /web -",
 		"memcgctl-event 1 17 0 -1 99 memcgctl set-limit /web - ",
 		"memcgctl-event 1 17 0 -1 99 memcgctl - /web -",
+		/* nineteen digits that pass INT64_MAX (once read back as a negative id) */
+		"memcgctl-event 1 17 9999999999999999999 -1 99 memcgctl set-limit /web -",
+		"memcgctl-event 1 17 0 -1 4294967295 memcgctl set-limit /web -",
+		"memcgctl-event 1 9999999999999999999 0 -1 99 memcgctl set-limit /web -",
 	};
 	size_t i;
 
@@ -652,9 +1078,16 @@ static void test_time(void **state)
 	assert_true(t == (1796075777ULL - 21 * 3600 - 56 * 60 - 17) * NS);
 	assert_int_equal(mcg_hist_time_parse("@1796075777", now, &t, why, sizeof(why)), 0);
 	assert_true(t == now);
+	/* the last second 64 bits of nanoseconds hold */
+	assert_int_equal(mcg_hist_time_parse("2554-07-21T23:34:33Z", now, &t, why, sizeof(why)), 0);
+	assert_true(t == 18446744073ULL * NS);
 	static const char *const bad[] = {"", "-", "-2", "-2x", "25:00", "3:12", "03:61",
 					  "tomorrow", "yesterday 1400", "2026-13-01", "2026-11-30T",
-					  "2026-11-30T14:00Zjunk", "@", "@12x", "-99999999999d"};
+					  "2026-11-30T14:00Zjunk", "@", "@12x", "-99999999999d",
+					  /* past 2^64 ns (2554-07-21T23:34:33Z): wrapped to 1970 and after */
+					  "2600-01-01", "2600-01-01T00:00:00Z", "2554-07-21T23:34:34Z",
+					  "2554-07-22", "9999-12-31T23:59:59+01:00", "2026-02-29",
+					  "2026-04-31T10:00:00Z"};
 	size_t i;
 
 	for (i = 0; i < MCG_ARRAY_SIZE(bad); i++) {
@@ -662,6 +1095,155 @@ static void test_time(void **state)
 		assert_int_equal(mcg_hist_time_parse(bad[i], now, &t, why, sizeof(why)), -EINVAL);
 		assert_true(why[0] != '\0');
 	}
+	assert_int_equal(mcg_hist_time_parse("2028-02-29", now, &t, why, sizeof(why)), 0);
+	/* the one rule: a time without a zone is local (UTC+3 here), one with a zone is not */
+	setenv("TZ", "XST-3", 1);
+	tzset();
+	assert_int_equal(mcg_hist_time_parse("2026-11-30 14:00:05", now, &t, why, sizeof(why)), 0);
+	assert_true(t == (1796075777ULL - 21 * 3600 - 56 * 60 - 17 + 11 * 3600 + 5) * NS);
+	assert_int_equal(mcg_hist_time_parse("2026-11-30T14:00:05Z", now, &t, why, sizeof(why)), 0);
+	assert_true(t == (1796075777ULL - 21 * 3600 - 56 * 60 - 17 + 14 * 3600 + 5) * NS);
+	/* 21:56:17Z is 00:56:17 local on Dec 1: "00:30" is today local, 21:30Z on Nov 30 */
+	assert_int_equal(mcg_hist_time_parse("00:30", now, &t, why, sizeof(why)), 0);
+	assert_true(t == (1796075777ULL - 21 * 3600 - 56 * 60 - 17 + 21 * 3600 + 30 * 60) * NS);
+	{
+		char buf[40];
+
+		/* and every time printed is UTC */
+		assert_string_equal(mcg_hist_time_format(now + 5000000, buf, sizeof(buf)),
+				    "2026-11-30T21:56:17.005Z");
+	}
+	setenv("TZ", "UTC", 1);
+	tzset();
+}
+
+/*
+ * An early warning stored and read back with the kill events; an event of a
+ * type this reader does not know (a newer writer's) is skipped and its frame
+ * kept; a type past MCG_HEV_TYPE_MAX makes the frame corrupt.
+ */
+static void test_warning_event(void **state)
+{
+	struct mcg_hist_opts o = {.dir = dir, .key_every = 4};
+	struct mcg_hist_writer *w;
+	struct mcg_hist_reader *r;
+	struct mcg_hist_frame *fr;
+	struct mcg_record rec;
+	struct bad b = {0};
+	struct mcg_hist_cgroup cg[2] = {{"/", 1, &rec, NULL}, {"/job", 2, &rec, NULL}};
+	struct mcg_oom_warning wn = {0}, back;
+	struct mcg_hist_event ev[3];
+	static char text[4096], small[32];
+	int f, n = 0;
+
+	(void)state;
+	rec_at(1, 0, &rec);
+	wn.time_ns = T0 + 3 * NS;
+	snprintf(wn.cgroup, sizeof(wn.cgroup), "/job");
+	snprintf(wn.unit, sizeof(wn.unit), "job 1.service");
+	wn.usage = 64ULL << 20;
+	wn.limit = 64ULL << 20;
+	wn.limit_name = "memory.limit_in_bytes";
+	wn.reclaimable = 4096;
+	wn.signal = "failcnt";
+	wn.events = 17;
+	wn.interval_us = 100000;
+	wn.has_psi_full = true;
+	wn.psi_full_us = 1234;
+	snprintf(wn.why, sizeof(wn.why), "usage 64M at memory.limit_in_bytes 64M: an OOM kill is near");
+	assert_int_equal(mcg_oom_warning_to_event(&wn, &ev[0], text, sizeof(text)), 0);
+	assert_int_equal(ev[0].type, MCG_HEV_OOM_WARNING);
+	assert_string_equal(mcg_hist_event_name(ev[0].type), "oom_warning");
+	assert_int_equal(mcg_oom_warning_to_event(&wn, &ev[1], small, sizeof(small)), -ENOSPC);
+	ev[1] = ev[0];
+	ev[1].type = MCG_HEV_TYPE_MAX; /* a kind a later memcgctl may write */
+	ev[2] = (struct mcg_hist_event){.type = MCG_HEV_OOM_KILL, .cgroup = "/job", .count = 1,
+					.time_ns = T0 + 4 * NS, .uid = -1, .loginuid = -1,
+					.pid = -1};
+	assert_int_equal(mcg_hist_writer_open(&o, 1, "/m", &w), 0);
+	for (f = 0; f < 6; f++)
+		assert_int_equal(mcg_hist_write(w, T0 + (uint64_t)f * 5 * NS, cg, 2, ev,
+						f == 1 ? 3 : 0),
+				 0);
+	assert_int_equal(mcg_hist_writer_close(w), 0);
+	assert_int_equal(mcg_hist_reader_open(dir, on_bad, &b, &r), 0);
+	for (f = mcg_hist_seek(r, 0, &fr); f == 0; f = mcg_hist_next(r, &fr), n++) {
+		if (n == 1) {
+			assert_int_equal(fr->nev, 2);
+			assert_int_equal(fr->ev[0].type, MCG_HEV_OOM_WARNING);
+			assert_int_equal(fr->ev[1].type, MCG_HEV_OOM_KILL);
+			assert_int_equal(mcg_oom_warning_from_event(&fr->ev[0], &back), 0);
+			assert_int_equal(back.time_ns, wn.time_ns);
+			assert_string_equal(back.cgroup, "/job");
+			assert_string_equal(back.unit, "job 1.service");
+			assert_int_equal(back.usage, wn.usage);
+			assert_int_equal(back.limit, wn.limit);
+			assert_string_equal(back.limit_name, "memory.limit_in_bytes");
+			assert_int_equal(back.reclaimable, 4096);
+			assert_string_equal(back.signal, "failcnt");
+			assert_int_equal(back.events, 17);
+			assert_int_equal(back.interval_us, 100000);
+			assert_true(back.has_psi_full);
+			assert_int_equal(back.psi_full_us, 1234);
+			assert_string_equal(back.why, wn.why);
+		} else {
+			assert_int_equal(fr->nev, 0);
+		}
+		mcg_hist_frame_free(fr);
+	}
+	assert_int_equal(n, 6);
+	mcg_hist_reader_free(r);
+	assert_int_equal(b.n, 0);
+
+	/* what the writer does not write is refused */
+	ev[1] = ev[0];
+	ev[1].detail = "v2 usage=1";
+	assert_int_equal(mcg_oom_warning_from_event(&ev[1], &back), -MCG_E_CORRUPT);
+	ev[1].detail = "v1 usage=-1";
+	assert_int_equal(mcg_oom_warning_from_event(&ev[1], &back), -MCG_E_CORRUPT);
+	ev[1].detail = "v1 usage=99999999999999999999999";
+	assert_int_equal(mcg_oom_warning_from_event(&ev[1], &back), -MCG_E_CORRUPT);
+	ev[1].detail = "v1 why=%zz";
+	assert_int_equal(mcg_oom_warning_from_event(&ev[1], &back), -MCG_E_CORRUPT);
+	ev[1].detail = "v1 later=1 usage=5";
+	assert_int_equal(mcg_oom_warning_from_event(&ev[1], &back), 0);
+	assert_int_equal(back.usage, 5);
+	ev[1].cgroup = "job";
+	assert_int_equal(mcg_oom_warning_from_event(&ev[1], &back), -MCG_E_CORRUPT);
+	ev[1].cgroup = "/job";
+	ev[1].type = MCG_HEV_OOM_AUTOPSY;
+	assert_int_equal(mcg_oom_warning_from_event(&ev[1], &back), -MCG_E_CORRUPT);
+}
+
+/* A type past MCG_HEV_TYPE_MAX: no writer's, the frame is corrupt. */
+static void test_event_type_bound(void **state)
+{
+	struct mcg_hist_opts o = {.dir = dir, .key_every = 4};
+	struct mcg_hist_writer *w;
+	struct mcg_hist_reader *r;
+	struct mcg_hist_frame *fr;
+	struct mcg_record rec;
+	struct bad b = {0};
+	struct mcg_hist_cgroup cg[1] = {{"/", 1, &rec, NULL}};
+	struct mcg_hist_event ev = {.type = MCG_HEV_TYPE_MAX + 1, .cgroup = "/", .uid = -1,
+				    .loginuid = -1, .pid = -1, .time_ns = T0};
+	int f, n = 0;
+
+	(void)state;
+	rec_at(1, 0, &rec);
+	assert_int_equal(mcg_hist_writer_open(&o, 1, "/m", &w), 0);
+	for (f = 0; f < 3; f++)
+		assert_int_equal(mcg_hist_write(w, T0 + (uint64_t)f * 5 * NS, cg, 1, &ev,
+						f == 1 ? 1 : 0),
+				 0);
+	assert_int_equal(mcg_hist_writer_close(w), 0);
+	assert_int_equal(mcg_hist_reader_open(dir, on_bad, &b, &r), 0);
+	for (f = mcg_hist_seek(r, 0, &fr); f == 0; f = mcg_hist_next(r, &fr), n++)
+		mcg_hist_frame_free(fr);
+	mcg_hist_reader_free(r);
+	assert_int_equal(b.n, 1);
+	assert_int_equal(b.frame[0], 2); /* the header frame is 0 */
+	assert_int_equal(n, 1); /* frame 2 is a delta on the bad one: up to the next key frame */
 }
 
 int main(void)
@@ -674,7 +1256,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_planted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_untrusted_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_retention, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_names_planted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mutations, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_oom, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_amplify, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_disk_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_warning_event, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_event_type_bound, setup, teardown),
 		cmocka_unit_test(test_spool),
 		cmocka_unit_test(test_time),
 	};

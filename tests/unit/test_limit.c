@@ -11,9 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "ops/ops.h"
 #include "fx-files.h"
 #include "fx-tmp.h"
 
@@ -459,6 +460,79 @@ static void test_apply_and_rollback(void **state)
 	fx_free(&fx);
 }
 
+/*
+ * During the second step another process writes the limit, and the file then holds
+ * set-limit's value again, as when the kernel completing set-limit's v1 step installs it over
+ * theirs.
+ */
+static pid_t test_writer;
+static void overwrite_at_second_step(void *u, const struct mcg_limit_progress *p)
+{
+	struct fx *fx = u;
+	uint64_t ours;
+	int st;
+
+	if (p->steps != 1 || test_writer)
+		return;
+	assert_int_equal(mcg_knob_read_u64(fx->g, "memory.limit_in_bytes", &ours), 0);
+	test_writer = fork();
+	assert_true(test_writer >= 0);
+	if (test_writer == 0) {
+		app_put(fx, "memory.limit_in_bytes", 1800 * MiB);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(test_writer, &st, 0), test_writer);
+	app_put(fx, "memory.limit_in_bytes", ours);
+}
+
+static void test_apply_overwritten_writer(void **state)
+{
+	struct mcg_limit_req req;
+	struct mcg_limit_pre pre;
+	struct mcg_limit_plan pl;
+	struct mcg_limit_failure fail;
+	struct mcg_limit_ops ops = {overwrite_at_second_step, NULL, NULL, NULL};
+	struct mcg_txn *t;
+	unsigned long long soft0;
+	struct fx fx;
+	int fd, w;
+
+	(void)state;
+	fx_make_v1_512(&fx);
+	soft0 = getu(&fx, "memory.soft_limit_in_bytes");
+	fd = mcg_knob_open(fx.g, "memory.limit_in_bytes", O_RDONLY);
+	assert_true(fd >= 0);
+	w = mcg__watch_open(fd);
+	close(fd);
+	if (w < 0) {
+		fx_free(&fx);
+		skip(); /* no fanotify here (needs CAP_SYS_ADMIN) */
+	}
+	close(w);
+	ops.userdata = &fx;
+	mcg_limit_req_init(&req);
+	req.v[MCG_LK_MAX] = 64 * MiB;
+	req.v[MCG_LK_SOFT] = 32 * MiB;
+	req.step = 16 * MiB;
+	req.flags = MCG_LIMIT_FORCE;
+	assert_int_equal(mcg_limit_preflight(fx.g, &req, &pre), 0);
+	assert_int_equal(mcg_limit_plan(fx.g, &req, &pre, &pl), 0);
+	test_writer = 0;
+	assert_int_equal(mcg_txn_begin(fx.g, 0, "set-limit", &t), 0);
+	assert_int_equal(mcg__limit_apply_plan(t, &req, &pl, NULL, &ops, &fail), -MCG_E_CONFLICT);
+	mcg_txn_free(t);
+	/* stopped at the next step, everything put back: never the lowered limit */
+	assert_true(fail.conflict && fail.rolled_back);
+	assert_true(fail.writer.seen && fail.writer.overwritten && fail.writer.left_ok);
+	assert_int_equal(fail.writer.pid, test_writer);
+	assert_string_equal(fail.writer.knob, "memory.limit_in_bytes");
+	assert_int_equal(fail.writer.left, 512 * MiB);
+	assert_int_equal(getu(&fx, "memory.limit_in_bytes"), 512 * MiB);
+	assert_int_equal(getu(&fx, "memory.soft_limit_in_bytes"), soft0);
+	assert_int_equal(mcg_recover(fx.ctx, NULL, true, NULL, NULL), 0);
+	fx_free(&fx);
+}
+
 static void test_apply_cancelled(void **state)
 {
 	static volatile sig_atomic_t flag = SIGTERM;
@@ -839,6 +913,7 @@ int main(void)
 		cmocka_unit_test(test_plan_v1_memsw_order),
 		cmocka_unit_test(test_apply_and_rollback),
 		cmocka_unit_test(test_apply_cancelled),
+		cmocka_unit_test(test_apply_overwritten_writer),
 		cmocka_unit_test(test_systemd_unit),
 		cmocka_unit_test(test_resolve_table),
 		cmocka_unit_test(test_resolve_context),

@@ -10,22 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the output layer is CLI code: compiled into the test, with the few CLI symbols it uses */
+/* the output layer is CLI code: compiled into the test (with cli/cli.c, the messages and sizes it uses) */
 #include "output.c"
-
-struct cli cli_state;
-const struct argp cli_common_argp;
-
-void cli_err(const char *fmt, ...)
-{
-	(void)fmt;
-}
-
-const char *cli_size(uint64_t v, char *buf, size_t len)
-{
-	snprintf(buf, len, "%llu", (unsigned long long)v);
-	return buf;
-}
 
 /* What FN wrote on a fresh stream, in BUF. */
 #define CAPTURE(buf, call)                                                                         \
@@ -127,6 +113,10 @@ static void jw_string_escapes_around_plain_runs(void **state __attribute__((unus
 	memset(got, 0, sizeof(got));
 	CAPTURE(got, jw_string(f_, NULL, "a\"b\\c\nd\x01" "e\xc3\xa9" "f\xff" "g\x7f"));
 	assert_string_equal(got, "\"a\\\"b\\\\\\\\c\\nd\\u0001e\xc3\xa9" "f\\\\xffg\\u007f\"");
+	/* bidi controls as \uXXXX: the same name decoded, nothing reordered where it is printed raw */
+	memset(got, 0, sizeof(got));
+	CAPTURE(got, jw_string(f_, NULL, "bidi\xe2\x80\xae" "exe.txt\xe2\x81\xa6" "x\xd8\x9c\xe2\x80\x8f"));
+	assert_string_equal(got, "\"bidi\\u202eexe.txt\\u2066x\\u061c\\u200f\"");
 }
 
 /* The display width as wcswidth() counts it, for text without control characters. */

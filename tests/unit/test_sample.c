@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -341,6 +343,89 @@ static void test_sampler_detail(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * Overwrite the first byte of DIR/NAME in place through a shared mapping: the
+ * kernel's cgroup files change without an inotify event, and so does this.
+ */
+static void poke(const char *dir, const char *name, char c)
+{
+	char p[512], *m;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	fd = open(p, O_RDWR);
+	assert_true(fd >= 0);
+	m = mmap(NULL, 1, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	assert_true(m != MAP_FAILED);
+	m[0] = c;
+	assert_int_equal(munmap(m, 1), 0);
+	close(fd);
+}
+
+/*
+ * An empty cgroup (usage 0 at two samples in a row) carries its peak and v1
+ * kmem usage as memory.stat's counters are; once it has usage they are read again.
+ */
+static void test_sampler_empty_carry(void **state)
+{
+	static const struct fx_cg tree[] = {
+		{"", 1 << 20, NOLIMIT, 0, 0, 0},
+		{"/e", 0, NOLIMIT, 10, 0, 0},
+	};
+	static const enum mcg_key keys[] = {MCG_K_USAGE, MCG_K_PEAK, MCG_K_KMEM_USAGE, MCG_K_KERNEL,
+					    MCG_K_PGPGOUT};
+	struct mcg_snapshot *s1, *s2, *s3, *s4;
+	char root[128], e[160];
+	struct mcg_sampler *s;
+	struct mcg_keyset ks;
+	struct mcg_ctx *ctx;
+	size_t i;
+
+	(void)state;
+	fx_tree(root, sizeof(root), tree, sizeof(tree) / sizeof(tree[0]));
+	snprintf(e, sizeof(e), "%s/e", root);
+	put(e, "memory.max_usage_in_bytes", "5\n");
+	put(e, "memory.kmem.usage_in_bytes", "6\n");
+	memset(&ks, 0, sizeof(ks));
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		mcg_keyset_add(&ks, keys[i]);
+	assert_int_equal(mcg_ctx_new_root(root, 1, NULL, NULL, &ctx), 0);
+	assert_int_equal(mcg_sampler_new(ctx, "/", MCG_SAMPLER_CGROUPS_ONLY, &s), 0);
+	assert_int_equal(mcg_sampler_set_keys(s, &ks), 0);
+	assert_int_equal(mcg_sampler_sample(s, &s1), 0);
+	assert_true(row(s1, "/e")->rec.v[MCG_K_PEAK] == 5);
+	assert_true(row(s1, "/e")->rec.v[MCG_K_KMEM_USAGE] == 6);
+	assert_true(row(s1, "/e")->rec.v[MCG_K_KERNEL] == 6);
+	/* empty at both samples: the files changed, the values are carried */
+	poke(e, "memory.max_usage_in_bytes", '7');
+	poke(e, "memory.kmem.usage_in_bytes", '8');
+	assert_int_equal(mcg_sampler_sample(s, &s2), 0);
+	assert_true(row(s2, "/e")->rec.v[MCG_K_PEAK] == 5);
+	assert_true(row(s2, "/e")->rec.v[MCG_K_KMEM_USAGE] == 6);
+	assert_true(row(s2, "/e")->rec.v[MCG_K_KERNEL] == 6);
+	assert_true(row(s2, "/e")->rec.v[MCG_K_PGPGOUT] == 10);
+	/* usage again: read again */
+	poke(e, "memory.usage_in_bytes", '9');
+	assert_int_equal(mcg_sampler_sample(s, &s3), 0);
+	assert_true(row(s3, "/e")->rec.v[MCG_K_USAGE] == 9);
+	assert_true(row(s3, "/e")->rec.v[MCG_K_PEAK] == 7);
+	assert_true(row(s3, "/e")->rec.v[MCG_K_KMEM_USAGE] == 8);
+	assert_true(row(s3, "/e")->rec.v[MCG_K_KERNEL] == 8);
+	/* the root, never empty, reads its (absent) files every time: absent stays absent */
+	assert_false(has(row(s3, "/"), MCG_K_PEAK));
+	poke(e, "memory.usage_in_bytes", '0');
+	poke(e, "memory.max_usage_in_bytes", '3');
+	assert_int_equal(mcg_sampler_sample(s, &s4), 0);
+	/* the first empty sample after usage reads them: the last read had usage */
+	assert_true(row(s4, "/e")->rec.v[MCG_K_PEAK] == 3);
+	mcg_snapshot_unref(s1);
+	mcg_snapshot_unref(s2);
+	mcg_snapshot_unref(s3);
+	mcg_snapshot_unref(s4);
+	mcg_sampler_free(s);
+	mcg_ctx_free(ctx);
+}
+
 static void mk(struct mcg_snapshot *s, struct mcg_sample_row *rows, size_t n, uint64_t ns)
 {
 	memset(s, 0, sizeof(*s));
@@ -445,6 +530,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_sampler_fixture, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_prune, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_detail, remove_tree),
+		cmocka_unit_test_teardown(test_sampler_empty_carry, remove_tree),
 		cmocka_unit_test(test_rates_pure),
 	};
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "ops/ops.h"
 
 #define KiB 1024ULL
 #define MiB (1024ULL * KiB)

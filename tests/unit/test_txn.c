@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "ops/ops.h"
 #include "fx-files.h"
 #include "fx-tmp.h"
 
@@ -588,6 +589,122 @@ static void test_reclaimer_conflict(void **state)
 	assert_int_equal(journals(fx), 0);
 }
 
+/*
+ * Another process writes (fanotify names it) and the file ends up holding memcgctl's value
+ * again, as when the kernel completing memcgctl's v1 step installs it over theirs.
+ */
+static void other_writes_then_ours(struct fx *fx, const char *theirs, const char *ours, pid_t *ret)
+{
+	pid_t pid = fork();
+	int st;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		put(fx->app, "memory.limit_in_bytes", theirs);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	if (ours)
+		put(fx->app, "memory.limit_in_bytes", ours);
+	*ret = pid;
+}
+
+static bool can_watch(struct fx *fx)
+{
+	int fd = mcg_knob_open(fx->g, "memory.limit_in_bytes", O_RDONLY), w;
+
+	assert_true(fd >= 0);
+	w = mcg__watch_open(fd);
+	close(fd);
+	if (w < 0)
+		return false;
+	close(w);
+	return true;
+}
+
+static void test_overwritten_writer_seen(void **state)
+{
+	struct fx *fx = *state;
+	struct mcg_writer_seen w;
+	struct mcg_txn *t;
+	pid_t pid;
+
+	if (!can_watch(fx))
+		skip(); /* no fanotify here (needs CAP_SYS_ADMIN) */
+	assert_int_equal(mcg_txn_begin(fx->g, 0, "test", &t), 0);
+	assert_int_equal(mcg_txn_write(t, "memory.limit_in_bytes", "268435456"), 0);
+	assert_int_equal(mcg_txn_writer_seen(t, NULL), -ENOENT);
+	other_writes_then_ours(fx, "1887436800\n", "268435456\n", &pid);
+	/* the next step sees the other process, though the file holds our value */
+	assert_int_equal(mcg_txn_write(t, "memory.limit_in_bytes", "134217728"), -MCG_E_CONFLICT);
+	assert_string_equal(get(fx, "memory.limit_in_bytes"), "268435456"); /* not written */
+	assert_int_equal(mcg_txn_writer_seen(t, &w), 0);
+	assert_true(w.seen && w.overwritten);
+	assert_int_equal(w.pid, pid);
+	assert_string_equal(w.knob, "memory.limit_in_bytes");
+	/* no further step, and the rollback puts the original over our lowered value */
+	assert_int_equal(mcg_txn_write(t, "memory.limit_in_bytes", "67108864"), -MCG_E_CONFLICT);
+	assert_int_equal(mcg_txn_rollback(t), -MCG_E_CONFLICT);
+	assert_int_equal(mcg_txn_writer_seen(t, &w), 0);
+	assert_true(w.left_ok);
+	assert_int_equal(w.left, 536870912);
+	mcg_txn_free(t);
+	assert_string_equal(get(fx, "memory.limit_in_bytes"), "536870912");
+	assert_int_equal(journals(fx), 0);
+
+	/* seen by the rollback itself: the original back, the conflict reported */
+	assert_int_equal(mcg_txn_begin(fx->g, 0, "test", &t), 0);
+	assert_int_equal(mcg_txn_write(t, "memory.limit_in_bytes", "268435456"), 0);
+	other_writes_then_ours(fx, "1887436800\n", "268435456\n", &pid);
+	assert_int_equal(mcg_txn_rollback(t), -MCG_E_CONFLICT);
+	assert_int_equal(mcg_txn_writer_seen(t, &w), 0);
+	assert_true(w.overwritten && w.left_ok);
+	assert_int_equal(w.pid, pid);
+	mcg_txn_free(t);
+	assert_string_equal(get(fx, "memory.limit_in_bytes"), "536870912");
+
+	/* their value still there: kept, as before, and the writer named */
+	assert_int_equal(mcg_txn_begin(fx->g, 0, "test", &t), 0);
+	assert_int_equal(mcg_txn_write(t, "memory.limit_in_bytes", "268435456"), 0);
+	other_writes_then_ours(fx, "1887436800\n", NULL, &pid);
+	assert_int_equal(mcg_txn_rollback(t), -MCG_E_CONFLICT);
+	mcg_txn_free(t);
+	assert_string_equal(get(fx, "memory.limit_in_bytes"), "1887436800");
+	assert_int_equal(journals(fx), 0);
+}
+
+static void test_reclaimer_overwritten(void **state)
+{
+	struct fx *fx = *state;
+	struct mcg_writer_seen w;
+	struct mcg_reclaimer *rc;
+	struct mcg_txn *t;
+	struct mcg_step st;
+	pid_t pid;
+
+	if (!can_watch(fx))
+		skip();
+	put(fx->app, "memory.usage_in_bytes", "104857600\n");
+	assert_int_equal(mcg_txn_begin(fx->g, 0, "empty", &t), 0);
+	assert_int_equal(mcg_reclaimer_new(t, &rc), 0);
+	assert_int_equal(mcg_reclaimer_step(rc, 4 * 1048576, true, &st), 0);
+	other_writes_then_ours(fx, "1887436800\n", "100663296\n", &pid);
+	assert_int_equal(mcg_reclaimer_step(rc, 4 * 1048576, true, &st), -MCG_E_CONFLICT);
+	assert_string_equal(get(fx, "memory.limit_in_bytes"), "100663296"); /* nothing written */
+	assert_int_equal(mcg_reclaimer_conflict(rc, NULL, NULL), 0);
+	assert_int_equal(mcg_reclaimer_restore(rc), 0); /* stopped: the rollback restores */
+	mcg_reclaimer_free(rc);
+	assert_int_equal(mcg_txn_rollback(t), -MCG_E_CONFLICT);
+	assert_int_equal(mcg_txn_writer_seen(t, &w), 0);
+	assert_true(w.overwritten && w.left_ok);
+	assert_int_equal(w.pid, pid);
+	assert_int_equal(w.left, 536870912);
+	mcg_txn_free(t);
+	assert_string_equal(get(fx, "memory.limit_in_bytes"), "536870912");
+	assert_int_equal(journals(fx), 0);
+}
+
 static void test_untrusted_rundir(void **state)
 {
 	struct fx *fx = *state;
@@ -786,6 +903,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recover_keeps_other_writer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rollback_keeps_other_writer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reclaimer_conflict, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_overwritten_writer_seen, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reclaimer_overwritten, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_untrusted_rundir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_tmp_removed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_orphan_lock_removed, setup, teardown),

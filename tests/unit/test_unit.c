@@ -91,6 +91,7 @@ static void test_spec_root(void **state)
 	(void)state;
 	make_tree();
 	assert_int_equal(mcg_ctx_new_root(tmpl, 2, NULL, NULL, &ctx), 0);
+	mcg_ctx_set_resolver(ctx, mcg_unit_resolver, NULL);
 
 	/* a cgroup of that name under the root is what the user means */
 	assert_false(mcg_unit_spec(ctx, "web.service"));

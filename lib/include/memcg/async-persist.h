@@ -28,7 +28,7 @@ MCG_EXPORT int mcg_async_unpersist(const char *dir, const char *root, const char
 /*
  * Enable in STATEDIR every cgroup kept under DIR (NULL: the default) that
  * exists now and has no enable file there naming it: the number enabled again,
- * or -errno. mcg__async_list_at() does this for the default state directory.
+ * or -errno. mcg_async_list_at() does this for the default state directory.
  */
 MCG_EXPORT int mcg_async_reapply(const char *dir, const char *statedir);
 /*

@@ -11,7 +11,7 @@
  * state directory; one daemon (memcgctl reclaimd, daemon/ in the source tree)
  * serves every enabled cgroup:
  * when usage crosses the high watermark it reclaims down to the low one in
- * bounded steps (mcg_reclaim_step), within a CPU budget, and backs off from a
+ * bounded steps (mcg_reclaimer_step), within a CPU budget, and backs off from a
  * cgroup that refaults what it reclaims.
  */
 
@@ -406,5 +406,33 @@ MCG_EXPORT bool mcg_policy_behind(uint64_t usage, uint64_t limit, uint64_t step,
 #define MCG_POLICY_CLEAN_MIN_NS (20 * MCG_POLICY_MSEC)
 #define MCG_POLICY_CLEAN_MAX_NS (160 * MCG_POLICY_MSEC)
 MCG_EXPORT uint64_t mcg_policy_clean_wait(uint64_t prev_ns);
+
+/*
+ * The state directory opened once, for a daemon that reads and writes it on every
+ * pass (reclaimd): the same files as the path-taking calls above.
+ */
+/* The state directory and its stats/, opened once as trusted directories. */
+struct mcg_async_dir {
+	int fd, statsfd;
+};
+/* -ENOENT when missing and not CREATE; -MCG_E_UNTRUSTED. */
+MCG_EXPORT int mcg_async_dir_open(const char *statedir, bool create, struct mcg_async_dir *ret);
+MCG_EXPORT void mcg_async_dir_close(struct mcg_async_dir *d);
+/* Called for each corrupt file: its name relative to the state dir and why. */
+typedef void (*mcg_async_bad_fn)(const char *file, const char *why, void *userdata);
+/* The valid enable files (sorted); BAD (may be NULL) hears of the others. */
+MCG_EXPORT int mcg_async_list_at(const struct mcg_async_dir *d, struct mcg_async_conf **ret, size_t *ret_n,
+		       mcg_async_bad_fn bad, void *userdata);
+/*
+ * Remove the enable file of C's cgroup only if it still names the same
+ * cgroup (identity): a new 'enable' on a re-created cgroup is kept.
+ * 0 removed (or already gone), -EEXIST kept (another identity now).
+ */
+MCG_EXPORT int mcg_async_conf_unlink_same(const struct mcg_async_dir *d, const struct mcg_async_conf *c);
+MCG_EXPORT int mcg_async_stats_read_at(const struct mcg_async_dir *d, const char *root, const char *path,
+			     struct mcg_async_stats *ret);
+MCG_EXPORT int mcg_async_stats_write_at(const struct mcg_async_dir *d, const struct mcg_async_stats *s);
+/* reclaimd's totals (stats/reclaimd). */
+MCG_EXPORT int mcg_reclaimd_totals_write(const struct mcg_async_dir *d, const struct mcg_reclaimd_info *i);
 
 #endif

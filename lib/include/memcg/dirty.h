@@ -125,7 +125,7 @@ MCG_EXPORT int mcg_dirty_cg_from_record(const struct mcg_record *r, int version,
 MCG_EXPORT int mcg_dirty_stat_parse(const char *text, int version, struct mcg_dirty_cg *ret);
 
 /*
- * The dirty view of row ROW of a snapshot of the sampler (lib/sample.c): its
+ * The dirty view of row ROW of a snapshot of the sampler (lib/model/sample.c): its
  * counters and, on v2, the headroom and limit from the rows of its
  * ancestors (mem_cgroup_wb_stats(): max, high, current up to the root).
  * Pure; -ENOENT without dirty and writeback. Not evaluated: mcg_dirty_cg_eval().

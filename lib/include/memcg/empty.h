@@ -58,7 +58,7 @@ MCG_EXPORT bool mcg_empty_plan_account(struct mcg_empty_plan *p, uint64_t usage_
 				       uint64_t usage_after);
 
 /*
- * A reclaim loop on kept file descriptors (mcg_reclaim_step is one step of it).
+ * A reclaim loop on kept file descriptors (mcg_reclaimer_step is one step of it).
  * v1: the limit is journalled in the transaction when the reclaimer is made.
  * A step with KEEP_LOWERED leaves the v1 limit at usage - BYTES instead of
  * writing the original back at once (one write per step instead of two); only
@@ -71,8 +71,13 @@ MCG_EXPORT bool mcg_empty_plan_account(struct mcg_empty_plan *p, uint64_t usage_
  * (the saved original before the first step and after a restore), another
  * writer changed it: nothing is written, the limit and its journal entry are
  * forgotten (mcg_reclaimer_free() and the transaction write nothing for it
- * either) and -MCG_E_CONFLICT is returned. The window left is the pread and
- * the write: cgroupfs has no compare-and-swap. Before each lowering write the
+ * either) and -MCG_E_CONFLICT is returned. cgroupfs has no compare-and-swap,
+ * and a v1 lowering write installs its value over any written while it
+ * reclaimed: the limit is also watched with fanotify (mcg__watch_open), read
+ * before and after each write; another process's write seen while the file
+ * holds ours stops the reclaimer too (-MCG_E_CONFLICT), the limit left saved
+ * so that the transaction's rollback puts the original back
+ * (mcg_txn_writer_seen says who and when). Before each lowering write the
  * journal is told the value there and the one about to be written, so that
  * recovery after a SIGKILL restores the original only over memcgctl's values.
  */
@@ -142,6 +147,7 @@ struct mcg_empty_opts {
 	/* A journal a killed run left on the cgroup: what was restored first (may be NULL). */
 	mcg_recover_fn recovered;
 	void *userdata;      /* for both */
+	bool wait;           /* wait for another memcgctl's lock (bounded by the cancel) */
 };
 
 struct mcg_empty_result {
@@ -155,13 +161,15 @@ struct mcg_empty_result {
 	uint64_t limit_before, limit_after; /* v1: read before and after */
 	/* MCG_EMPTY_CONFLICT: the limit found, and the value empty had written there */
 	uint64_t conflict_found, conflict_expected;
+	/* another process's write seen on the limit (fanotify); see mcg_txn_writer_seen */
+	struct mcg_writer_seen writer;
 	struct mcg_residue residue;
 };
 
 /*
  * Reclaim G's memory down to opts->target in steps of opts->batch, in-process
  * (what 'memcgctl empty' does): v2 writes memory.reclaim, v1 steps
- * memory.limit_in_bytes down and back (mcg_reclaim_step) inside one
+ * memory.limit_in_bytes down and back (mcg_reclaimer_step) inside one
  * transaction, so the original limit is journalled before the first step and
  * restored on every return, but only over empty's own value: if another writer
  * changed the limit meanwhile, stepping stops (MCG_EMPTY_CONFLICT) and their

@@ -23,6 +23,14 @@
  * previous one. MCG_HIST_DEFAULT_DIR is /var/lib/memcgctl/history.
  */
 #define MCG_HIST_DEFAULT_DIR "/var/lib/memcgctl/history"
+/*
+ * History is read by root and the group MCG_HIST_GROUP (as the journal is):
+ * the store is made (and kept) MCG_HIST_DIR_MODE, its segments
+ * MCG_HIST_FILE_MODE, both of that group; the event spool is root's alone.
+ */
+#define MCG_HIST_GROUP "adm"
+#define MCG_HIST_DIR_MODE 0750
+#define MCG_HIST_FILE_MODE 0640
 
 /* What happened between two samples (a cgroup's life, the kernel's events, memcgctl's changes). */
 enum mcg_hist_event_type {
@@ -35,9 +43,20 @@ enum mcg_hist_event_type {
 	MCG_HEV_FAILCNT,     /* COUNT charges failed at the limit (v1 memory.failcnt) */
 	MCG_HEV_DIRTY,       /* the dirty verdict changed: COUNT the new level, DETAIL the verdict */
 	MCG_HEV_CHANGE,      /* memcgctl changed the cgroup: OP, DETAIL, who (UID, PID, COMM) */
+	MCG_HEV_OOM_AUTOPSY, /* one OOM kill explained: PID, UID, COMM the victim (memcg/oom.h) */
+	MCG_HEV_OOM_WARNING, /* an OOM kill near: COUNT the signal's rise, OP the signal (memcg/oom.h) */
 	MCG_HEV__COUNT
 };
-/* "created", "removed", "oom_kill", "oom", "max", "high", "failcnt", "dirty", "change"; NULL. */
+/*
+ * A reader skips an event of a type it does not know (a newer writer's) and
+ * keeps the rest of its frame; types up to this are believed, others make the
+ * frame corrupt. Readers before oom_warning refused a frame with one.
+ */
+#define MCG_HEV_TYPE_MAX 127
+/*
+ * "created", "removed", "oom_kill", "oom", "max", "high", "failcnt", "dirty", "change",
+ * "oom_autopsy", "oom_warning"; NULL.
+ */
 MCG_EXPORT const char *mcg_hist_event_name(int type);
 
 struct mcg_hist_event {
@@ -70,7 +89,7 @@ struct mcg_hist_event {
  */
 MCG_EXPORT int mcg_hist_note(struct mcg_ctx *ctx, const char *op, const char *cgroup,
 			     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-/* The recorder: make the spool (RUNDIR/history-events, 0644) so that changes are noted. */
+/* The recorder: make the spool (RUNDIR/history-events, 0600) so that changes are noted. */
 MCG_EXPORT int mcg_hist_spool_create(struct mcg_ctx *ctx);
 struct mcg_hist_spool_batch {
 	struct mcg_hist_event *ev;
@@ -110,6 +129,8 @@ MCG_EXPORT int mcg_hist_time_parse(const char *s, uint64_t now_ns, uint64_t *ret
 				   size_t whylen);
 /* "2026-11-30T14:00:05.123Z" (UTC, milliseconds). */
 MCG_EXPORT char *mcg_hist_time_format(uint64_t ns, char *buf, size_t len);
+/* Compare two cgroup paths in the order of a frame's rows: tree pre-order, '/' first. */
+MCG_EXPORT int mcg_hist_path_cmp(const char *a, const char *b);
 
 /* ---- the encoding (pure; exported for tests and fuzzing) -------------- */
 
@@ -155,11 +176,34 @@ struct mcg_hist_cgroup {
 	const char *path;
 	uint64_t id;
 	const struct mcg_record *rec;
+	/*
+	 * Its display name (a container, a pod, a unit), kept from the first
+	 * frame that has it; NULL: none, or ask the writer's namer.
+	 */
+	const char *name;
 };
+
+/*
+ * Display names in the store: a cgroup's name is stored with its path when
+ * the writer first sees it (and at each key frame), so that dump and replay
+ * show it after the container is gone. A name is 1 to MCG_HIST_NAME_MAX
+ * bytes from ' ' to '~' (printable ASCII, as container, pod and unit names
+ * are); anything else is not stored, and a reader refuses a frame that has it.
+ */
+#define MCG_HIST_NAME_MAX 255
+/* Would the writer store NAME? Pure. */
+MCG_EXPORT bool mcg_hist_name_valid(const char *name, size_t len);
+/*
+ * The writer's namer: the display name of the cgroup at PATH into BUF (LEN
+ * bytes); its length, or 0 for none. Asked once for each cgroup the writer
+ * sees (and again at a key frame while it has none).
+ */
+typedef size_t (*mcg_hist_name_fn)(void *userdata, const char *path, char *buf, size_t len);
 
 struct mcg_hist_writer;
 /*
- * Open the store (made 0755 when missing; -MCG_E_UNTRUSTED if not trusted)
+ * Open the store (made and kept MCG_HIST_DIR_MODE of MCG_HIST_GROUP;
+ * -MCG_E_UNTRUSTED if it or a parent is not trusted)
  * and start a new segment for samples of VERSION under ROOT.
  */
 MCG_EXPORT int mcg_hist_writer_open(const struct mcg_hist_opts *o, int version, const char *root,
@@ -168,6 +212,9 @@ MCG_EXPORT int mcg_hist_writer_open(const struct mcg_hist_opts *o, int version, 
 MCG_EXPORT int mcg_hist_write(struct mcg_hist_writer *w, uint64_t time_ns,
 			      const struct mcg_hist_cgroup *cg, size_t n,
 			      const struct mcg_hist_event *ev, size_t nev);
+/* Ask FN (USERDATA) for the name of each cgroup written without one (NULL: none). */
+MCG_EXPORT void mcg_hist_writer_set_namer(struct mcg_hist_writer *w, mcg_hist_name_fn fn,
+					  void *userdata);
 /* The system-wide values of the next frame (top's header); a frame without them has none. */
 MCG_EXPORT void mcg_hist_writer_set_global(struct mcg_hist_writer *w,
 					   const struct mcg_sample_global *g);
@@ -186,9 +233,14 @@ MCG_EXPORT int mcg_hist_writer_dirfd(const struct mcg_hist_writer *w);
 
 /* ---- the reader -------------------------------------------------------- */
 
-/* Told of every frame the reader cannot use: SEGMENT (file name), FRAME (0-based), why. */
+/*
+ * Told of every frame the reader cannot use: SEGMENT (file name), FRAME
+ * (0-based), why. WHY begins with MCG_HIST_WHY_TORN for a segment's last frame
+ * cut short, which a recorder killed while writing leaves: expected, not damage.
+ */
 typedef void (*mcg_hist_bad_fn)(void *userdata, const char *segment, unsigned frame,
 				uint64_t offset, const char *why);
+#define MCG_HIST_WHY_TORN "torn last frame"
 
 /* One recorded sample: the snapshot (rates against the previous frame, as live) and its events. */
 struct mcg_hist_frame {
@@ -198,6 +250,12 @@ struct mcg_hist_frame {
 	size_t nev;
 	const char *segment; /* file name */
 	unsigned index;      /* frame number in the segment */
+	/*
+	 * Per row of SNAP: the display name stored with the cgroup (a container,
+	 * pod or unit; mcg_hist_name_valid), NULL for none and in a store written
+	 * before names were (format 1).
+	 */
+	const char **names;
 	char *strings;       /* private */
 };
 MCG_EXPORT void mcg_hist_frame_free(struct mcg_hist_frame *f);

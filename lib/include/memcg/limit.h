@@ -178,6 +178,8 @@ struct mcg_limit_failure {
 	bool conflict;
 	char knob[48];
 	uint64_t found, expected;
+	/* another process's write seen (fanotify); WRITER.overwritten: theirs was lost */
+	struct mcg_writer_seen writer;
 };
 
 /* Where mcg_limit_apply() stopped. */

@@ -95,6 +95,12 @@ struct mcg_snapshot {
 	struct mcg_sample_global global;
 	bool taskstats;     /* stall times were collected */
 	int taskstats_err;  /* 0, or why they were not (-EPERM, -ENOTSUP for delayacct off) */
+	/*
+	 * Rows whose cgroup could not be opened or listed for want of file
+	 * descriptors (EMFILE, ENFILE): their counters or children are missing
+	 * from this snapshot (tried again at the next). 0 when it is whole.
+	 */
+	size_t incomplete;
 	/* private */
 	int refs;
 	char *strings;
@@ -187,6 +193,13 @@ MCG_EXPORT void mcg_taskstats_close(struct mcg_taskstats *ts);
 /* freepages_delay_total (ns) and freepages_count of TGID (all its threads). */
 MCG_EXPORT int mcg_taskstats_tgid(struct mcg_taskstats *ts, pid_t tgid, uint64_t *ret_delay_ns,
 				  uint64_t *ret_count);
+/* Memory delays of one task group (ns; counts): direct reclaim and thrashing (refault waits). */
+struct mcg_task_delays {
+	uint64_t freepages_ns, freepages_count;
+	uint64_t thrashing_ns, thrashing_count;
+};
+MCG_EXPORT int mcg_taskstats_tgid_delays(struct mcg_taskstats *ts, pid_t tgid,
+					 struct mcg_task_delays *ret);
 /* kernel.task_delayacct: 1, 0, or -errno. */
 MCG_EXPORT int mcg_delayacct_get(const struct mcg_ctx *ctx);
 MCG_EXPORT int mcg_delayacct_set(const struct mcg_ctx *ctx, bool on);

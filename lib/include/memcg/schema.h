@@ -11,7 +11,7 @@
  * cgroup. Each row: the id (MCG_K_<ID>), the base name, the unit, the kind,
  * the v1 file and key, the v2 file and key. A NULL key means a single-value
  * file; a NULL file means the version has no such counter or the library
- * computes it (lib/schema.c says how: derived counters, walks, taskstats).
+ * computes it (lib/model/schema.c says how: derived counters, walks, taskstats).
  *
  * Names: the base name is what JSON and column names are built from; the
  * output adds the unit's suffix (mcg_unit_suffix): "dirty" + BYTES is
@@ -184,7 +184,7 @@ MCG_EXPORT const char *mcg_knob_file(int version, enum mcg_key k);
  * One sample of one cgroup: every counter of the table with a validity bit
  * (absent stays absent: a counter the kernel did not print has its bit clear,
  * never a 0). Filled by mcg_group_info() (show, list), the top sampler and
- * the dirty sampler, through one reader (lib/record.c).
+ * the dirty sampler, through one reader (lib/model/record.c).
  */
 /*
  * A set of counters (a bit per MCG_K_ id): a record's validity, the counters
@@ -276,16 +276,5 @@ MCG_EXPORT void mcg_record_derive(struct mcg_record *r, int version, bool root);
 
 /* ---- verdicts: pure functions over a record --------------------------- */
 
-/*
- * A lower bound of what reclaim cannot take from the cgroup of R, in bytes:
- * kernel memory that is not reclaimable slab (v2; 0 on v1, which does not
- * split it), plus the larger of the mlocked/unevictable pages and the anon and
- * shmem that cannot go to swap (SWAP_HEADROOM: the swap the cgroup may still
- * use). set-limit's preflight floor and empty's residue explanation.
- */
-MCG_EXPORT uint64_t mcg_floor_from_record(const struct mcg_record *r, int version,
-					  uint64_t swap_headroom);
-/* What reclaim can still take without swap: the file LRUs (or file - shmem); plus anon with SWAP. */
-MCG_EXPORT uint64_t mcg_reclaimable_from_record(const struct mcg_record *r, bool swap);
 
 #endif

@@ -30,6 +30,12 @@ MCG_EXPORT int mcg_unit_from_path(const char *path, char *buf, size_t len);
 
 /* Is systemd this host's service manager (sd_booted: /run/systemd/system)? */
 MCG_EXPORT bool mcg_unit_systemd_running(void);
+/*
+ * Tell the service manager STATE ("READY=1", "STOPPING=1") as sd_notify(3) does, through
+ * the dlopen()ed libsystemd: 0 when $NOTIFY_SOCKET is not set (nothing waits), > 0 sent,
+ * -errno (-ENOSYS without libsystemd).
+ */
+MCG_EXPORT int mcg_unit_notify(const char *state);
 
 /*
  * mcg_unit_from_path() for a cgroup of CTX's hierarchy, when systemd runs the
@@ -56,6 +62,13 @@ MCG_EXPORT int mcg_unit_cgroup(const char *name, char **ret, char *why, size_t w
 /* mcg_unit_cgroup() for CTX's hierarchy: -EHOSTDOWN for a --root tree (not the host's). */
 MCG_EXPORT int mcg_unit_resolve(const struct mcg_ctx *ctx, const char *spec, char **ret,
 				char *why, size_t whylen);
+/*
+ * The resolver (mcg_resolve_fn) of unit names: 0 unless mcg_unit_spec(); else
+ * mcg_unit_resolve(), with "not running, not loaded, no cgroup" as -ENOENT (no
+ * such cgroup, like a bad path: mcg_unit_resolve() again says which).
+ */
+MCG_EXPORT int mcg_unit_resolver(const struct mcg_ctx *ctx, const char *spec, char **ret,
+				 void *userdata);
 
 /*
  * Does a systemd unit own G's cgroup itself (the unit's ControlGroup is G's

@@ -1,7 +1,7 @@
 #!/bin/bash
 # mk-hostile.sh: the hostile-name corpus. Copies the control files of one fixture cgroup
 # under names an unprivileged owner of a delegated subtree could choose: terminal escapes
-# (OSC 52 clipboard, OSC 0 title, clear screen), C0/C1 controls, DEL, invalid UTF-8,
+# (OSC 52 clipboard, OSC 0 title, clear screen), C0/C1 controls, bidi controls, DEL, invalid UTF-8,
 # shell syntax ($(...), backticks, ;), newlines, globs, quotes, leading dots and dashes,
 # printf formats, 255-byte names, and a chain of 19 nested 250-byte names (a path of
 # 4774 bytes, past PATH_MAX). Generated at test time: git holds such names badly.
@@ -45,6 +45,8 @@ names=(
 	$'del\x7f'
 	$'c1-utf8-\xc2\x9b2J'
 	$'c1-raw-\x9b2J'
+	$'bidi\xe2\x80\xaeexe.txt'
+	$'isolate\xe2\x81\xa6rlm\xe2\x80\x8falm\xd8\x9c'
 	$'bad-\xff\xfe'
 	$'overlong-\xc0\xaf'
 	$'truncated-\xe2\x82'

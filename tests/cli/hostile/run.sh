@@ -1,7 +1,7 @@
 #!/bin/bash
 # run.sh: the hostile-name corpus (mk-hostile.sh) run through every command's text, JSON and
 # completion output, on a v1 and a v2 fixture copy. Text (stdout and stderr) must hold no
-# control byte but \n and \t, no C1 control and no invalid UTF-8; JSON must parse; no
+# control byte but \n and \t, no C1 or bidi control and no invalid UTF-8; JSON must parse; no
 # canary file may appear (a name like $(touch pwned) run by someone); nothing may crash.
 # Prints how many hostile names were rendered and how many outputs were checked.
 # usage: run.sh MEMCGCTL SRCDIR
@@ -24,7 +24,8 @@ check_text() { # LABEL FILE
 	# C0 controls but \n and \t, DEL, then (decoded) C1 controls; iconv is the strict UTF-8 check
 	why=$(perl -0777 -ne '
 		if (/([\x00-\x08\x0b-\x1f\x7f])/) { printf "control byte 0x%02x", ord $1; exit }
-		utf8::decode($_) && /[\x{80}-\x{9f}]/ and print "C1 control";' "$2")
+		utf8::decode($_) && /[\x{80}-\x{9f}]/ and print "C1 control";
+		/[\x{61c}\x{200e}\x{200f}\x{202a}-\x{202e}\x{2066}-\x{2069}]/ and print "bidi control";' "$2")
 	[ -z "$why" ] || fail "$1: $why in output: $(head -c 200 "$2" | cat -v)"
 	if ! iconv -f UTF-8 -t UTF-8 "$2" >/dev/null 2>&1; then
 		fail "$1: invalid UTF-8 in output: $(head -c 200 "$2" | cat -v)"
@@ -94,6 +95,17 @@ corpus() { # VERSION
 	run "$v async-reclaim status" text 0 "$@" async-reclaim status --state-dir "$tmp/state-$v"
 	run "$v async-reclaim status --json" json 0 "$@" --json async-reclaim status --state-dir "$tmp/state-$v"
 	run "$v recover --dry-run" text 0 "$@" recover --dry-run
+	# export: every name a label value (escaped as the exposition format says); promtool parses it
+	run "$v export" text 0 "$@" export
+	if command -v promtool >/dev/null 2>&1; then
+		outputs=$((outputs + 1))
+		promtool check metrics <"$tmp/out" >"$tmp/promtool" 2>&1 ||
+			fail "$v export: promtool: $(head -c 300 "$tmp/promtool")"
+	fi
+	# every cgroup's usage sample but the v2 root's (it has no memory.current)
+	rows=$(grep -c '^memcgctl_usage_bytes{' "$tmp/out")
+	[ "$((rows - 3))" -ge "${#names[@]}" ] ||
+		fail "$v export: $rows usage samples for ${#names[@]} hostile cgroups + 3"
 	for p in "${names[@]}"; do
 		run "$v show $(printf %q "$p" | head -c 60)" text 0 "$@" show "$p" &&
 			run "$v show --json" json 0 "$@" --json show "$p" &&
@@ -112,6 +124,8 @@ corpus() { # VERSION
 		else
 			run "$v empty" text any "$@" empty --timeout 100ms -- "$p"
 		fi
+		run "$v size --dry-run" text 0 "$@" size --dry-run --interval 50ms -- "$p"
+		run "$v size --dry-run --json" json 0 "$@" --json size --dry-run --interval 50ms -- "$p"
 	done
 	run "$v set-limit (missing)" text 64 "$@" set-limit -- $'/h/\e]52;c;eA==\a-missing' 100M
 

@@ -28,7 +28,7 @@ pid=$(printf '%s\n' "$LAST_OUT" | json .reclaimd_pid)
 assert_eq "reclaimd pid (enable) = the unit's MainPID" "$(systemctl show -P MainPID "$unit")" "$pid"
 assert_eq "the unit is active" active "$(systemctl is-active "$unit")"
 assert_eq "the daemon's cgroup" "0::/system.slice/$unit" "$(cat "/proc/$pid/cgroup")"
-assert_eq "the daemon's name (comm, 15 bytes)" memcgctl-reclai "$(cat "/proc/$pid/comm")"
+assert_eq "the daemon's name (comm, whole in 15 bytes)" memcg-reclaimd "$(cat "/proc/$pid/comm")"
 assert_eq "the daemon's argv[0]" memcgctl-reclaimd "$(tr '\0' '\n' <"/proc/$pid/cmdline" | sed -n 1p)"
 assert_eq "the daemon's oom_score_adj" -1000 "$(cat "/proc/$pid/oom_score_adj")"
 assert_eq "memory.min of the daemon's cgroup" 16777216 \

@@ -4,7 +4,7 @@
 #
 # On systemd 252 a daemon-reload (and a daemon-reexec, and a set-property of any cgroup
 # property, CPUWeight or TasksMax too) writes every memory knob of a running unit again from
-# its settings. What set-limit writes for the time being on v2 (lib/limit.c plan_v2):
+# its settings. What set-limit writes for the time being on v2 (lib/ops/limit.c plan_v2):
 # shrinking below the usage, memory.high = target first (6.1 reclaims down to it within that
 # write), then memory.reclaim while usage > target, then memory.max = target, then
 # memory.high back. set-limit is stopped deterministically right after it wrote its temporary

@@ -2,7 +2,7 @@
 # set-limit-set-property (issue 18): systemd rewrites a memory knob in the middle of a
 # set-limit, and set-limit keeps systemd's value.
 #
-# What set-limit writes for the time being on v2 (lib/limit.c plan_v2): shrinking below the
+# What set-limit writes for the time being on v2 (lib/ops/limit.c plan_v2): shrinking below the
 # usage, memory.high = target first (6.1 reclaims down to it within that write), then
 # memory.reclaim while usage > target, then memory.max = target, then memory.high back. (empty
 # on v2 only writes memory.reclaim and holds no temporary value: there is no empty variant.)

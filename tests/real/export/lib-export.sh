@@ -33,7 +33,8 @@ stop_server() {
 # wait_http URL PID: until URL answers 200 (30 s), failing if PID exits first
 wait_http() {
 	i=0
-	until curl -fsS -o /dev/null "$1" 2>/dev/null; do
+	# (-m: a server that never accepts fails here, not hangs the test)
+	until curl -fsS -m 10 -o /dev/null "$1" 2>/dev/null; do
 		kill -0 "$2" 2>/dev/null || fail "server for $1 exited: $(tail -c 600 "$MCG_TMP"/*.log)"
 		i=$((i + 1))
 		[ $i -gt 300 ] && fail "no answer from $1 after 30 s"

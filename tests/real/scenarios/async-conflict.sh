@@ -26,7 +26,7 @@ strace -q -p "$pid" -P "$CG/$K_LIMIT" -e trace=pwrite64 -e inject=pwrite64:delay
 tracer=$!
 echo "$tracer" >>"$MCG_CLEAN_PIDS"
 i=0
-while ! grep -q "^TracerPid:[[:space:]]*$tracer\$" "/proc/$pid/status" && [ $i -lt 100 ]; do
+while ! grep -q "^TracerPid:[[:space:]]*$tracer\$" "/proc/$pid/status" && [ $i -lt 600 ]; do
 	sleep 0.05
 	i=$((i + 1))
 done
@@ -51,7 +51,7 @@ kill -TERM "$tracer"
 wait "$tracer" 2>/dev/null || true
 
 i=0
-while [ "$(AR status --json | jq -r '.cgroups[0].conflicts')" = 0 ] && [ $i -lt 50 ]; do
+while [ "$(AR status --json | jq -r '.cgroups[0].conflicts')" = 0 ] && [ $i -lt 300 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
@@ -63,7 +63,7 @@ ok "reclaimd logged found $theirs, expected $lowered"
 
 # the next bursts start from their limit: watermarks from $theirs, and it stays theirs
 i=0
-while ! grep -q "^limit $theirs\$" "$SD/stats/$(fname "$CGREL")" && [ $i -lt 50 ]; do
+while ! grep -q "^limit $theirs\$" "$SD/stats/$(fname "$CGREL")" && [ $i -lt 300 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done

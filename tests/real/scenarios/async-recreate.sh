@@ -40,7 +40,7 @@ ok "reclaimd $pid still runs"
 run_in "$CG" "$MCG_LOAD" write "$MCG_DATA/a" 56 --sync >/dev/null
 usage_under "$CG" $((48 * MIB)) "the new cgroup is brought under high"
 i=0
-while [ "$(AR status --json "$CGREL" | jq -r '.cgroups[0].reclaimed_bytes // 0')" = 0 ] && [ $i -lt 30 ]; do
+while [ "$(AR status --json "$CGREL" | jq -r '.cgroups[0].reclaimed_bytes // 0')" = 0 ] && [ $i -lt 300 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done

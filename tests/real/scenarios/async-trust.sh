@@ -43,7 +43,7 @@ echo "$pid" >>"$MCG_CLEAN_PIDS"
 run_in "$CG" "$MCG_LOAD" write "$MCG_DATA/t" 56 --sync >/dev/null
 i=0
 while [ ! -f "$SD/stats/$n" ] || [ "$(knob "$CG" "$K_USAGE")" -gt $((48 * MIB)) ]; do
-	[ $i -lt 200 ] || fail "reclaimd wrote no stats or did not reclaim: $(cat "$SD/reclaimd.log")"
+	[ $i -lt 600 ] || fail "reclaimd wrote no stats or did not reclaim: $(cat "$SD/reclaimd.log")"
 	sleep 0.1
 	i=$((i + 1))
 done

@@ -134,7 +134,9 @@ assert_near "watch file_dirty against the kernel's" "$kw" "$wd" 5
 "$MEMCGCTL" dirty --watch 50ms "$CGREL" >"$MCG_TMP/w.txt" 2>&1 &
 wpid=$!
 echo "$wpid" >>"$MCG_CLEAN_PIDS"
-sleep 0.5
+# a sample printed, and its SIGINT handler in place (a background job ignores SIGINT before)
+wait_until "a text watch line for $CGREL" 60 grep -q "^[0-9:]* $CGREL dirty" "$MCG_TMP/w.txt"
+wait_catches "$wpid" INT "dirty --watch"
 kill -INT "$wpid"
 set +e
 wait "$wpid"

@@ -67,15 +67,52 @@ sync "$MCG_DATA/small" 2>/dev/null || sync
 mib=$(((bg + fr) / 2 / 1048576))
 [ $((mib * 1048576)) -gt "$bg" ] ||
 	fail "no whole MiB between the background threshold $bg and the free-run ceiling $fr"
-ksample 120 "$MCG_TMP/kwb1"
+# The watch runs before the write starts and until the domain is below background again
+# (or 90 s): a writer slowed by a loaded host, with the flusher cleaning behind it, would
+# leave a watch started after it nothing to see.
+ksample 300 "$MCG_TMP/kwb1"
+"$MEMCGCTL" dirty --watch 200ms --count 450 --json "$CGREL" >"$MCG_TMP/w1.jsonl" &
+watch1=$!
+echo "$watch1" >>"$MCG_CLEAN_PIDS"
+i=0
+until [ -s "$MCG_TMP/w1.jsonl" ]; do
+	i=$((i + 1))
+	[ $i -gt 300 ] && fail "dirty --watch wrote no sample in 30 s"
+	sleep 0.1
+done
 run_in "$CG" "$MCG_LOAD" write "$MCG_DATA/mid" $mib >/dev/null
-"$MEMCGCTL" dirty --watch 200ms --count 50 --json "$CGREL" >"$MCG_TMP/w1.jsonl"
+i=0
+until case ",$(states_of "$MCG_TMP/w1.jsonl")" in *",background,"*"below-background,"*) true ;; *) false ;; esac; do
+	i=$((i + 1))
+	[ $i -gt 900 ] && break
+	kill -0 "$watch1" 2>/dev/null || break
+	sleep 0.1
+done
+kill "$watch1" 2>/dev/null || true
+wait "$watch1" 2>/dev/null || true
+kill "$sampler" 2>/dev/null || true
 wait "$sampler" 2>/dev/null || true
 states=$(states_of "$MCG_TMP/w1.jsonl")
 say "wrote $mib MiB (background threshold $bg, free-run ceiling $fr): domain states $states"
+# the kernel's own dirty decides what the verdict can be (wb_over_bg_thresh() compares dirty
+# alone, not writeback, with the background threshold, and so does memcgctl): a writer slowed
+# by a loaded host, with the flusher cleaning behind it, may never bring dirty above it, or
+# for less than one of the watch's 200 ms intervals (3 kernel samples 0.1 s apart)
+kd=$(awk '{ if ($2 + 0 > m) m = $2 } END { print m + 0 }' "$MCG_TMP/kwb1")
+kover=$(awk -v bg="$bg" '$2 + 0 > bg + 0 { n++ } END { print n + 0 }' "$MCG_TMP/kwb1")
 case ",$states" in
 *",background,"*"below-background,"*) ok "the domain went from 'background' back to 'below-background'" ;;
-*) fail "expected 'background' then 'below-background' writing $mib MiB: $states" ;;
+*)
+	if [ "$kover" -lt 3 ]; then
+		keep "$MCG_TMP/kwb1" "$MCG_TMP/w1.jsonl"
+		say "the kernel's dirty peaked at $kd, above the background threshold $bg in $kover samples" \
+			"of 0.1 s (the writer was slower than the flusher): memcgctl's $states is right, no transition to see"
+	else
+		keep "$MCG_TMP/kwb1" "$MCG_TMP/w1.jsonl"
+		fail "expected 'background' then 'below-background' writing $mib MiB: $states" \
+			"(the kernel's dirty peaked at $kd, above the threshold $bg in $kover samples of 0.1 s)"
+	fi
+	;;
 esac
 case $states in
 *throttled* | *over*) fail "a write below the free-run ceiling was classed as throttled: $states" ;;
@@ -92,6 +129,15 @@ wf=$(jq -r 'select(.scope == "cgroup" and .writeback_for_ns != null) | .writebac
 ok "time since writeback began: ${wf} ns"
 
 # 2. At 64 MiB, three times the background threshold: the writer is throttled, not killed.
+# From a clean start again: the first write synced and its writeback done (the slow disk
+# may still be writing it back when the domain is below background).
+sync "$MCG_DATA/mid" 2>/dev/null || sync
+i=0
+until [ "$(stat_key "$CG" file_writeback)" = 0 ] && [ "$(stat_key "$CG" file_dirty)" -le 1048576 ]; do
+	i=$((i + 1))
+	[ $i -gt 600 ] && fail "the first write not written back in 60 s: $(grep -E '^file_(dirty|writeback) ' "$CG/memory.stat" | tr '\n' ' ')"
+	sleep 0.1
+done
 echo $((64 * 1024 * 1024)) >"$CG/memory.max"
 "$MEMCGCTL" dirty --json "$CGREL" >"$MCG_TMP/before2.json"
 bg=$(json '.cgroups[0].domain_background_threshold_bytes' <"$MCG_TMP/before2.json")

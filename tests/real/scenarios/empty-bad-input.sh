@@ -15,7 +15,9 @@ usage=$(knob "$CG" "$K_USAGE")
 
 unchanged() {
 	assert_eq "$1: limit unchanged" "$limit" "$(knob "$CG" "$K_LIMIT")"
-	assert_le "$1: nothing reclaimed" $((usage - 1048576)) "$(knob "$CG" "$K_USAGE")"
+	# an empty that ran takes the 32 MiB of cache; a loaded host's own reclaim (or another
+	# process's drop_caches) may take a few pages of it, never half
+	assert_le "$1: nothing reclaimed" $((usage / 2)) "$(knob "$CG" "$K_USAGE")"
 }
 
 for b in 0 -1 -4M abc 12x 1.5x 2G 99999999999999999999 262145 0M ""; do

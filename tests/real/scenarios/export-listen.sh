@@ -10,7 +10,11 @@
 # well formed (promtool); the installed socket unit's command, started by
 # systemd-socket-activate on the unit's kind of socket, serves the same samples; a port in
 # use is exit 1 with the reason, a malformed address 64, --listen systemd without a socket 1;
-# SIGTERM stops it with 0.
+# SIGTERM stops it with 0. Formats and coding (memcgctl-export(8), FORMATS AND COMPRESSION):
+# Accept-Encoding: gzip is a gzip body (Content-Encoding, Vary) with the same series, smaller;
+# an OpenMetrics Accept is the OpenMetrics text (content type, # EOF, counter families without
+# _total, units) that a strict parser reads, and Prometheus (which asks for it) stores the
+# units only that format carries; build_info and the scrape duration are served.
 set -eu
 . "$MCG_TESTLIB"
 . "$MCG_SRCDIR/tests/real/export/lib-export.sh"
@@ -49,6 +53,58 @@ curl -fsS "http://127.0.0.1:$p1/metrics" >/dev/null
 fds2=$(ls -l "/proc/$ex/fd" | grep -c "$CG/memory\." || true)
 assert_eq "descriptors on the scratch cgroup's files across scrapes" "$fds1" "$fds2"
 promtool check metrics <"$MCG_TMP/s1.prom" || fail "promtool rejects /metrics"
+
+# ---- formats and coding ----
+u1="http://127.0.0.1:$p1/metrics"
+# hdr FILE NAME: the value of header NAME in curl's -D dump FILE, or "absent"
+hdr() { awk -v h="$2" 'BEGIN { IGNORECASE = 1; f = "absent" } tolower($1) == tolower(h ":") {
+	sub(/^[^:]*: */, ""); sub(/\r$/, ""); f = $0 } END { print f }' "$1"; }
+# the series of an exposition; a cgroup's dirty state may change from one scrape to the next
+series() { awk '/^memcgctl_/ && !/^memcgctl_dirty_state\{/ { print $1 }' "$1" | LC_ALL=C sort; }
+curl -fsS -D "$MCG_TMP/plain.h" -o "$MCG_TMP/plain.prom" "$u1"
+assert_eq "plain: Content-Type" "text/plain; version=0.0.4; charset=utf-8" "$(hdr "$MCG_TMP/plain.h" Content-Type)"
+assert_eq "plain: Content-Encoding" absent "$(hdr "$MCG_TMP/plain.h" Content-Encoding)"
+assert_eq "plain: Vary" "Accept, Accept-Encoding" "$(hdr "$MCG_TMP/plain.h" Vary)"
+curl -fsS -D "$MCG_TMP/gz.h" -H 'Accept-Encoding: gzip' -o "$MCG_TMP/gz.raw" "$u1"
+assert_eq "gzip: Content-Encoding" gzip "$(hdr "$MCG_TMP/gz.h" Content-Encoding)"
+gzip -dc <"$MCG_TMP/gz.raw" >"$MCG_TMP/gz.prom" || fail "the gzip answer does not decompress"
+promtool check metrics <"$MCG_TMP/gz.prom" || fail "promtool rejects the gzip answer"
+[ "$(series "$MCG_TMP/gz.prom")" = "$(series "$MCG_TMP/plain.prom")" ] ||
+	fail "gzip serves other series than the plain answer"
+gzb=$(wc -c <"$MCG_TMP/gz.raw") plb=$(wc -c <"$MCG_TMP/plain.prom")
+assert_le "gzip bytes * 3 <= plain bytes" $((gzb * 3)) "$plb"
+curl -fsS --compressed -o "$MCG_TMP/cc.prom" "$u1"
+promtool check metrics <"$MCG_TMP/cc.prom" || fail "promtool rejects curl --compressed's answer"
+curl -fsS -H 'Accept-Encoding: gzip;q=0, deflate' -D "$MCG_TMP/nogz.h" -o /dev/null "$u1"
+assert_eq "gzip;q=0: Content-Encoding" absent "$(hdr "$MCG_TMP/nogz.h" Content-Encoding)"
+ok "gzip: $gzb bytes for $plb, the same series"
+oma='application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1'
+curl -fsS -D "$MCG_TMP/om.h" -H "Accept: $oma" -H 'Accept-Encoding: gzip' -o "$MCG_TMP/om.raw" "$u1"
+assert_eq "OpenMetrics: Content-Type" "application/openmetrics-text; version=1.0.0; charset=utf-8" "$(hdr "$MCG_TMP/om.h" Content-Type)"
+assert_eq "OpenMetrics: Content-Encoding" gzip "$(hdr "$MCG_TMP/om.h" Content-Encoding)"
+gzip -dc <"$MCG_TMP/om.raw" >"$MCG_TMP/om.prom"
+assert_eq "OpenMetrics: the last line" "# EOF" "$(tail -n 1 "$MCG_TMP/om.prom")"
+[ "$(series "$MCG_TMP/om.prom")" = "$(series "$MCG_TMP/plain.prom")" ] || fail "OpenMetrics serves other series"
+grep -qx '# TYPE memcgctl_failcnt counter' "$MCG_TMP/om.prom" || fail "OpenMetrics: failcnt's family: $(grep failcnt "$MCG_TMP/om.prom" | head -3)"
+grep -qx '# UNIT memcgctl_usage_bytes bytes' "$MCG_TMP/om.prom" || fail "OpenMetrics: no unit for usage"
+! grep -q '^# TYPE [^ ]*_total ' "$MCG_TMP/om.prom" || fail "OpenMetrics: a family named _total"
+st=0
+for py in python3 /usr/bin/python3; do
+	st=0
+	$py "$MCG_SRCDIR/tests/real/export/check-openmetrics.py" "$MCG_TMP/om.prom" >"$MCG_TMP/om.fams" || st=$?
+	[ "$st" = 77 ] || break
+done
+case $st in
+0) grep -qx 'memcgctl_failcnt counter -' "$MCG_TMP/om.fams" || fail "the OpenMetrics parser: $(head -3 "$MCG_TMP/om.fams")"
+   ok "OpenMetrics: prometheus_client's parser reads $(wc -l <"$MCG_TMP/om.fams") families" ;;
+77) echo "note: no python3-prometheus-client: the OpenMetrics answer is checked by Prometheus only" ;;
+*) fail "the OpenMetrics answer is not OpenMetrics" ;;
+esac
+# the plain answer's self-metrics
+grep -q '^memcgctl_build_info{version="[0-9][^"]*"} 1$' "$MCG_TMP/plain.prom" || fail "no memcgctl_build_info"
+d=$(awk '$1 == "memcgctl_scrape_duration_seconds" { print $2 }' "$MCG_TMP/plain.prom")
+awk -v d="$d" 'BEGIN { exit !(d > 0 && d < 60) }' || fail "scrape duration '$d'"
+ok "OpenMetrics negotiated; build_info; a scrape of $d s"
 # the whole record, not only top's counters (the sampler reads every key of the families)
 lval() { # METRIC: the scratch cgroup's sample in s1.prom, or "absent"
 	M="$1{cgroup=\"$CGREL\"}" awk '$1 == ENVIRON["M"] { print $2; f = 1 }
@@ -70,6 +126,8 @@ fams=$(awk '$1 == "#" && $2 == "TYPE" { print $3 }' "$MCG_TMP/narrow.prom" | tr 
 for m in $fams; do
 	case $m in
 	memcgctl_usage_bytes | memcgctl_peak_bytes | memcgctl_memsw_bytes | memcgctl_kmem_bytes | memcgctl_swap_bytes) ;;
+	memcgctl_scrape_complete | memcgctl_scrape_skipped_cgroups) ;; # whatever the families
+	memcgctl_build_info | memcgctl_scrape_duration_seconds) ;;
 	*) fail "--families usage serves $m" ;;
 	esac
 done
@@ -126,6 +184,11 @@ awk -v x="$got" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(x >= lo && x <= hi) }' |
 ok "Prometheus's usage $got within the kernel's [$lo, $hi]"
 assert_eq "Prometheus's limit" $((128 * 1024 * 1024)) "$(query "memcgctl_limit_bytes$sel")"
 assert_eq "scrape health" 1 "$(query 'up{job="memcgctl"}')"
+assert_eq "Prometheus's build_info" 1 "$(query 'memcgctl_build_info{job="memcgctl"}')"
+# Prometheus 2.x asks for OpenMetrics first: the unit in its metadata came only in that format
+unit=$(curl -fsS -G --data-urlencode 'metric=memcgctl_usage_bytes' "http://127.0.0.1:$p2/api/v1/targets/metadata" |
+	jq -r '.data[0].unit // "none"')
+assert_eq "Prometheus's unit of memcgctl_usage_bytes (OpenMetrics scraped)" bytes "$unit"
 
 # ---- a counter reset: a cgroup removed and made again under the same path ----
 # wait_value PROMQL WANT: until Prometheus answers WANT (30 s)

@@ -4,7 +4,8 @@
 # serving it through 120 MiB of writes, `export --state-dir` prints the daemon's counters for
 # that cgroup equal to `async-reclaim status --json`'s (read before and after, unchanged),
 # reclaimed bytes at least 40 MiB; a sibling not enabled has none; the exposition is clean
-# for promtool; without --state-dir (an empty run dir) and with --families not naming
+# for promtool; its watermarks are gauges equal to status's high_bytes and low_bytes (64 MiB
+# less the margins); without --state-dir (an empty run dir) and with --families not naming
 # reclaimd there is no reclaimd sample; the dirty family of the same cgroup is one state.
 set -eu
 . "$MCG_TESTLIB"
@@ -29,7 +30,7 @@ done
 
 # the daemon writes its stats at most once a second: compare with a status read before and
 # after the export that agree
-keys='.cgroups[0] | [.reclaimed_bytes, .wakeups, .steps, .cpu_ns, .deferred, .thrash_episodes] | @tsv'
+keys='.cgroups[0] | [.reclaimed_bytes, .wakeups, .steps, .cpu_ns, .deferred, .thrash_episodes, .high_bytes, .low_bytes] | @tsv'
 n=0
 while :; do
 	sleep 1.2
@@ -59,6 +60,14 @@ assert_eq "thrash episodes" "$6" "$(val memcgctl_reclaimd_thrash_episodes_total 
 assert_le "reclaimed at least 40 MiB" $((40 * MIB)) "$1"
 assert_eq "not enabled: no sample" absent "$(val memcgctl_reclaimd_steps_total "$CGREL/idle")"
 assert_eq "reclaimd families are counters" 6 "$(grep -c '^# TYPE memcgctl_reclaimd_[a-z_]*_total counter$' "$MCG_TMP/rd.prom")"
+# the watermarks: status's, and what the margins make of the 64 MiB limit (the kernel's)
+assert_eq "high watermark: status's" "$7" "$(val memcgctl_reclaimd_high_watermark_bytes "$CGREL")"
+assert_eq "low watermark: status's" "$8" "$(val memcgctl_reclaimd_low_watermark_bytes "$CGREL")"
+lim=$(knob "$CG" "$K_LIMIT")
+assert_eq "high watermark: the kernel's limit - 16 MiB" $((lim - 16 * MIB)) "$(val memcgctl_reclaimd_high_watermark_bytes "$CGREL")"
+assert_eq "low watermark: the kernel's limit - 32 MiB" $((lim - 32 * MIB)) "$(val memcgctl_reclaimd_low_watermark_bytes "$CGREL")"
+assert_eq "watermarks are gauges" 2 "$(grep -c '^# TYPE memcgctl_reclaimd_[a-z]*_watermark_bytes gauge$' "$MCG_TMP/rd.prom")"
+assert_eq "not enabled: no watermark" absent "$(val memcgctl_reclaimd_high_watermark_bytes "$CGREL/idle")"
 
 # not asked for, or no state directory: no reclaimd sample
 "$MEMCGCTL" export --state-dir "$SD" --families usage,events "$CGREL" >"$MCG_TMP/fam.prom"

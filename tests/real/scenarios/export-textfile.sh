@@ -42,10 +42,23 @@ diff "$MCG_TMP/want" "$MCG_TMP/got" >"$MCG_TMP/diff" ||
 ok "node_exporter serves the same $(wc -l <"$MCG_TMP/want") samples"
 
 # a repeated write reads through the sampler (kept descriptors), a single run by a walk:
-# the same samples of the (idle) scratch tree
-grep "cgroup=\"$CGREL" "$dir/memcgctl.prom" | sort >"$MCG_TMP/walk.s"
-"$MEMCGCTL" export --textfile "$dir" -d 10ms -n 2 "$CGREL" || fail "export --textfile -d -n 2 failed"
-grep "cgroup=\"$CGREL" "$dir/memcgctl.prom" | sort >"$MCG_TMP/sampled.s"
+# the same samples of the (idle) scratch tree. Its usage can still move on a busy host (v1:
+# the per-CPU charge stock drained by reclaim elsewhere, seen 256 KiB -> 20 KiB): a pair of
+# runs across which the kernel's usage moved is redone (5 tries), only the kernel decides
+tree_usage() { cat "$CG/$K_USAGE" "$CG/a/$K_USAGE" "$CG/b/$K_USAGE" | tr '\n' ' '; }
+tries=0
+while :; do
+	u0=$(tree_usage)
+	"$MEMCGCTL" export --textfile "$dir" "$CGREL" || fail "export --textfile failed"
+	grep "cgroup=\"$CGREL" "$dir/memcgctl.prom" | sort >"$MCG_TMP/walk.s"
+	"$MEMCGCTL" export --textfile "$dir" -d 10ms -n 2 "$CGREL" || fail "export --textfile -d -n 2 failed"
+	grep "cgroup=\"$CGREL" "$dir/memcgctl.prom" | sort >"$MCG_TMP/sampled.s"
+	u1=$(tree_usage)
+	[ "$u1" != "$u0" ] || break
+	tries=$((tries + 1))
+	[ $tries -lt 5 ] || fail "the kernel's usage of the idle tree kept moving: $u0 -> $u1"
+	say "redo: the kernel's usage of the tree moved during the two runs: $u0 -> $u1"
+done
 [ "$(wc -l <"$MCG_TMP/walk.s")" -ge 30 ] || fail "few scratch samples: $(wc -l <"$MCG_TMP/walk.s")"
 diff "$MCG_TMP/walk.s" "$MCG_TMP/sampled.s" >"$MCG_TMP/diff" ||
 	fail "the sampled write differs from the single run: $(head -c 800 "$MCG_TMP/diff")"
@@ -80,6 +93,8 @@ st=0
 "$MEMCGCTL" export --textfile "$dir" "$CGREL" 2>"$MCG_TMP/err" || st=$?
 assert_eq "world-writable dir: exit" 1 "$st"
 grep -q "cannot write to '$dir': not trusted" "$MCG_TMP/err" || fail "message: $(cat "$MCG_TMP/err")"
+# (below a trusted parent: under the world-writable one it is refused as untrusted first)
+chmod 0755 "$dir"
 st=0
 "$MEMCGCTL" export --textfile "$dir/missing" "$CGREL" 2>"$MCG_TMP/err" || st=$?
 assert_eq "missing dir: exit" 1 "$st"

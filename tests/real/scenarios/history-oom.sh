@@ -47,7 +47,7 @@ TK1=$(now_ceil)
 assert_eq "the child was OOM-killed (SIGKILL)" 137 "$st"
 k1=$(oom_kills)
 assert_le "the kernel counted a kill" $((k0 + 1)) "$k1"
-sleep 1.5
+frames_after "$REL" "$TK1" 4
 kill -TERM "$REC" || fail "record died: $(cat "$MCG_TMP/rec.err")"
 wait "$REC"
 
@@ -57,13 +57,14 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	$col["event"] != "" { print substr($1, 1, length($1) - 6), $col["event"], $col["detail"] }' \
 	"$MCG_TMP/d.csv" >"$MCG_TMP/ev"
 cat "$MCG_TMP/ev"
-late=$((TK1 + 2 * 250 + 500))
-n=$(awk -v a="$TK0" -v b="$late" '$2 == "oom_kill" && $1 + 0 >= a + 0 && $1 + 0 <= b + 0 { n += $3 } END { print n + 0 }' "$MCG_TMP/ev")
+late=$(frame_after "$REL" "$TK1" 2) # the kill is seen by the second frame after it
+TKS=$(frame_since "$REL" "$TK0") # or by the sample in flight when it began
+n=$(awk -v a="$TKS" -v b="$late" '$2 == "oom_kill" && $1 + 0 >= a + 0 && $1 + 0 <= b + 0 { n += $3 } END { print n + 0 }' "$MCG_TMP/ev")
 assert_eq "oom_kill events count the kernel's kills, at the kill" $((k1 - k0)) "$n"
 assert_eq "no oom_kill event elsewhere" "$n" "$(awk '$2 == "oom_kill" { n += $3 } END { print n + 0 }' "$MCG_TMP/ev")"
-n=$(awk -v a="$TK0" -v b="$late" -v e="$hit" '$2 == e && $1 + 0 >= a + 0 && $1 + 0 <= b + 0 { n += $3 } END { print n + 0 }' "$MCG_TMP/ev")
+n=$(awk -v a="$TKS" -v b="$late" -v e="$hit" '$2 == e && $1 + 0 >= a + 0 && $1 + 0 <= b + 0 { n += $3 } END { print n + 0 }' "$MCG_TMP/ev")
 assert_le "$hit events at the kill" 1 "$n"
 # the recorded counter after the kill is the kernel's
 last=$(awk -F, -v c="$REL" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-	$2 == c && $col["event"] == "" { v = $col["events_oom_kill"] } END { print v }' "$MCG_TMP/d.csv")
+	$col["cgroup"] == c && $col["event"] == "" { v = $col["events_oom_kill"] } END { print v }' "$MCG_TMP/d.csv")
 assert_eq "recorded events_oom_kill after the kill" "$k1" "$last"

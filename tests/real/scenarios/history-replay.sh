@@ -4,7 +4,10 @@
 # 32M: batch mode prints each recorded frame with its own time and the limit the kernel had
 # then; in tmux the view shows the sample's time in the header, n jumps to the set-limit
 # event (status line, '*' on the row), , and . step back and forth across the change, g goes
-# to a time, } to the last sample, and q quits with exit 0.
+# to a time, } to the last sample, and q quits with exit 0. A scratch cgroup named as docker
+# names a container's (docker-ID.scope), with a docker state file naming it, is recorded with
+# that name; once its cgroup and its state are gone, the batch replay and the view's CONTAINER
+# column still show docker:NAME (issue 30), as recorded, while the node has no such name now.
 set -eu
 . "$MCG_TESTLIB"
 require_cgroups
@@ -13,19 +16,34 @@ scratch_new replay
 P=$CG PREL=$CGREL
 echo $((64 * 1024 * 1024)) >"$P/$K_LIMIT"
 scratch_new kid "$P"
+# the container: its cgroup and the state docker writes for it (root's, as the reader trusts)
+CID=$(printf 'history-replay-%s' "$$" | sha256sum | cut -c1-64)
+ST="$MCG_TMP/state"
+mkdir -p "$ST/var/lib/docker/containers/$CID"
+printf '{"ID":"%s","Name":"/replay-web","State":{"Running":true,"Pid":1},"Config":{"Labels":{}}}\n' \
+	"$CID" >"$ST/var/lib/docker/containers/$CID/config.v2.json"
+export MEMCGCTL_STATE_ROOT="$ST"
+scratch_new "docker-$CID.scope" "$P"
+C=$CG CREL=$CGREL
+"$MEMCGCTL" top -b -n 1 -o CGROUP,CONTAINER "$PREL" | grep -qE "^$CREL +docker:replay-web *\$" ||
+	fail "live top does not name the container: $("$MEMCGCTL" top -b -n 1 -o CGROUP,CONTAINER "$PREL")"
 STORE="$MCG_TMP/store"
 record_start "$PREL" -d 250ms "$PREL"
-sleep 1.5
+frames_after "$PREL" 0 5
 "$MEMCGCTL" set-limit "$PREL" 32M >/dev/null
 assert_eq "limit set" $((32 * 1024 * 1024)) "$(knob "$P" "$K_LIMIT")"
-sleep 1.5
+frames_after "$PREL" "$(now_floor)" 5
 kill -TERM "$REC" || fail "record died: $(cat "$MCG_TMP/rec.err")"
 wait "$REC"
+# the container is gone: its cgroup (empty: nothing was started in it) and its state
+rmdir "$C" || fail "cannot remove $C"
+rm -rf "${ST:?}/var"
+[ ! -d "$C" ] || fail "$C still there"
 
 # the frames' times and the parent's limit in each (from dump)
 "$MEMCGCTL" dump --store "$STORE" --csv "$PREL" >"$MCG_TMP/d.csv"
 awk -F, -v c="$PREL" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-	$2 == c && $col["event"] == "" { print $1, $col["limit_bytes"] }' "$MCG_TMP/d.csv" >"$MCG_TMP/frames"
+	$col["cgroup"] == c && $col["event"] == "" { print $1, $col["limit_bytes"] }' "$MCG_TMP/d.csv" >"$MCG_TMP/frames"
 first=$(head -n 1 "$MCG_TMP/frames" | awk '{ print $1 }')
 last=$(tail -n 1 "$MCG_TMP/frames" | awk '{ print $1 }')
 after=$(awk '$2 == 33554432 { print $1; exit }' "$MCG_TMP/frames")
@@ -37,6 +55,10 @@ assert_le "frames recorded" 8 "$(wc -l <"$MCG_TMP/frames")"
 grep -q "^memcgctl top --replay: " "$MCG_TMP/b1" || fail "no replay header: $(head -1 "$MCG_TMP/b1")"
 grep -E "^$PREL +" "$MCG_TMP/b1" | grep -q ' 64M ' || fail "first frame: no 64M: $(cat "$MCG_TMP/b1")"
 ok "batch replay: first frame has the 64M limit"
+"$MEMCGCTL" top -b --replay --store "$STORE" -n 1 -o CGROUP,CONTAINER >"$MCG_TMP/b1c"
+grep -qE "^$CREL +docker:replay-web *\$" "$MCG_TMP/b1c" ||
+	fail "batch replay: the gone container is not named as recorded: $(cat "$MCG_TMP/b1c")"
+ok "batch replay: the gone container is docker:replay-web, as recorded"
 "$MEMCGCTL" --json top --replay --store "$STORE" --at "@$((after / 1000000000))" -n 20 >"$MCG_TMP/b2.json"
 got=$(json "select(.timestamp_ns == $after) | .cgroups[] | select(.cgroup == \"$PREL\") | .limit_bytes" \
 	<"$MCG_TMP/b2.json")
@@ -51,6 +73,11 @@ prow() { screen | grep -A1 '^CGROUP' | tail -1; }
 wait_for "memcgctl top --replay - $(when "$first")"
 prow | grep -q ' 64M ' || { screen >&2; fail "first frame: parent row has no 64M"; }
 ok "first frame: 64M"
+# the CONTAINER column by itself, on the container's row, with the recorded name
+screen | grep -q '^CGROUP.* CONTAINER ' || { screen >&2; fail "no CONTAINER column in the replay"; }
+screen | grep -E "docker-$(printf %.12s "$CID")" | grep -qF 'docker:replay-web' ||
+	{ screen >&2; fail "the replay view does not name the gone container as recorded"; }
+ok "replay view: the gone container's row shows docker:replay-web"
 # n: the sample with the set-limit event
 T send-keys -t rp n
 wait_for "events: change $PREL set-limit"

@@ -50,7 +50,6 @@ if [ "$MCG_CGVER" = 2 ]; then echo +memory >"$TOP/cgroup.subtree_control" 2>/dev
 mkdir "$TOP/.hidden" "$(printf '%s/esc\033]0;pwned\007' "$TOP")" || fail "cannot create the named cgroups"
 SPAWN_NOWAIT=1 spawn_in "$TOP/.hidden" sleep 600
 HIDDEN_PID=$SPAWN_PID
-sleep 0.2
 
 "$MEMCGCTL" --json list "$TOPREL" >"$MCG_TMP/list.json" 2>"$MCG_TMP/list.err" ||
 	fail "list --json failed: $(cat "$MCG_TMP/list.err")"

@@ -36,6 +36,6 @@ assert_eq "no oom kill so far" 0 "$(awk '$1 == "oom_kill" { print $2 }' "$CG/mem
 assert_status "--allow-oom" 0 "$MEMCGCTL" set-limit "$CGREL" 16M --allow-oom
 assert_eq "memory.max" 16777216 "$(knob "$CG" memory.max)"
 i=0
-while kill -0 "$child" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+while kill -0 "$child" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 kill -0 "$child" 2>/dev/null && fail "the child survived --allow-oom"
 assert_le "oom kills" 1 "$(awk '$1 == "oom_kill" { print $2 }' "$CG/memory.events")"

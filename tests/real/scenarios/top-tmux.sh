@@ -30,6 +30,12 @@ ok "kid row: $row"
 # the parent is the first row under the column header
 screen | grep -A1 '^CGROUP' | tail -1 | grep -q ' 64M ' || { screen >&2; fail "parent row has no 64M limit"; }
 ok "parent row has the 64M limit"
+# a row with a %LIM bar ends where the header's last column ends (the bar and the header's
+# blank under it are as wide: a bar one cell wider pushed the last column off a 120-column row)
+hdr_end=$(screen | grep '^CGROUP' | sed 's/ *$//' | awk '{ print length($0) }')
+# characters, not bytes: the usage trend is block characters (mawk's length() counts bytes)
+row_end=$(screen | grep -A1 '^CGROUP' | tail -1 | sed 's/ *$//' | tr -d '\n' | LC_ALL=C.UTF-8 wc -m)
+assert_eq "the parent row (with a bar) ends under the header's last column" "$hdr_end" "$row_end"
 # usage column: the kid holds ~8 MiB of page cache
 echo "$row" | awk '{ print $2 }' | grep -qE '^[0-9.]+M$' || fail "kid usage is not in MiB: $row"
 

@@ -9,13 +9,22 @@ require_cgroups
 scratch_new tree
 parent=$CG parentrel=$CGREL
 echo $((64 * 1024 * 1024)) >"$parent/$K_LIMIT"
-"$MEMCGCTL" --json top -b -n 12 -d 0.25 "$parentrel" >"$MCG_TMP/top.json" &
+"$MEMCGCTL" --json top -b -n 16 -d 0.25 "$parentrel" >"$MCG_TMP/top.json" &
 toppid=$!
 echo "$toppid" >>"$MCG_CLEAN_PIDS"
-sleep 0.6
+# each change once top has printed the samples before it (one JSON line per sample, flushed):
+# the tree changes under a running top at whatever speed either runs
+# samples_with N [PATH]: top has printed N samples (the last of them listing PATH)
+samples_with() {
+	kill -0 "$toppid" 2>/dev/null || [ "$(wc -l <"$MCG_TMP/top.json")" -ge "$1" ] ||
+		fail "top ended before sample $1"
+	[ "$(wc -l <"$MCG_TMP/top.json")" -ge "$1" ] || return 1
+	[ -z "${2:-}" ] || tail -n 1 "$MCG_TMP/top.json" | grep -qF "\"$2\""
+}
+wait_until "top's first two samples" 60 samples_with 2
 scratch_new a "$parent"
 a=$CG
-sleep 0.6
+wait_until "top's sample with $CGREL" 60 samples_with 3 "$CGREL"
 rmdir "$a"
 scratch_new b "$parent"
 b=$CG
@@ -23,10 +32,10 @@ echo $((48 * 1024 * 1024)) >"$parent/$K_LIMIT"
 wait "$toppid" || fail "top exited with $?"
 
 f="$MCG_TMP/top.json"
-assert_eq "samples" 12 "$(wc -l <"$f" | tr -d ' ')"
+assert_eq "samples" 16 "$(wc -l <"$f" | tr -d ' ')"
 paths() { jq -r "select(.sample == $1) | [.cgroups[].cgroup] | join(\" \")" "$f"; }
 assert_eq "first sample" "$parentrel" "$(paths 1)"
-assert_eq "last sample" "$parentrel $parentrel/b" "$(paths 12)"
+assert_eq "last sample" "$parentrel $parentrel/b" "$(paths 16)"
 seen_a=$(jq -r "select([.cgroups[].cgroup] | index(\"$parentrel/a\")) | .sample" "$f" | head -1)
 [ -n "$seen_a" ] || fail "child a never appeared"
 ok "child a appeared at sample $seen_a"
@@ -42,6 +51,6 @@ assert_eq "new child's limit (unlimited reads as null)" "$klim" "$(echo "$first_
 # the limit written while top ran: the last sample has the kernel's new value
 assert_eq "kernel limit" $((48 * 1024 * 1024)) "$(knob "$parent" "$K_LIMIT")"
 assert_eq "top's last limit" $((48 * 1024 * 1024)) \
-	"$(jq -r 'select(.sample == 12) | .cgroups[0].limit_bytes' "$f")"
+	"$(jq -r 'select(.sample == 16) | .cgroups[0].limit_bytes' "$f")"
 assert_eq "top's first limit" $((64 * 1024 * 1024)) \
 	"$(jq -r 'select(.sample == 1) | .cgroups[0].limit_bytes' "$f")"

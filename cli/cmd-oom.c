@@ -1,0 +1,730 @@
+/* cmd-oom.c: "memcgctl oom": the OOM kills the recorder explained (from the history store), or caught live with --watch. */
+#include "memcgctl.h"
+#include "cli-common.h"
+#include "oom-watch.h"
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+struct oom_args {
+	const char *store, *since, *cgroup, *exec;
+	bool watch;
+	long count;
+};
+
+enum { OPT_STORE = 0x300, OPT_SINCE, OPT_WATCH, OPT_EXEC };
+
+static const struct argp_option oom_options[] = {
+	{"since", OPT_SINCE, "TIME", 0,
+	 "Kills from TIME on: 03:12, -2h, 'yesterday 14:00', 2026-11-30T03:12:00Z (default: all "
+	 "the store holds)",
+	 0},
+	{"store", OPT_STORE, "DIR", 0, "The history store (default /var/lib/memcgctl/history)", 0},
+	{"watch", OPT_WATCH, NULL, 0,
+	 "Catch kills as they happen and print each (nothing is stored: 'memcgctl record' stores "
+	 "them)",
+	 0},
+	{"count", 'n', "COUNT", 0, "With --watch: stop after COUNT kills", 0},
+	{"exec", OPT_EXEC, "PROG", 0,
+	 "With --watch: run PROG (an absolute path; no shell, no arguments) for each early warning "
+	 "and each kill, with MEMCGCTL_EVENT, MEMCGCTL_CGROUP and the numbers in its environment; "
+	 "killed after 10 s",
+	 0},
+	{0},
+};
+
+static error_t oom_parse(int key, char *arg, struct argp_state *state)
+{
+	struct oom_args *a = state->input;
+
+	switch (key) {
+	case OPT_SINCE:
+		a->since = arg;
+		break;
+	case OPT_STORE:
+		a->store = arg;
+		break;
+	case OPT_WATCH:
+		a->watch = true;
+		break;
+	case 'n':
+		a->count = cli_arg_long(state, "--count", arg, 1, 100000000);
+		break;
+	case OPT_EXEC:
+		/* a path, run as it is (no shell, no search): one that cannot run is said now */
+		if (arg[0] != '/')
+			argp_error(state, "invalid --exec '%s': an absolute path to a program",
+				   out_esc(arg));
+		if (access(arg, X_OK) < 0)
+			argp_error(state, "invalid --exec '%s': %s", out_esc(arg), strerror(errno));
+		a->exec = arg;
+		break;
+	case ARGP_KEY_END:
+		if (a->count && !a->watch)
+			argp_error(state, "--count needs --watch");
+		if (a->exec && !a->watch)
+			argp_error(state, "--exec needs --watch");
+		if (a->watch && (a->since || a->store))
+			argp_error(state, "--watch reads the kernel, not the store: no --since or --store");
+		break;
+	default:
+		return cli_cgroup_operand(state, key, arg, &a->cgroup);
+	}
+	return 0;
+}
+
+static const struct argp oom_argp = {
+	oom_options, oom_parse, "[CGROUP]",
+	"Show each OOM kill 'memcgctl record' caught (of CGROUP and the cgroups below it, as the "
+	"OOM cgroup or the victim's): when, which cgroup's limit was hit and which process died "
+	"(pid, comm, uid, its RSS from the kernel's report), what the cgroup held just before "
+	"(the kernel's own memory.stat dump when it printed one, else the recorder's read at the "
+	"OOM notification), the limit and its distance, what memcgctl changed on the cgroup in the "
+	"minute before, and why reclaim could not help. The cgroup may be gone: the autopsy does "
+	"not need it. With --watch, catch kills live from /dev/kmsg and the cgroups' OOM "
+	"notifications instead.",
+	cli_common_children, NULL, NULL,
+};
+
+/* CGROUP (as typed, "/" or "web" or "/a/b") is P or an ancestor of it. */
+static bool under(const char *cgroup, const char *p)
+{
+	size_t l;
+
+	if (!cgroup)
+		return true;
+	if (cgroup[0] == '/')
+		cgroup++;
+	l = strlen(cgroup);
+	while (l && cgroup[l - 1] == '/')
+		l--;
+	if (!l)
+		return true;
+	if (!p || p[0] != '/')
+		return false;
+	return !strncmp(p + 1, cgroup, l) && (p[1 + l] == '\0' || p[1 + l] == '/');
+}
+
+/* memcgctl's own changes in the minute before a kill: kept from the frames read so far */
+#define CHANGE_WINDOW_NS (60ULL * 1000000000ULL)
+#define CHANGES_KEPT 64
+
+struct change {
+	uint64_t time_ns;
+	char *cgroup, *op, *detail;
+};
+
+struct oom_out {
+	struct change ch[CHANGES_KEPT];
+	size_t nch, next;
+	unsigned shown;
+};
+
+static void change_keep(struct oom_out *o, const struct mcg_hist_event *e)
+{
+	struct change *c = &o->ch[o->next];
+
+	free(c->cgroup);
+	free(c->op);
+	free(c->detail);
+	c->time_ns = e->time_ns;
+	c->cgroup = e->cgroup ? strdup(e->cgroup) : NULL;
+	c->op = e->op ? strdup(e->op) : NULL;
+	c->detail = e->detail ? strdup(e->detail) : NULL;
+	o->next = (o->next + 1) % CHANGES_KEPT;
+	if (o->nch < CHANGES_KEPT)
+		o->nch++;
+}
+
+static void changes_free(struct oom_out *o)
+{
+	size_t i;
+
+	for (i = 0; i < CHANGES_KEPT; i++) {
+		free(o->ch[i].cgroup);
+		free(o->ch[i].op);
+		free(o->ch[i].detail);
+	}
+}
+
+/* A change on the OOM cgroup, its ancestors or the victim's cgroup within the minute before. */
+static bool change_relevant(const struct change *c, const struct mcg_oom_autopsy *a)
+{
+	if (!c->cgroup || c->time_ns > a->time_ns || a->time_ns - c->time_ns > CHANGE_WINDOW_NS)
+		return false;
+	return (a->oom_cgroup[0] && (under(c->cgroup, a->oom_cgroup))) ||
+	       (a->victim_cgroup[0] && !strcmp(c->cgroup, a->victim_cgroup));
+}
+
+static void print_json(struct oom_out *o, const struct mcg_oom_autopsy *a)
+{
+	char t[40], name[96];
+	unsigned k;
+	size_t i;
+
+	jw_open_object(stdout, NULL);
+	jw_u64(stdout, "timestamp_ns", a->time_ns);
+	jw_string(stdout, "time", mcg_hist_time_format(a->time_ns, t, sizeof(t)));
+	jw_string(stdout, "scope", mcg_oom_scope_name(a->scope));
+	if (a->oom_cgroup[0])
+		jw_string(stdout, "oom_cgroup", a->oom_cgroup);
+	if (a->victim_cgroup[0])
+		jw_string(stdout, "victim_cgroup", a->victim_cgroup);
+	if (a->unit[0])
+		jw_string(stdout, "unit", a->unit);
+	if (a->pid > 0)
+		jw_i64(stdout, "pid", a->pid);
+	if (a->uid >= 0)
+		jw_i64(stdout, "uid", a->uid);
+	jw_string(stdout, "comm", a->comm);
+	jw_u64(stdout, "anon_rss_bytes", a->anon_rss);
+	jw_u64(stdout, "file_rss_bytes", a->file_rss);
+	jw_u64(stdout, "shmem_rss_bytes", a->shmem_rss);
+	jw_u64(stdout, "total_vm_bytes", a->total_vm);
+	jw_u64(stdout, "pgtables_bytes", a->pgtables);
+	jw_i64(stdout, "oom_score_adj", a->oom_score_adj);
+	if (a->limit_name)
+		jw_string(stdout, "limit_name", a->limit_name);
+	jw_bytes(stdout, "limit_bytes", a->limit, a->breakdown != MCG_OOM_BD_NONE);
+	jw_bytes(stdout, "usage_bytes", a->usage, a->breakdown != MCG_OOM_BD_NONE);
+	jw_bytes(stdout, "swap_limit_bytes", a->swap_limit, a->breakdown != MCG_OOM_BD_NONE);
+	jw_string(stdout, "breakdown", mcg_oom_breakdown_name(a->breakdown));
+	if (a->breakdown == MCG_OOM_BD_SAMPLE)
+		jw_u64(stdout, "breakdown_age_us", a->age_us);
+	if (a->has_growth) {
+		jw_i64(stdout, "usage_growth_bytes_per_second", a->growth_bps);
+		jw_u64(stdout, "usage_growth_window_us", a->growth_us);
+	}
+	if (a->kmsg_seq)
+		jw_u64(stdout, "kmsg_seq", a->kmsg_seq);
+	jw_string(stdout, "explanation", a->why);
+	jw_open_object(stdout, "record");
+	mcg_keyset_foreach(k, &a->rec.valid)
+	{
+		const struct mcg_key_desc *d = mcg_key_desc((enum mcg_key)k);
+
+		snprintf(name, sizeof(name), "%s%s", d->name, mcg_unit_suffix(d->unit));
+		jw_u64(stdout, name, a->rec.v[k]);
+	}
+	jw_close_object(stdout);
+	jw_open_array(stdout, "processes");
+	for (i = 0; i < a->nprocs; i++) {
+		jw_open_object(stdout, NULL);
+		jw_i64(stdout, "pid", a->procs[i].pid);
+		if (a->procs[i].uid >= 0)
+			jw_i64(stdout, "uid", a->procs[i].uid);
+		jw_u64(stdout, "rss_bytes", a->procs[i].rss);
+		jw_string(stdout, "comm", a->procs[i].name);
+		jw_close_object(stdout);
+	}
+	jw_close_array(stdout);
+	jw_open_array(stdout, "changes_before");
+	for (i = 0; i < o->nch; i++) {
+		const struct change *c = &o->ch[(o->next + CHANGES_KEPT - o->nch + i) % CHANGES_KEPT];
+
+		if (!change_relevant(c, a))
+			continue;
+		jw_open_object(stdout, NULL);
+		jw_u64(stdout, "timestamp_ns", c->time_ns);
+		jw_string(stdout, "cgroup", c->cgroup);
+		if (c->op)
+			jw_string(stdout, "op", c->op);
+		if (c->detail)
+			jw_string(stdout, "detail", c->detail);
+		jw_close_object(stdout);
+	}
+	jw_close_array(stdout);
+	jw_close_object(stdout);
+	jw_end(stdout);
+}
+
+static void print_text(struct oom_out *o, const struct mcg_oom_autopsy *a)
+{
+	char t[40], s1[32], s2[32], s3[32];
+	size_t i;
+
+	if (o->shown)
+		putchar('\n');
+	printf("%s  %s OOM kill", mcg_hist_time_format(a->time_ns, t, sizeof(t)),
+	       mcg_oom_scope_name(a->scope));
+	if (a->oom_cgroup[0])
+		printf(" in %s", out_esc(a->oom_cgroup));
+	putchar('\n');
+	printf("  victim: pid %lld (%s)", (long long)a->pid, out_esc(a->comm));
+	if (a->uid >= 0)
+		printf(" uid %lld", (long long)a->uid);
+	if (a->victim_cgroup[0])
+		printf(" in %s", out_esc(a->victim_cgroup));
+	if (a->unit[0])
+		printf(" (unit %s)", out_esc(a->unit));
+	putchar('\n');
+	printf("  its rss: anon %s, file %s, shmem %s\n", mcg_size_format(a->anon_rss, s1, sizeof(s1)),
+	       mcg_size_format(a->file_rss, s2, sizeof(s2)),
+	       mcg_size_format(a->shmem_rss, s3, sizeof(s3)));
+	if (a->breakdown != MCG_OOM_BD_NONE) {
+		printf("  cgroup: usage %s", mcg_size_format(a->usage, s1, sizeof(s1)));
+		if (a->limit != MCG_MAX)
+			printf(" of %s %s", a->limit_name ? a->limit_name : "limit",
+			       mcg_size_format(a->limit, s2, sizeof(s2)));
+		if (mcg_record_has(&a->rec, MCG_K_ANON))
+			printf(", anon %s", mcg_size_format(a->rec.v[MCG_K_ANON], s1, sizeof(s1)));
+		if (mcg_record_has(&a->rec, MCG_K_FILE))
+			printf(", file %s", mcg_size_format(a->rec.v[MCG_K_FILE], s1, sizeof(s1)));
+		if (mcg_record_has(&a->rec, MCG_K_KERNEL))
+			printf(", kernel %s", mcg_size_format(a->rec.v[MCG_K_KERNEL], s1, sizeof(s1)));
+		if (mcg_record_has(&a->rec, MCG_K_SHMEM))
+			printf(", shmem %s", mcg_size_format(a->rec.v[MCG_K_SHMEM], s1, sizeof(s1)));
+		printf(" (%s", a->breakdown == MCG_OOM_BD_KERNEL ? "the kernel's report" : "read");
+		if (a->breakdown == MCG_OOM_BD_SAMPLE)
+			printf(" %llu ms before", (unsigned long long)(a->age_us / 1000));
+		printf(")\n");
+	}
+	if (a->nprocs) {
+		printf("  largest:");
+		for (i = 0; i < a->nprocs && i < 3; i++)
+			printf("%s %s (pid %lld) %s", i ? "," : "", out_esc(a->procs[i].name),
+			       (long long)a->procs[i].pid,
+			       mcg_size_format(a->procs[i].rss, s1, sizeof(s1)));
+		if (a->nprocs > 3)
+			printf(", ...");
+		putchar('\n');
+	}
+	for (i = 0; i < o->nch; i++) {
+		const struct change *c = &o->ch[(o->next + CHANGES_KEPT - o->nch + i) % CHANGES_KEPT];
+
+		if (!change_relevant(c, a))
+			continue;
+		printf("  memcgctl before: %s %s %s (%llu s before)\n", c->op ? out_esc(c->op) : "-",
+		       out_esc(c->cgroup), c->detail ? out_esc(c->detail) : "",
+		       (unsigned long long)((a->time_ns - c->time_ns) / 1000000000ULL));
+	}
+	printf("  why: %s\n", out_esc(a->why));
+}
+
+static void show(struct cli *cli, struct oom_out *o, const struct mcg_oom_autopsy *a)
+{
+	if (cli->json)
+		print_json(o, a);
+	else
+		print_text(o, a);
+	o->shown++;
+	fflush(stdout);
+}
+
+/* ---- the early warning, printed ---- */
+
+static void print_warning(struct cli *cli, struct oom_out *o, const struct mcg_oom_warning *wn)
+{
+	char t[40];
+
+	if (cli->json) {
+		jw_open_object(stdout, NULL);
+		jw_string(stdout, "event", "oom_warning");
+		jw_u64(stdout, "timestamp_ns", wn->time_ns);
+		jw_string(stdout, "time", mcg_hist_time_format(wn->time_ns, t, sizeof(t)));
+		jw_string(stdout, "cgroup", wn->cgroup);
+		if (wn->unit[0])
+			jw_string(stdout, "unit", wn->unit);
+		jw_u64(stdout, "usage_bytes", wn->usage);
+		jw_u64(stdout, "limit_bytes", wn->limit);
+		jw_string(stdout, "limit_name", wn->limit_name);
+		jw_u64(stdout, "reclaimable_bytes", wn->reclaimable);
+		jw_string(stdout, "signal", wn->signal);
+		jw_u64(stdout, "signal_rise", wn->events);
+		jw_u64(stdout, "interval_us", wn->interval_us);
+		if (wn->has_psi_full)
+			jw_u64(stdout, "psi_full_us", wn->psi_full_us);
+		jw_string(stdout, "explanation", wn->why);
+		jw_close_object(stdout);
+		jw_end(stdout);
+	} else {
+		if (o->shown)
+			putchar('\n');
+		printf("%s  OOM warning in %s", mcg_hist_time_format(wn->time_ns, t, sizeof(t)),
+		       out_esc(wn->cgroup));
+		if (wn->unit[0])
+			printf(" (unit %s)", out_esc(wn->unit));
+		printf("\n  why: %s\n", out_esc(wn->why));
+	}
+	o->shown++;
+	fflush(stdout);
+}
+
+/* ---- --exec: a program run for each event, never waited for by the watcher ---- */
+
+#define HOOK_MAX 4                              /* running at once; more are not started */
+#define HOOK_TIMEOUT_NS (10ULL * 1000000000ULL) /* then its process group is killed */
+#define HOOK_ENV 12
+
+struct hook {
+	pid_t pid;
+	int pidfd; /* readable once it exited; -1: reaped by the tick */
+	uint64_t deadline;
+	bool killed;
+};
+
+struct hooks {
+	const char *prog;
+	struct hook h[HOOK_MAX];
+	size_t n;
+	unsigned skipped;
+};
+
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void hook_done(struct hooks *hs, size_t i, int status)
+{
+	struct hook *h = &hs->h[i];
+
+	if (h->killed)
+		cli_warn("--exec '%s' (pid %d) ran past 10 s: killed", out_esc(hs->prog), (int)h->pid);
+	else if (WIFEXITED(status) && WEXITSTATUS(status))
+		cli_warn("--exec '%s' (pid %d) exited with status %d", out_esc(hs->prog), (int)h->pid,
+			 WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		cli_warn("--exec '%s' (pid %d) killed by signal %d", out_esc(hs->prog), (int)h->pid,
+			 WTERMSIG(status));
+	if (h->pidfd >= 0)
+		close(h->pidfd);
+	hs->h[i] = hs->h[--hs->n];
+}
+
+/* Reap what exited, kill what is past its deadline (never blocks). */
+static void hooks_reap(struct hooks *hs)
+{
+	uint64_t now = mono_now();
+	size_t i = 0;
+
+	while (i < hs->n) {
+		struct hook *h = &hs->h[i];
+		int status;
+		pid_t r = waitpid(h->pid, &status, WNOHANG);
+
+		if (r == h->pid || (r < 0 && errno == ECHILD)) {
+			hook_done(hs, i, r == h->pid ? status : 0);
+			continue;
+		}
+		if (!h->killed && now >= h->deadline) {
+			kill(-h->pid, SIGKILL); /* its own process group: what it started too */
+			kill(h->pid, SIGKILL);
+			h->killed = true;
+		}
+		i++;
+	}
+}
+
+/* ms until the next hook deadline (or 100 ms to reap one without a pidfd); -1 none */
+static int hooks_timeout(const struct hooks *hs)
+{
+	uint64_t now = mono_now();
+	int ms = -1;
+	size_t i;
+
+	for (i = 0; i < hs->n; i++) {
+		int m = hs->h[i].killed || hs->h[i].pidfd < 0 ? 100
+			: hs->h[i].deadline <= now ? 0
+						   : (int)((hs->h[i].deadline - now) / 1000000 + 1);
+
+		if (ms < 0 || m < ms)
+			ms = m;
+	}
+	return ms;
+}
+
+/* KEY=VALUE into the environment being built (VALUE escaped as every printed name is) */
+static void env_add(char **env, size_t *n, const char *key, const char *value)
+{
+	char *esc = mcg_escape_dup(value ? value : "");
+
+	if (*n < HOOK_ENV && esc && asprintf(&env[*n], "%s=%s", key, esc) >= 0)
+		(*n)++;
+	free(esc);
+}
+
+static void env_u64(char **env, size_t *n, const char *key, uint64_t v)
+{
+	if (*n < HOOK_ENV && asprintf(&env[*n], "%s=%llu", key, (unsigned long long)v) >= 0)
+		(*n)++;
+}
+
+/* Start PROG for one event; the watcher goes on at once. */
+static void hook_run(struct hooks *hs, const struct mcg_oom_autopsy *au,
+		     const struct mcg_oom_warning *wn)
+{
+	char *mine[HOOK_ENV] = {0}, **env, *argv[2];
+	size_t n = 0, ne = 0, i;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	struct hook *h;
+	pid_t pid;
+	int r;
+
+	hooks_reap(hs);
+	if (hs->n >= HOOK_MAX) {
+		if (!hs->skipped++)
+			cli_warn("--exec '%s': %d still running, not started for this event (and "
+				 "others while they run)",
+				 out_esc(hs->prog), HOOK_MAX);
+		return;
+	}
+	if (wn) {
+		env_add(mine, &n, "MEMCGCTL_EVENT", "oom_warning");
+		env_add(mine, &n, "MEMCGCTL_CGROUP", wn->cgroup);
+		env_add(mine, &n, "MEMCGCTL_UNIT", wn->unit);
+		env_u64(mine, &n, "MEMCGCTL_USAGE_BYTES", wn->usage);
+		env_u64(mine, &n, "MEMCGCTL_LIMIT_BYTES", wn->limit);
+		env_u64(mine, &n, "MEMCGCTL_RECLAIMABLE_BYTES", wn->reclaimable);
+		env_add(mine, &n, "MEMCGCTL_EXPLANATION", wn->why);
+	} else {
+		env_add(mine, &n, "MEMCGCTL_EVENT", "oom_kill");
+		env_add(mine, &n, "MEMCGCTL_CGROUP", au->oom_cgroup[0] ? au->oom_cgroup : au->victim_cgroup);
+		env_add(mine, &n, "MEMCGCTL_VICTIM_CGROUP", au->victim_cgroup);
+		env_add(mine, &n, "MEMCGCTL_UNIT", au->unit);
+		env_u64(mine, &n, "MEMCGCTL_PID", au->pid > 0 ? (uint64_t)au->pid : 0);
+		env_add(mine, &n, "MEMCGCTL_COMM", au->comm);
+		if (au->limit != MCG_MAX)
+			env_u64(mine, &n, "MEMCGCTL_LIMIT_BYTES", au->limit);
+		env_u64(mine, &n, "MEMCGCTL_USAGE_BYTES", au->usage);
+		env_add(mine, &n, "MEMCGCTL_EXPLANATION", au->why);
+	}
+	for (i = 0; environ && environ[i]; i++)
+		;
+	env = calloc(i + n + 1, sizeof(*env));
+	if (!env)
+		goto out;
+	/* ours first, then the inherited ones not named MEMCGCTL_ (never a stale one) */
+	for (i = 0; i < n; i++)
+		env[ne++] = mine[i];
+	for (i = 0; environ && environ[i]; i++)
+		if (strncmp(environ[i], "MEMCGCTL_", 9))
+			env[ne++] = environ[i];
+	env[ne] = NULL;
+	argv[0] = (char *)hs->prog;
+	argv[1] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	/* no terminal input; its output to our stderr, never into the events printed */
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, 2, 1);
+	posix_spawnattr_init(&at);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+	r = posix_spawn(&pid, hs->prog, &fa, &at, argv, env);
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	free(env);
+	if (r) {
+		cli_warn("cannot run --exec '%s': %s", out_esc(hs->prog), strerror(r));
+		goto out;
+	}
+	h = &hs->h[hs->n++];
+	h->pid = pid;
+	h->killed = false;
+	h->deadline = mono_now() + HOOK_TIMEOUT_NS;
+	h->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	hs->skipped = 0;
+out:
+	for (i = 0; i < n; i++)
+		free(mine[i]);
+}
+
+/* At the end: the hooks still running get until their deadline, then are killed. */
+static void hooks_finish(struct hooks *hs)
+{
+	while (hs->n) {
+		int ms = hooks_timeout(hs);
+
+		poll(NULL, 0, ms < 0 || ms > 100 ? 100 : ms);
+		hooks_reap(hs);
+	}
+}
+
+static int run_watch(struct cli *cli, const struct oom_args *a)
+{
+	struct oom_out o = {0};
+	struct cli_oom_watch *w;
+	struct mcg_ctx *ctx = cli_ctx(cli);
+	struct mcg_oom_autopsy *au;
+	struct mcg_oom_warning wn;
+	struct hooks hs = {.prog = a->exec};
+	long kills = 0;
+	int r;
+
+	if (!ctx)
+		return EXIT_FAILURE;
+	r = cli_oom_watch_start(ctx, a->cgroup, false, &w);
+	if (r < 0)
+		return EXIT_FAILURE;
+	au = malloc(sizeof(*au));
+	if (!au) {
+		cli_oom_watch_stop(w);
+		return EXIT_FAILURE;
+	}
+	cli_trap_signals();
+	while (!cli_interrupted) {
+		struct pollfd p[1 + HOOK_MAX] = {{.fd = cli_oom_watch_fd(w), .events = POLLIN}};
+		int ms = cli_oom_watch_timeout(w), hm = hooks_timeout(&hs);
+		nfds_t np = 1;
+		size_t i;
+
+		for (i = 0; i < hs.n; i++)
+			if (hs.h[i].pidfd >= 0)
+				p[np++] = (struct pollfd){.fd = hs.h[i].pidfd, .events = POLLIN};
+		if (hm >= 0 && (ms < 0 || hm < ms))
+			ms = hm;
+		if (poll(p, np, ms) < 0)
+			continue;
+		hooks_reap(&hs);
+		r = cli_oom_watch_run(w);
+		if (r < 0)
+			break;
+		/* the watcher keeps to CGROUP's subtree (and global OOMs, everyone's) itself */
+		while (cli_oom_watch_next_warning(w, &wn) == 0) {
+			print_warning(cli, &o, &wn);
+			if (hs.prog)
+				hook_run(&hs, NULL, &wn);
+		}
+		while (cli_oom_watch_next(w, au) == 0) {
+			show(cli, &o, au);
+			if (hs.prog)
+				hook_run(&hs, au, NULL);
+			if (a->count && ++kills >= a->count)
+				goto out;
+		}
+	}
+out:
+	hooks_finish(&hs);
+	free(au);
+	cli_oom_watch_stop(w);
+	return r < 0 ? EXIT_FAILURE : EXIT_OK;
+}
+
+static void on_bad(void *ud, const char *segment, unsigned frame, uint64_t off, const char *why)
+{
+	unsigned *bad = ud;
+
+	(*bad)++;
+	cli_warn("history segment '%s' frame %u (offset %llu): %s; skipped", out_esc(segment), frame,
+		 (unsigned long long)off, why);
+}
+
+static int run_oom(struct cli *cli, int argc, char **argv)
+{
+	struct oom_args a = {0};
+	struct oom_out o = {0};
+	struct mcg_hist_reader *r = NULL;
+	struct mcg_hist_frame *f;
+	struct mcg_oom_autopsy *au;
+	uint64_t now = out_realtime_ns(), since = 0, from;
+	unsigned bad = 0, corrupt = 0;
+	char *cgroup_path = NULL;
+	const char *store;
+	char why[160];
+	int rc, status = EXIT_OK;
+
+	rc = cli_parse(&oom_argp, argc, argv, &a);
+	if (rc)
+		return rc;
+	if (a.watch)
+		return run_watch(cli, &a);
+	if (a.since && mcg_hist_time_parse(a.since, now, &since, why, sizeof(why)) < 0) {
+		cli_err("invalid --since '%s': %s", out_esc(a.since), why);
+		return EXIT_USAGE;
+	}
+	/*
+	 * A name (web.service) is the path it resolves to now; a cgroup that is
+	 * gone is taken as the path typed (its kills are still in the store).
+	 */
+	if (a.cgroup && a.cgroup[0] != '/') {
+		struct mcg_ctx *ctx = cli_ctx(cli);
+		struct mcg_group *g;
+
+		if (ctx && mcg_group_open(ctx, a.cgroup, &g) == 0) {
+			cgroup_path = strdup(mcg_group_path(g));
+			mcg_group_close(g);
+			if (cgroup_path)
+				a.cgroup = cgroup_path;
+		}
+	}
+	store = a.store ? a.store : MCG_HIST_DEFAULT_DIR;
+	rc = mcg_hist_reader_open(store, on_bad, &bad, &r);
+	if (rc < 0) {
+		cli_err("cannot open history store '%s': %s", out_esc(store), mcg_strerror(rc));
+		free(cgroup_path);
+		return rc == -ENOENT ? EXIT_USAGE : EXIT_FAILURE;
+	}
+	au = malloc(sizeof(*au));
+	if (!au) {
+		mcg_hist_reader_free(r);
+		free(cgroup_path);
+		cli_err("cannot read history store '%s': %s", out_esc(store), mcg_strerror(-ENOMEM));
+		return EXIT_FAILURE;
+	}
+	/* from a minute earlier: memcgctl's changes before the first kill shown */
+	from = since > CHANGE_WINDOW_NS ? since - CHANGE_WINDOW_NS : 0;
+	for (rc = mcg_hist_seek(r, from, &f); rc == 0; rc = mcg_hist_next_event(r, &f)) {
+		size_t i;
+
+		for (i = 0; i < f->nev; i++) {
+			const struct mcg_hist_event *e = &f->ev[i];
+
+			if (e->type == MCG_HEV_CHANGE) {
+				change_keep(&o, e);
+				continue;
+			}
+			if (e->type != MCG_HEV_OOM_AUTOPSY || e->time_ns < since)
+				continue;
+			if (mcg_oom_autopsy_from_event(e, au) < 0) {
+				corrupt++;
+				continue;
+			}
+			if (!under(a.cgroup, au->oom_cgroup) && !under(a.cgroup, au->victim_cgroup))
+				continue;
+			show(cli, &o, au);
+		}
+		mcg_hist_frame_free(f);
+	}
+	if (rc < 0 && rc != -ENOENT) {
+		cli_err("cannot read history store '%s': %s", out_esc(store), mcg_strerror(rc));
+		status = EXIT_FAILURE;
+	}
+	if (corrupt) {
+		cli_warn("%u OOM events of the store were not memcgctl's: skipped", corrupt);
+		status = EXIT_FAILURE;
+	}
+	if (!o.shown && !cli->json && status == EXIT_OK)
+		printf("no OOM kill recorded%s\n", a.since ? " since then" : "");
+	free(au);
+	free(cgroup_path);
+	changes_free(&o);
+	mcg_hist_reader_free(r);
+	fflush(stdout);
+	if (bad && status == EXIT_OK)
+		status = EXIT_FAILURE;
+	return status;
+}
+
+const struct mcg_cmd cmd_oom = {
+	.name = "oom",
+	.summary = "Show the OOM kills the recorder explained (or catch them live)",
+	.argp = &oom_argp,
+	.run = run_oom,
+};

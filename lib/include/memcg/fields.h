@@ -1,0 +1,104 @@
+/* memcg/fields.h: the values derived from counters, computed once for every command: the effective limit, the v2 writeback headroom, usage in percent of the limit, what holds the memory (included by memcg.h). */
+#ifndef MEMCG_FIELDS_H
+#define MEMCG_FIELDS_H
+
+#ifndef MEMCG_H
+#error "include <memcg.h>, not <memcg/fields.h>"
+#endif
+
+/*
+ * A cgroup's record and its ancestors', nearest first: what a derived value
+ * is computed from. REC[0] is the cgroup, REC[i + 1] the parent of REC[i];
+ * ROOT says REC[N - 1] is the hierarchy's root (which has no limits), else the
+ * lineage stops below it (a snapshot of a subtree: the values above its top
+ * row are not counted, and the result says so by being no lower than theirs).
+ */
+struct mcg_lineage {
+	const struct mcg_record *const *rec;
+	size_t n; /* at least 1 */
+	bool root;
+};
+
+/*
+ * The limit that binds the cgroup: the least memory.max of the cgroup and its
+ * ancestors below the root on v2 (the kernel charges up the path); on v1 the
+ * kernel's own hierarchical_memory_limit of REC[0] when it was read, else the
+ * least limit_in_bytes up the lineage. MCG_MAX: nothing limits it. False when
+ * no value the answer depends on was read (left out, not "unlimited").
+ */
+MCG_EXPORT bool mcg_field_effective_limit(int version, const struct mcg_lineage *l,
+					  uint64_t *ret);
+/*
+ * v2: the writeback domain's headroom in pages, as mm/memcontrol.c's
+ * mem_cgroup_wb_stats() computes it: the least of min(max, high) - usage over
+ * the cgroup and its ancestors below the root (a row without usage counts as
+ * unlimited). UINT64_MAX: no ceiling anywhere on the path.
+ */
+MCG_EXPORT uint64_t mcg_field_wb_headroom(const struct mcg_lineage *l, uint64_t page_size);
+/*
+ * Usage in percent of the cgroup's own limit (memory.max, limit_in_bytes):
+ * false when either is missing or there is no limit.
+ */
+MCG_EXPORT bool mcg_field_usage_percent(const struct mcg_record *r, double *ret);
+
+/*
+ * Row I of ROWS, a table of cgroups in which each row names its parent's
+ * index: its record, its parent (*PARENT, < 0 for none) and its path.
+ */
+typedef const struct mcg_record *(*mcg_lineage_row_fn)(const void *rows, size_t i, long *parent,
+							const char **path);
+/*
+ * ROW's lineage in ROWS (N_ROWS of them, read by FN): its record and its
+ * parents' up to the row without a parent, into BUF (room for MAX records:
+ * MCG_WALK_MAX_DEPTH + 1 always does); ROOT when that row is the hierarchy's
+ * root ("/").
+ */
+MCG_EXPORT void mcg_lineage_of_rows(const void *rows, size_t n_rows, size_t row,
+				    mcg_lineage_row_fn fn, const struct mcg_record **buf,
+				    size_t max, struct mcg_lineage *ret);
+
+/* ROW's lineage in the snapshot S (mcg_lineage_of_rows over its rows). */
+struct mcg_snapshot;
+MCG_EXPORT void mcg_snapshot_lineage(const struct mcg_snapshot *s, size_t row,
+				     const struct mcg_record **buf, size_t max,
+				     struct mcg_lineage *ret);
+
+/*
+ * A lower bound of what reclaim cannot take from the cgroup of R, in bytes:
+ * kernel memory that is not reclaimable slab (v2; 0 on v1, which does not
+ * split it), plus the larger of the mlocked/unevictable pages and the anon and
+ * shmem that cannot go to swap (SWAP_HEADROOM: the swap the cgroup may still
+ * use). set-limit's preflight floor and empty's residue explanation.
+ */
+MCG_EXPORT uint64_t mcg_floor_from_record(const struct mcg_record *r, int version,
+					  uint64_t swap_headroom);
+/* What reclaim can still take without swap: the file LRUs (or file - shmem); plus anon with SWAP. */
+MCG_EXPORT uint64_t mcg_reclaimable_from_record(const struct mcg_record *r, bool swap);
+
+/*
+ * The lineage of G read from the kernel: G's own single-value files of KEYS
+ * and each ancestor's below the root; the root's record is there, empty (its
+ * values never count, and it is not opened). A key the kernel has no file for on this
+ * version, or one in a multi-value file, is left out. Free with
+ * mcg_lineage_free(); -errno when an ancestor cannot be opened.
+ */
+struct mcg_lineage_buf {
+	struct mcg_lineage l;
+	struct mcg_record *recs;
+	const struct mcg_record **ptrs;
+};
+MCG_EXPORT int mcg_lineage_read(const struct mcg_group *g, const enum mcg_key *keys, size_t nkeys,
+				struct mcg_lineage_buf *ret);
+MCG_EXPORT void mcg_lineage_free(struct mcg_lineage_buf *b);
+
+/*
+ * G's effective limit read from the kernel (mcg_field_effective_limit over
+ * the limits of G's lineage): with SELF (not NULL), G's own record stands for
+ * G's limit file; with ABOVE, G is left out (the parent's effective limit).
+ * 1 with *RET set, 0 when nothing on the path limits (or ABOVE for the root),
+ * -errno as mcg_lineage_read.
+ */
+MCG_EXPORT int mcg_group_effective_limit(const struct mcg_group *g, const struct mcg_record *self,
+					 bool above, uint64_t *ret);
+
+#endif

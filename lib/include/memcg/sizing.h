@@ -1,0 +1,204 @@
+/* memcg/sizing.h: libmemcg's public interface for 'size': how much memory a workload needs, probed online (included by memcg.h). */
+#ifndef MEMCG_SIZING_H
+#define MEMCG_SIZING_H
+
+#ifndef MEMCG_H
+#error "include <memcg.h>, not <memcg/sizing.h>"
+#endif
+
+/*
+ * The probe, in two halves. The controller (pure, no I/O: tests/unit/test_sizing.c
+ * drives it with synthetic sequences) takes one observation per tick and says how
+ * much to reclaim next: it grows its step while reclaiming costs nothing, halves it
+ * and holds when the cost rises above the target, never asks for memory below the
+ * floor that reclaim cannot free, and stops on an OOM kill or the cgroup's own
+ * limit events. The run (mcg_size_run) takes the observations from the kernel and
+ * reclaims through the reclaimer (v2 memory.reclaim, v1 the journalled limit step).
+ *
+ * What is "needed": each time the cost rose over the target after a step, the
+ * usage before that step is a level below which the workload misses memory. The
+ * band is the lowest and highest such level over the last adjustments; the answer
+ * is the highest (the conservative end). Converged when the band of the last
+ * MCG_SIZE_BAND_N adjustments is narrower than band_frac of the answer.
+ */
+
+/* What the cost rests on. */
+enum mcg_size_signal {
+	MCG_SIZE_SIG_PSI,      /* v2 memory.pressure "some total" deltas */
+	MCG_SIZE_SIG_DELAYS,   /* v1 taskstats freepages + thrashing delays, summed over the tasks */
+	MCG_SIZE_SIG_REFAULTS, /* memory.stat workingset_refault: refaulted / reclaimed */
+};
+MCG_EXPORT const char *mcg_size_signal_name(enum mcg_size_signal s);
+
+/* Why the probe stopped. */
+enum mcg_size_stop {
+	MCG_SIZE_RUNNING,     /* not yet (the controller's state during a run) */
+	MCG_SIZE_CONVERGED,   /* the band is narrow enough */
+	MCG_SIZE_FLOOR,       /* reached the floor without a cost: the floor is the answer */
+	MCG_SIZE_EVENTS,      /* memory.events max/high or an OOM kill rose: stopped at once */
+	MCG_SIZE_TIMEOUT,     /* the time budget ran out first */
+	MCG_SIZE_INTERRUPTED, /* SIGINT / SIGTERM */
+	MCG_SIZE_CONFLICT,    /* another writer changed the v1 limit: kept, probe stopped */
+};
+MCG_EXPORT const char *mcg_size_stop_name(enum mcg_size_stop s);
+
+/* Defaults. */
+/* oomd's Senpai: 0.1% of wall time with a task stalled on memory is "free" */
+#define MCG_SIZE_DEFAULT_TARGET 0.001
+/*
+ * Refaults only (no PSI, delay accounting off): a step whose pages come back
+ * is cost; a tenth of what was taken coming back within the window is the
+ * point a working set is being cut into (cold pages never come back at all).
+ */
+#define MCG_SIZE_DEFAULT_REFAULT_TARGET 0.10
+#define MCG_SIZE_DEFAULT_INTERVAL_MS 1000
+#define MCG_SIZE_BAND_N 4
+#define MCG_SIZE_BAND_FRAC 0.10
+
+struct mcg_size_params {
+	double target;		/* stall fraction of wall time (PSI, delays) */
+	double refault_target;	/* refaulted / reclaimed (refaults only) */
+	uint64_t floor;		/* the user's floor (--floor): never probe below it */
+	uint64_t page;		/* page size: steps are whole pages */
+	double step_start;	/* first step, fraction of usage (default 0.01) */
+	double step_max;	/* largest step, fraction of usage (default 0.08) */
+	double step_min;	/* smallest step, fraction of usage (default 0.0025) */
+	uint64_t step_min_bytes; /* and at least this (default 256 pages) */
+	/*
+	 * Kept above the unreclaimable floor for what the workload charges while
+	 * a v1 limit stands lowered in the step (default: 8 MiB or 5% of usage).
+	 */
+	uint64_t margin;
+	unsigned warmup;	/* ticks observed before the first step: the baseline (2) */
+	unsigned band_n;	/* adjustments in the band (MCG_SIZE_BAND_N) */
+	double band_frac;	/* converged below this width / answer (MCG_SIZE_BAND_FRAC) */
+	bool watch;		/* keep probing after convergence (the band moves with the load) */
+};
+/* Defaults for SIGNAL with page size PAGE. */
+MCG_EXPORT void mcg_size_params_init(struct mcg_size_params *p, uint64_t page);
+
+/* One observation, taken after a tick of DT_NS. Counters are deltas over the tick. */
+struct mcg_size_obs {
+	uint64_t dt_ns;
+	uint64_t usage;
+	uint64_t file, anon;   /* memory.stat (hierarchical on v1) */
+	uint64_t floor;	       /* what reclaim cannot free (mcg_floor_from_record) */
+	bool stall_valid;
+	uint64_t stall_ns;     /* PSI some, or the tasks' delays */
+	bool refault_valid;
+	uint64_t refault_bytes; /* workingset refaults * page */
+	uint64_t reclaimed;    /* what the step of the last tick freed (usage drop) */
+	uint64_t ev_max, ev_high, ev_oom_kill; /* deltas */
+};
+
+/* One adjustment: the cost rose over the target after a step. */
+struct mcg_size_adj {
+	uint64_t level; /* usage before the step(s) that cost */
+	uint64_t usage; /* usage at the back-off */
+	double cost;
+};
+
+#define MCG_SIZE_HISTORY 16
+struct mcg_size_ctl {
+	struct mcg_size_params p;
+	enum mcg_size_signal sig;
+	enum mcg_size_stop stop;
+	unsigned ticks;
+	double step;		/* fraction of usage */
+	unsigned quiet;		/* ticks in a row at or below the target */
+	unsigned hold;		/* ticks left to hold after a back-off */
+	uint64_t pre_step[2];	/* usage before the steps of the last two ticks (0: none) */
+	uint64_t last_ask;	/* bytes asked for in the last tick */
+	/* refaults only: a window of what was taken and what came back */
+	uint64_t win_reclaimed, win_refault;
+	double cost;		/* last tick's cost, in units of its target (1.0 = at target) */
+	double cost_raw;	/* last tick's cost: stall fraction, or refault ratio */
+	/* baseline (warmup) and probe totals */
+	uint64_t base_ns, base_stall_ns, base_refault;
+	uint64_t probe_ns, probe_stall_ns, probe_refault;
+	uint64_t reclaimed, steps, backoffs;
+	uint64_t usage_start, usage_min, usage, floor;
+	uint64_t file_start, anon_start, file, anon;
+	uint64_t ev_max, ev_high, ev_oom_kill;
+	size_t n_adj;		/* adjustments seen (the ring holds the last MCG_SIZE_HISTORY) */
+	struct mcg_size_adj adj[MCG_SIZE_HISTORY];
+	bool converged;		/* at least once (watch mode goes on) */
+};
+
+MCG_EXPORT void mcg_size_ctl_init(struct mcg_size_ctl *c, const struct mcg_size_params *p,
+				  enum mcg_size_signal sig);
+/*
+ * Account observation O and return the bytes to reclaim now (0: hold). Sets
+ * C->stop when the probe is to end (converged, floor, events); a caller that
+ * stops for its own reasons (timeout, interrupt, conflict) sets it itself.
+ */
+MCG_EXPORT uint64_t mcg_size_ctl_tick(struct mcg_size_ctl *c, const struct mcg_size_obs *o);
+
+/* The answer so far. */
+struct mcg_size_answer {
+	uint64_t needed, band_lo, band_hi;
+	unsigned band_n;	/* adjustments the band rests on (0: none: an upper bound) */
+	bool floor_is_answer;
+	uint64_t cold, cold_file, cold_anon; /* usage at the start - needed, split */
+	bool split_valid;
+};
+MCG_EXPORT void mcg_size_ctl_answer(const struct mcg_size_ctl *c, struct mcg_size_answer *ret);
+
+/* ---- the run ---- */
+
+struct mcg_size_progress {
+	uint64_t usage, needed, step, elapsed_ns;
+	double cost_raw;
+	enum mcg_size_signal sig;
+	unsigned adjustments;
+	bool converged;
+};
+
+struct mcg_size_opts {
+	struct mcg_size_params p;	/* mcg_size_params_init, then the caller's changes */
+	uint64_t interval_ms;		/* tick (MCG_SIZE_DEFAULT_INTERVAL_MS) */
+	bool dry_run;			/* read the signals and the floor; no lock, no write */
+	/* each tick; and (watch mode) each time the answer moves */
+	void (*progress)(void *userdata, const struct mcg_size_progress *p);
+	void (*answer)(void *userdata, const struct mcg_size_answer *a);
+	mcg_recover_fn recovered;	/* a journal a killed run left: what was restored */
+	void *userdata;
+};
+
+struct mcg_size_result {
+	enum mcg_size_stop stop;
+	enum mcg_size_signal sig;
+	int delayacct;			/* kernel.task_delayacct: 1, 0, -errno */
+	int taskstats_err;		/* v1: why the tasks' delays were not read (0: they were) */
+	struct mcg_size_answer ans;
+	uint64_t usage_start, usage_end, file_start, anon_start, floor;
+	uint64_t elapsed_ns, probe_ns, base_ns;
+	/* stall: PSI some or delays (valid with stall_valid); refaults in bytes */
+	bool stall_valid;
+	uint64_t base_stall_ns, probe_stall_ns;
+	uint64_t base_refault, probe_refault;
+	double pressure;		/* stall fraction during the probe (or refault ratio) */
+	double base_pressure;		/* the same, before the first step */
+	uint64_t added_stall_ns;	/* probe stall - baseline rate * probe time (0 if below) */
+	uint64_t reclaimed, steps, backoffs, writes;
+	uint64_t first_step;		/* a dry run: the bytes the first step would ask for */
+	uint64_t ev_max, ev_high, ev_oom_kill;
+	uint64_t limit_before, limit_after; /* v1 memory.limit_in_bytes */
+	uint64_t conflict_found, conflict_expected;
+	char conflict_knob[24];		/* the file another writer changed */
+	char method[24];		/* "memory.reclaim", "limit-steps", "memory.high", "dry-run" */
+};
+
+/*
+ * Probe G with O (mcg_size_params and the tick) until it converges, meets the
+ * floor or an event, or CANCEL stops it (deadline: MCG_SIZE_TIMEOUT with the
+ * answer so far; the flag: MCG_SIZE_INTERRUPTED). Holds G's lock and journal
+ * ("size") for the whole run (v1 saves the limit before the first step); every
+ * way out puts back what it changed, and a value another writer set meanwhile
+ * is kept (MCG_SIZE_CONFLICT). 0 with RET filled, or -errno (-MCG_E_LOCKED,
+ * -MCG_E_STALE_JOURNAL, -EPERM for the root cgroup, ...).
+ */
+MCG_EXPORT int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
+			    const struct mcg_cancel *cancel, struct mcg_size_result *ret);
+
+#endif

@@ -1,0 +1,1091 @@
+/* oomwatch.c: catching each OOM kill as it happens: /dev/kmsg, v1 oom_control eventfds, v2 memory.events.local inotify, the record read just before. */
+#include "model/model.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <time.h>
+#include <unistd.h>
+
+/* usage reads kept per cgroup: a recorder's 10 s samples over a minute, and the watcher's */
+#define OOM_POINTS 8
+
+/*
+ * One watched cgroup; a removed one is kept a while (GONE_KEEP_NS): its kill
+ * may be read late. It holds no descriptor but v1's eventfd: a recorder of a
+ * thousand cgroups has its descriptors taken by the sampler already (14 a
+ * cgroup), so files are opened by name when something happened.
+ */
+struct wcg {
+	char *path;
+	bool root;
+	int wd;      /* inotify on the directory */
+	int wd_ev;   /* v2: inotify on memory.events.local */
+	int efd;     /* v1: the eventfd cgroup.event_control signals on an OOM (and on removal) */
+	uint64_t oom, oom_kill, max; /* local counts, last read */
+	struct mcg_record rec[2];    /* [cur]: the last read; the other the one before */
+	uint64_t rec_ns[2];          /* CLOCK_MONOTONIC of each read; 0 none */
+	int cur;
+	uint64_t notify_ns; /* the last OOM (v1 notification, v2 local oom rising) */
+	uint64_t gone_ns;
+	/* the latest usage reads (the watcher's and the sampler's fed in): the growth before a kill */
+	struct mcg_oom_point pt[OOM_POINTS];
+	unsigned npt, headpt;
+	/* the early warning (mcg_oom_warn_eval) */
+	int efd_thr;      /* v1: an eventfd on a usage threshold just below the limit */
+	int wd_lim;       /* v1: inotify on memory.limit_in_bytes (a new limit moves the threshold) */
+	uint64_t thr_lim; /* the limit the threshold was set below; 0 none */
+	bool thr_pending; /* the threshold is still to be set (a few a wakeup: an RCU grace period each) */
+	bool armed;       /* at the limit: read every TICK_NS */
+	uint64_t tick_ns; /* WARN_TICK_NS, or WARN_SLOW_NS while much is reclaimable */
+	bool episode;     /* warned; over when usage leaves the limit or a kill frees it */
+	uint64_t warn_ns; /* CLOCK_MONOTONIC of the last warning */
+};
+
+/* a removed cgroup's record stays for a kill the kernel log tells of late */
+#define GONE_KEEP_NS (10ULL * 1000000000ULL)
+/* an OOM notification this close to a kill is that kill's (the report takes ~20 ms here) */
+#define NOTIFY_WINDOW_NS (2ULL * 1000000000ULL)
+/*
+ * The kernel stamps its log with local_clock(), we read CLOCK_MONOTONIC: the
+ * two agree to well under this on the machines measured (bench/oom.sh).
+ */
+#define CLOCK_SLACK_NS (20ULL * 1000000ULL)
+/* OOMs notified at once that a kill is looked for under (v1 notifies a subtree: its top counts) */
+#define NOTIFIED_MAX 64
+/* the biggest /dev/kmsg record (the kernel's own limit is 1 KiB of text, escaped x4) */
+#define KMSG_BUF 8192
+
+enum { TAG_KMSG = 1, TAG_INOTIFY, TAG_EVENTFD, TAG_THRESH };
+
+/* a cgroup at its limit with little to reclaim is read this often (v1 has no event for a failed charge) */
+#define WARN_TICK_NS (100ULL * 1000000ULL)
+/* ... and this often while a quarter of the limit is reclaimable (page cache filling it) */
+#define WARN_SLOW_NS (5ULL * 1000000000ULL)
+/* one warning a cgroup in this long at most, whatever its episodes */
+#define WARN_MIN_NS (10ULL * 1000000000ULL)
+/* a v1 limit at or above this is none (the page-rounded LONG_MAX) */
+#define LIMIT_NONE (1ULL << 62)
+/* usage thresholds set per wakeup (each waits for an RCU grace period in the kernel) */
+#define THR_BATCH 4
+
+struct mcg_oom_watch {
+	struct mcg_ctx *ctx;
+	int version;
+	unsigned flags;
+	char *top;
+	int epfd, kfd, ifd;
+	struct mcg_oom_parser *parser;
+	uint64_t skip_seq;
+	struct wcg **cg;
+	size_t ncg, capcg;
+	struct mcg_oom_autopsy *q;
+	size_t nq, capq, headq;
+	struct mcg_oom_warning *wq;
+	size_t nwq, capwq, headwq;
+	struct mcg_oom_watch_stats st;
+	bool started; /* the first walk is done */
+	struct mcg_oom_kill kill; /* scratch: too big for the stack of a daemon's loop */
+	char buf[KMSG_BUF];
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t boot_ns(void)
+{
+	struct timespec r, m;
+
+	clock_gettime(CLOCK_REALTIME, &r);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	return ((uint64_t)r.tv_sec - (uint64_t)m.tv_sec) * 1000000000ULL + (uint64_t)r.tv_nsec -
+	       (uint64_t)m.tv_nsec;
+}
+
+static void wcg_close(struct mcg_oom_watch *w, struct wcg *c)
+{
+	if (c->wd >= 0)
+		inotify_rm_watch(w->ifd, c->wd);
+	if (c->wd_ev >= 0)
+		inotify_rm_watch(w->ifd, c->wd_ev);
+	c->wd = c->wd_ev = -1;
+	if (c->wd_lim >= 0)
+		inotify_rm_watch(w->ifd, c->wd_lim);
+	c->wd_lim = -1;
+	if (c->efd >= 0)
+		close(c->efd);
+	c->efd = -1;
+	if (c->efd_thr >= 0)
+		close(c->efd_thr);
+	c->efd_thr = -1;
+}
+
+static void wcg_free(struct mcg_oom_watch *w, struct wcg *c)
+{
+	wcg_close(w, c);
+	free(c->path);
+	free(c);
+}
+
+/* The local counters: v2 memory.events.local (oom, oom_kill, max), v1 memory.oom_control (oom_kill). */
+static int read_counts(struct mcg_oom_watch *w, struct wcg *c, uint64_t *oom, uint64_t *kill,
+		       uint64_t *max)
+{
+	struct mcg_group *g;
+	char buf[512];
+	ssize_t n;
+	int fd, r;
+
+	r = mcg_group_open(w->ctx, c->path, &g);
+	if (r < 0)
+		return r;
+	fd = openat(mcg_group_dirfd(g), w->version == 2 ? "memory.events.local" : "memory.oom_control",
+		    O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	mcg_group_close(g);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	r = n < 0 ? -errno : 0;
+	close(fd);
+	if (r < 0)
+		return r;
+	buf[n] = '\0';
+	*oom = *max = 0;
+	*kill = 0;
+	if (w->version == 2) {
+		mcg_keyed_get(buf, "oom", oom);
+		mcg_keyed_get(buf, "max", max);
+	} else {
+		mcg_keyed_get(buf, "under_oom", oom);
+	}
+	mcg_keyed_get(buf, "oom_kill", kill);
+	return 0;
+}
+
+static void push_point(struct wcg *c, uint64_t ns, uint64_t usage)
+{
+	/* a read as old as the last one kept adds nothing (a sample fed after the watcher's) */
+	if (c->npt && c->pt[(c->headpt + OOM_POINTS - 1) % OOM_POINTS].ns >= ns)
+		return;
+	c->pt[c->headpt] = (struct mcg_oom_point){ns, usage};
+	c->headpt = (c->headpt + 1) % OOM_POINTS;
+	if (c->npt < OOM_POINTS)
+		c->npt++;
+}
+
+static void read_record(struct mcg_oom_watch *w, struct wcg *c)
+{
+	int next = c->rec_ns[c->cur] ? !c->cur : c->cur;
+	uint64_t t = mono_ns();
+	struct mcg_group *g;
+	int r;
+
+	if (mcg_group_open(w->ctx, c->path, &g) < 0)
+		return;
+	r = mcg_group_read_record(g, &c->rec[next], NULL);
+	mcg_group_close(g);
+	if (r < 0)
+		return;
+	c->rec_ns[next] = t;
+	c->cur = next;
+	w->st.reads++;
+	if (mcg_record_has(&c->rec[next], MCG_K_USAGE))
+		push_point(c, t, c->rec[next].v[MCG_K_USAGE]);
+}
+
+static struct wcg *find_path(struct mcg_oom_watch *w, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < w->ncg; i++)
+		if (!w->cg[i]->gone_ns && !strcmp(w->cg[i]->path, path))
+			return w->cg[i];
+	return NULL;
+}
+
+static int add_tree(struct mcg_oom_watch *w, const char *path, int depth);
+
+/* A number file of C (v1 memory.limit_in_bytes, ...); -errno. */
+static int read_u64(struct mcg_oom_watch *w, struct wcg *c, const char *name, uint64_t *v)
+{
+	struct mcg_group *g;
+	char buf[64];
+	ssize_t n;
+	int fd, r;
+
+	r = mcg_group_open(w->ctx, c->path, &g);
+	if (r < 0)
+		return r;
+	fd = openat(mcg_group_dirfd(g), name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	mcg_group_close(g);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	r = n < 0 ? -errno : 0;
+	close(fd);
+	if (r < 0)
+		return r;
+	buf[n] = '\0';
+	return mcg_parse_u64(buf, v) < 0 ? -EINVAL : 0;
+}
+
+/*
+ * A v1 notification through cgroup.event_control (cgroup-v1/memory.rst, "Memory
+ * thresholds" and "OOM Control"): a new eventfd registered on FILE of the cgroup at
+ * DFD, with ARG after the two descriptors (a threshold; NULL for oom_control). The
+ * kernel keeps what it needs of FILE's descriptor: only the eventfd stays open.
+ * Returns it, or -1.
+ */
+static int v1_event_register(int dfd, const char *file, const char *arg)
+{
+	int fd = openat(dfd, file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int ecfd = openat(dfd, "cgroup.event_control", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	int efd = fd >= 0 && ecfd >= 0 ? eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC) : -1;
+	char line[96];
+
+	if (efd >= 0) {
+		int n = snprintf(line, sizeof(line), "%d %d%s%s", efd, fd, arg ? " " : "",
+				 arg ? arg : "");
+
+		if (n < 0 || (size_t)n >= sizeof(line) || write(ecfd, line, (size_t)n) != n) {
+			close(efd);
+			efd = -1;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (ecfd >= 0)
+		close(ecfd);
+	return efd;
+}
+/*
+ * v1: an eventfd on memory.usage_in_bytes crossing a threshold just below
+ * the limit (cgroup.event_control), so that a cgroup nearing its limit is
+ * noticed without reading it; a limit changed moves it (inotify). Closing
+ * the eventfd unregisters the old one.
+ */
+static void set_threshold(struct mcg_oom_watch *w, struct wcg *c, size_t idx)
+{
+	struct epoll_event ee = {.events = EPOLLIN};
+	struct mcg_group *g;
+	uint64_t lim, usage, thr;
+	char arg[24];
+
+	if (w->version != 1 || c->root || c->gone_ns)
+		return;
+	if (c->efd_thr >= 0) {
+		epoll_ctl(w->epfd, EPOLL_CTL_DEL, c->efd_thr, NULL);
+		close(c->efd_thr);
+		c->efd_thr = -1;
+	}
+	c->thr_lim = 0;
+	c->thr_pending = false;
+	if (read_u64(w, c, "memory.limit_in_bytes", &lim) < 0 || lim >= LIMIT_NONE || !lim)
+		return;
+	thr = lim - mcg_oom_warn_margin(lim);
+	if (mcg_group_open(w->ctx, c->path, &g) < 0)
+		return;
+	snprintf(arg, sizeof(arg), "%llu", (unsigned long long)thr);
+	c->efd_thr = v1_event_register(mcg_group_dirfd(g), "memory.usage_in_bytes", arg);
+	mcg_group_close(g);
+	if (c->efd_thr < 0)
+		return;
+	ee.data.u64 = (uint64_t)TAG_THRESH << 32 | (uint64_t)idx;
+	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, c->efd_thr, &ee) < 0) {
+		close(c->efd_thr);
+		c->efd_thr = -1;
+		return;
+	}
+	c->thr_lim = lim;
+	c->tick_ns = WARN_TICK_NS;
+	/* a threshold signals crossings only: one already above it is at the limit now */
+	if (read_u64(w, c, "memory.usage_in_bytes", &usage) == 0 && usage >= thr)
+		c->armed = true;
+}
+
+/* Is there swap left on the machine (/proc/meminfo SwapFree)? */
+static bool swap_free(void)
+{
+	char line[128];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SwapFree: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb > 0;
+}
+
+/*
+ * Read C and decide: at its limit with charges failing and nothing to
+ * reclaim is a warning, once an episode (and once in WARN_MIN_NS).
+ */
+static void check(struct mcg_oom_watch *w, struct wcg *c, size_t idx, uint64_t now, bool read)
+{
+	const struct mcg_record *cur, *prev = NULL;
+	struct mcg_oom_warning wn;
+	uint64_t limit, usage, margin, dt = 0;
+
+	if (read) {
+		uint64_t before = c->rec_ns[c->cur];
+
+		read_record(w, c);
+		if (c->rec_ns[c->cur] == before) {
+			c->armed = false; /* unreadable (being removed): no tick on it */
+			return;
+		}
+	}
+	if (!c->rec_ns[c->cur])
+		return;
+	cur = &c->rec[c->cur];
+	if (c->rec_ns[!c->cur] && c->rec_ns[!c->cur] < c->rec_ns[c->cur]) {
+		prev = &c->rec[!c->cur];
+		dt = (c->rec_ns[c->cur] - c->rec_ns[!c->cur]) / 1000;
+	}
+	limit = mcg_record_get(cur, MCG_K_LIMIT, MCG_MAX);
+	usage = mcg_record_get(cur, MCG_K_USAGE, 0);
+	if (w->version == 1 && limit != MCG_MAX && limit < LIMIT_NONE && limit != c->thr_lim)
+		set_threshold(w, c, idx);
+	if (limit == MCG_MAX || limit >= LIMIT_NONE) {
+		c->armed = c->episode = false;
+		return;
+	}
+	margin = mcg_oom_warn_margin(limit);
+	/* memory+swap may be the limit hit: mcg_oom_warn_eval says; the threshold is memory's */
+	c->armed = w->version == 1 && usage + margin >= limit;
+	c->tick_ns = mcg_reclaimable_from_record(cur, false) > limit / 4 ? WARN_SLOW_NS : WARN_TICK_NS;
+	if (usage + 2 * margin < limit)
+		c->episode = false;
+	if (c->episode || (c->warn_ns && now - c->warn_ns < WARN_MIN_NS))
+		return;
+	if (!mcg_oom_warn_eval(prev, cur, dt, w->version, swap_free(), &wn))
+		return;
+	if (mcg_grow(&w->wq, &w->capwq, w->nwq, sizeof(*w->wq), 4) < 0)
+		return;
+	wn.time_ns = boot_ns() + c->rec_ns[c->cur];
+	snprintf(wn.cgroup, sizeof(wn.cgroup), "%s", c->path);
+	if (mcg_unit_from_path(c->path, wn.unit, sizeof(wn.unit)) <= 0)
+		wn.unit[0] = '\0';
+	w->wq[w->nwq++] = wn;
+	w->st.warnings++;
+	c->episode = true;
+	c->warn_ns = now;
+}
+
+static int add_cgroup(struct mcg_oom_watch *w, const char *path, int depth)
+{
+	struct mcg_group *g;
+	struct wcg *c;
+	char link[64];
+	int dfd, cfd, r;
+	struct epoll_event ee = {.events = EPOLLIN};
+
+	if (find_path(w, path))
+		return 0;
+	if (mcg_grow(&w->cg, &w->capcg, w->ncg, sizeof(*w->cg), 64) < 0)
+		return -ENOMEM;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->wd = c->wd_ev = c->efd = c->efd_thr = c->wd_lim = -1;
+	c->path = strdup(path);
+	if (!c->path) {
+		free(c);
+		return -ENOMEM;
+	}
+	r = mcg_group_open(w->ctx, path, &g);
+	if (r < 0) {
+		free(c->path);
+		free(c);
+		return r;
+	}
+	c->root = mcg_group_is_root(g);
+	dfd = mcg_group_dirfd(g);
+	/* through the descriptor's /proc link (followed: it names the directory opened) */
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", dfd);
+	c->wd = inotify_add_watch(w->ifd, link, IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_ONLYDIR);
+	if (w->version == 2) {
+		cfd = openat(dfd, "memory.events.local", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (cfd >= 0) {
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", cfd);
+			c->wd_ev = inotify_add_watch(w->ifd, link, IN_MODIFY);
+			close(cfd);
+		}
+	} else if (!c->root) {
+		/* the root has no memory.oom_control events to register */
+		c->efd = v1_event_register(dfd, "memory.oom_control", NULL);
+		if (c->efd >= 0) {
+			ee.data.u64 = (uint64_t)TAG_EVENTFD << 32 | (uint64_t)w->ncg;
+			if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, c->efd, &ee) < 0) {
+				close(c->efd);
+				c->efd = -1;
+			}
+		}
+	}
+	if (w->version == 1 && !c->root) {
+		cfd = openat(dfd, "memory.limit_in_bytes", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (cfd >= 0) {
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", cfd);
+			c->wd_lim = inotify_add_watch(w->ifd, link, IN_MODIFY);
+			close(cfd);
+		}
+	}
+	mcg_group_close(g);
+	read_counts(w, c, &c->oom, &c->oom_kill, &c->max);
+	/*
+	 * The kernel waits for an RCU grace period in each registration (16 ms
+	 * here): a thousand at once would hold the first sample back 16 s, so
+	 * mcg_oom_watch_process sets them a few at a time.
+	 */
+	c->thr_pending = w->version == 1 && !c->root;
+	w->cg[w->ncg++] = c;
+	/*
+	 * A cgroup made while watching gets a first record: one made and filled
+	 * at once may be killed before its OOM notification is read (then this
+	 * is the last record before the kill, its age said). Not at start: a
+	 * thousand reads would hold the recorder's first sample back.
+	 */
+	if (w->started)
+		read_record(w, c);
+	if (depth < MCG_WALK_MAX_DEPTH)
+		add_tree(w, path, depth + 1);
+	return 0;
+}
+
+/* The children of PATH, recursively (a subtree made before its parent's watch saw it). */
+static int add_tree(struct mcg_oom_watch *w, const char *path, int depth)
+{
+	struct wcg *c = find_path(w, path);
+	struct mcg_group *g;
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if (!c || mcg_group_open(w->ctx, path, &g) < 0)
+		return -ENOENT;
+	fd = openat(mcg_group_dirfd(g), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	mcg_group_close(g);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		char *child;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		if (asprintf(&child, "%s/%s", strcmp(path, "/") ? path : "", de->d_name) < 0)
+			break;
+		if (strlen(child) < MCG_PATH_MAX)
+			add_cgroup(w, child, depth);
+		free(child);
+	}
+	closedir(d);
+	return 0;
+}
+
+int mcg_oom_watch_new(struct mcg_ctx *ctx, const char *path, unsigned flags,
+		      struct mcg_oom_watch **ret)
+{
+	struct mcg_oom_watch *w = calloc(1, sizeof(*w));
+	struct epoll_event ee = {.events = EPOLLIN};
+	struct mcg_group *g = NULL;
+	int r;
+
+	if (!w)
+		return -ENOMEM;
+	w->ctx = ctx;
+	w->version = mcg_ctx_version(ctx);
+	w->flags = flags;
+	w->kfd = w->ifd = -1;
+	w->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (w->epfd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	r = mcg_oom_parser_new(&w->parser);
+	if (r < 0)
+		goto fail;
+	r = mcg_group_open(ctx, path ? path : "/", &g);
+	if (r < 0)
+		goto fail;
+	w->top = strdup(mcg_group_path(g));
+	mcg_group_close(g);
+	if (!w->top) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	w->kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (w->kfd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (!(flags & MCG_OOM_WATCH_FROM_START) && lseek(w->kfd, 0, SEEK_END) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	ee.data.u64 = (uint64_t)TAG_KMSG << 32;
+	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->kfd, &ee) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (!(flags & MCG_OOM_WATCH_NO_CGROUPS)) {
+		w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		if (w->ifd < 0) {
+			r = -errno;
+			goto fail;
+		}
+		ee.data.u64 = (uint64_t)TAG_INOTIFY << 32;
+		if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->ifd, &ee) < 0) {
+			r = -errno;
+			goto fail;
+		}
+		r = add_cgroup(w, w->top, 0);
+		if (r < 0)
+			goto fail;
+	}
+	w->started = true;
+	*ret = w;
+	return 0;
+fail:
+	mcg_oom_watch_free(w);
+	return r;
+}
+
+void mcg_oom_watch_free(struct mcg_oom_watch *w)
+{
+	size_t i;
+
+	if (!w)
+		return;
+	for (i = 0; i < w->ncg; i++)
+		wcg_free(w, w->cg[i]);
+	free(w->cg);
+	free(w->q);
+	free(w->wq);
+	mcg_oom_parser_free(w->parser);
+	if (w->kfd >= 0)
+		close(w->kfd);
+	if (w->ifd >= 0)
+		close(w->ifd);
+	if (w->epfd >= 0)
+		close(w->epfd);
+	free(w->top);
+	free(w);
+}
+
+int mcg_oom_watch_fd(const struct mcg_oom_watch *w)
+{
+	return w->epfd;
+}
+
+int mcg_oom_watch_resume(struct mcg_oom_watch *w, uint64_t seq)
+{
+	struct epoll_event ee = {.events = EPOLLIN};
+
+	if (lseek(w->kfd, 0, SEEK_SET) < 0)
+		return -errno;
+	w->skip_seq = seq;
+	/* a seek wakes nobody: modifying the watch has epoll look at it again */
+	ee.data.u64 = (uint64_t)TAG_KMSG << 32;
+	if (epoll_ctl(w->epfd, EPOLL_CTL_MOD, w->kfd, &ee) < 0)
+		return -errno;
+	return 0;
+}
+
+int mcg_oom_boot_id(char *buf, size_t len)
+{
+	char b[64];
+	ssize_t n;
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, b, sizeof(b) - 1);
+	close(fd);
+	if (n < 36 || len < 37)
+		return -EINVAL;
+	memcpy(buf, b, 36);
+	buf[36] = '\0';
+	return 0;
+}
+
+void mcg_oom_watch_stats(const struct mcg_oom_watch *w, struct mcg_oom_watch_stats *ret)
+{
+	size_t i, n = 0;
+
+	*ret = w->st;
+	for (i = 0; i < w->ncg; i++)
+		n += !w->cg[i]->gone_ns;
+	ret->cgroups = n;
+}
+
+static void mark_gone(struct mcg_oom_watch *w, struct wcg *c, uint64_t now)
+{
+	if (c->gone_ns)
+		return;
+	c->gone_ns = now;
+	if (c->efd >= 0)
+		epoll_ctl(w->epfd, EPOLL_CTL_DEL, c->efd, NULL);
+	wcg_close(w, c);
+}
+
+static size_t idx_of(const struct mcg_oom_watch *w, const struct wcg *c)
+{
+	size_t i;
+
+	for (i = 0; i < w->ncg; i++)
+		if (w->cg[i] == c)
+			return i;
+	return 0;
+}
+
+/* The counters of C moved: an OOM starting is the moment to read the record (before the kill). */
+static void on_counts(struct mcg_oom_watch *w, struct wcg *c, uint64_t now)
+{
+	uint64_t oom, kill, max;
+
+	if (read_counts(w, c, &oom, &kill, &max) < 0) {
+		if (!c->root)
+			mark_gone(w, c, now);
+		return;
+	}
+	if (w->version == 1 || oom > c->oom)
+		c->notify_ns = now;
+	/*
+	 * A read after the kill holds the state after it (the victim's memory
+	 * freed): only max and oom rising with no new kill give a pre-kill record.
+	 */
+	if (kill == c->oom_kill && (w->version == 1 || oom > c->oom || max > c->max)) {
+		read_record(w, c);
+		check(w, c, idx_of(w, c), now, false);
+	} else if (w->version == 2 && kill == c->oom_kill &&
+		   now - c->rec_ns[c->cur] >= WARN_TICK_NS) {
+		/* high rising (or low): the warning's signal too; read at most every 100 ms */
+		check(w, c, idx_of(w, c), now, true);
+	}
+	c->oom = oom;
+	c->max = max;
+	/* oom_kill is left for attribution: the kill's own line moves it */
+}
+
+static void on_inotify(struct mcg_oom_watch *w, uint64_t now)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+
+	while ((n = read(w->ifd, buf, sizeof(buf))) > 0) {
+		char *p;
+
+		for (p = buf; p < buf + n;) {
+			struct inotify_event *ev = (struct inotify_event *)p;
+			size_t i;
+
+			p += sizeof(*ev) + ev->len;
+			if (ev->mask & IN_Q_OVERFLOW) {
+				/* events lost: the tree again from the top */
+				add_tree(w, w->top, 1);
+				continue;
+			}
+			for (i = 0; i < w->ncg; i++) {
+				struct wcg *c = w->cg[i];
+
+				if (c->gone_ns)
+					continue;
+				if (c->wd_ev == ev->wd && (ev->mask & IN_MODIFY)) {
+					on_counts(w, c, now);
+					break;
+				}
+				if (c->wd_lim == ev->wd && (ev->mask & IN_MODIFY)) {
+					set_threshold(w, c, i);
+					break;
+				}
+				if (c->wd != ev->wd)
+					continue;
+				if ((ev->mask & IN_CREATE) && (ev->mask & IN_ISDIR) && ev->len) {
+					char *child;
+
+					if (asprintf(&child, "%s/%s", strcmp(c->path, "/") ? c->path : "",
+						     ev->name) >= 0) {
+						add_cgroup(w, child, 1);
+						free(child);
+					}
+				} else if (ev->mask & (IN_DELETE_SELF | IN_IGNORED)) {
+					mark_gone(w, c, now);
+				}
+				break;
+			}
+		}
+	}
+}
+
+static bool ancestor_or_self(const char *a, const char *b)
+{
+	size_t al = strlen(a);
+
+	if (!strcmp(a, "/"))
+		return b[0] == '/';
+	return !strncmp(a, b, al) && (b[al] == '\0' || b[al] == '/');
+}
+
+static int depth_of(const char *p)
+{
+	int d = 0;
+
+	if (!strcmp(p, "/"))
+		return 0;
+	for (; *p; p++)
+		d += *p == '/';
+	return d;
+}
+
+/* Which watched cgroups this kill belongs to, when the kernel's summary did not say. */
+static void attribute(struct mcg_oom_watch *w, struct mcg_oom_kill *k, uint64_t now)
+{
+	struct wcg *victim = NULL, *oom = NULL, *notified[NOTIFIED_MAX];
+	size_t nn = 0;
+	char path[MCG_OOM_PATH_MAX];
+	size_t i;
+
+	/*
+	 * An exiting task is moved to the root: "/" is no answer for a memcg
+	 * OOM (its victim is below the OOM cgroup, never the root).
+	 */
+	if (!k->task_memcg[0] && k->pid > 0 &&
+	    mcg_pid_cgroup(w->ctx, (pid_t)k->pid, path, sizeof(path)) == 0 &&
+	    (strcmp(path, "/") || k->scope == MCG_OOM_SCOPE_GLOBAL))
+		snprintf(k->task_memcg, sizeof(k->task_memcg), "%s", path);
+	/*
+	 * The kill moved the victim's local oom_kill counter; the victim is below
+	 * a cgroup notified of the OOM: only those subtrees are read (a thousand
+	 * cgroups' files for every kill would cost more than the kill).
+	 */
+	for (i = 0; i < w->ncg && nn < NOTIFIED_MAX; i++)
+		if (w->cg[i]->notify_ns && now - w->cg[i]->notify_ns <= NOTIFY_WINDOW_NS)
+			notified[nn++] = w->cg[i];
+	for (i = 0; i < w->ncg; i++) {
+		struct wcg *c = w->cg[i];
+		uint64_t o, kl, m;
+		size_t j;
+		bool near = false;
+
+		for (j = 0; j < nn && !near; j++)
+			near = ancestor_or_self(notified[j]->path, c->path);
+		if (!near || c->gone_ns || read_counts(w, c, &o, &kl, &m) < 0)
+			continue;
+		if (kl > c->oom_kill) {
+			if (!victim || depth_of(c->path) > depth_of(victim->path))
+				victim = c;
+			c->oom_kill = kl;
+		}
+	}
+	if (!k->task_memcg[0] && victim)
+		snprintf(k->task_memcg, sizeof(k->task_memcg), "%s", victim->path);
+	if (k->oom_memcg[0] || k->scope == MCG_OOM_SCOPE_GLOBAL)
+		return;
+	/*
+	 * The OOM cgroup: v1 notifies it and its descendants, so the shallowest
+	 * recently notified ancestor of the victim; v2's local oom counts only it.
+	 */
+	for (i = 0; i < w->ncg; i++) {
+		struct wcg *c = w->cg[i];
+
+		if (!c->notify_ns || now - c->notify_ns > NOTIFY_WINDOW_NS)
+			continue;
+		if (k->task_memcg[0] && !ancestor_or_self(c->path, k->task_memcg))
+			continue;
+		if (!oom || depth_of(c->path) < depth_of(oom->path) ||
+		    (depth_of(c->path) == depth_of(oom->path) && c->notify_ns > oom->notify_ns))
+			oom = c;
+	}
+	if (oom) {
+		snprintf(k->oom_memcg, sizeof(k->oom_memcg), "%s", oom->path);
+		oom->notify_ns = 0; /* one notification, one kill (an oom.group's come together) */
+	}
+	/*
+	 * The victim is in the OOM cgroup's subtree: when that has no cgroup
+	 * below it, the victim was in it (its counters may be gone with it: a
+	 * short-lived cgroup removed the moment its task died).
+	 */
+	if (!k->task_memcg[0] && oom) {
+		bool leaf = true;
+
+		for (i = 0; i < w->ncg && leaf; i++)
+			if (w->cg[i] != oom && ancestor_or_self(oom->path, w->cg[i]->path))
+				leaf = false;
+		if (leaf)
+			snprintf(k->task_memcg, sizeof(k->task_memcg), "%s", oom->path);
+	}
+}
+
+/* The watched cgroup PATH, live or removed lately. */
+static struct wcg *find_any(struct mcg_oom_watch *w, const char *path)
+{
+	struct wcg *best = NULL;
+	size_t i;
+
+	for (i = 0; i < w->ncg; i++)
+		if (!strcmp(w->cg[i]->path, path) && (!best || !w->cg[i]->gone_ns ||
+						      w->cg[i]->gone_ns > best->gone_ns))
+			best = w->cg[i];
+	return best;
+}
+
+static int on_kill(struct mcg_oom_watch *w, struct mcg_oom_kill *k, uint64_t now)
+{
+	const struct mcg_record *rec = NULL;
+	uint64_t kill_ns = k->usec * 1000ULL, age = 0;
+	struct mcg_oom_autopsy *a;
+	struct wcg *c;
+
+	if (!(w->flags & MCG_OOM_WATCH_NO_CGROUPS))
+		attribute(w, k, now);
+	/* outside the watched subtree: not ours to tell (a global OOM is everyone's) */
+	if (k->scope != MCG_OOM_SCOPE_GLOBAL && strcmp(w->top, "/") &&
+	    !(k->oom_memcg[0] && ancestor_or_self(w->top, k->oom_memcg)) &&
+	    !(k->task_memcg[0] && ancestor_or_self(w->top, k->task_memcg)))
+		return 0;
+	c = k->oom_memcg[0] ? find_any(w, k->oom_memcg) : NULL;
+	if (c) {
+		/* the latest read before the kill; the kernel's clock is CLOCK_MONOTONIC's */
+		int i = c->cur;
+
+		if (c->rec_ns[i] && c->rec_ns[i] > kill_ns && c->rec_ns[!i] &&
+		    c->rec_ns[!i] <= kill_ns)
+			i = !i;
+		/* a record read after the kill (a kill read late, at a restart) is not its breakdown */
+		if (c->rec_ns[i] && c->rec_ns[i] <= kill_ns + CLOCK_SLACK_NS) {
+			rec = &c->rec[i];
+			age = kill_ns > c->rec_ns[i] ? (kill_ns - c->rec_ns[i]) / 1000 : 0;
+		}
+	}
+	if (mcg_grow(&w->q, &w->capq, w->nq, sizeof(*w->q), 8) < 0)
+		return -ENOMEM;
+	a = &w->q[w->nq++];
+	mcg_oom_autopsy_build(k, w->version, rec, age, boot_ns(), a);
+	if (c)
+		c->episode = false; /* the kill freed memory: a next approach is a new episode */
+	if (c && c->npt)
+		mcg_oom_autopsy_growth(a, w->version, c->pt, c->npt,
+				       a->breakdown == MCG_OOM_BD_KERNEL ? kill_ns
+									 : kill_ns + CLOCK_SLACK_NS);
+	w->st.kills++;
+	return 1;
+}
+
+static int on_kmsg(struct mcg_oom_watch *w, uint64_t now)
+{
+	int got = 0;
+
+	for (;;) {
+		ssize_t n = read(w->kfd, w->buf, sizeof(w->buf) - 1);
+		int r;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EPIPE) {
+				/* records overwritten before we read them: the next one is read next */
+				w->st.lost_records++;
+				continue;
+			}
+			if (errno == EAGAIN)
+				break;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		w->st.kmsg_records++;
+		{
+			struct mcg_kmsg m;
+			char t[2];
+
+			if (w->skip_seq && mcg_kmsg_parse(w->buf, (size_t)n, &m, t, sizeof(t)) == 0 &&
+			    m.seq <= w->skip_seq)
+				continue;
+		}
+		r = mcg_oom_parser_record(w->parser, w->buf, (size_t)n);
+		if (r == 1 && mcg_oom_parser_take(w->parser, &w->kill) == 0) {
+			r = on_kill(w, &w->kill, now);
+			if (r < 0)
+				return r;
+			got += r;
+		}
+	}
+	return got;
+}
+
+static void reap_gone(struct mcg_oom_watch *w, uint64_t now)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < w->ncg; i++) {
+		struct wcg *c = w->cg[i];
+
+		if (c->gone_ns && now - c->gone_ns > GONE_KEEP_NS) {
+			wcg_free(w, c);
+			continue;
+		}
+		w->cg[j++] = c;
+	}
+	if (j != w->ncg) {
+		/* the eventfds carry indexes: renumber them */
+		w->ncg = j;
+		for (i = 0; i < w->ncg; i++) {
+			struct epoll_event ee = {.events = EPOLLIN};
+
+			if (w->cg[i]->efd >= 0) {
+				ee.data.u64 = (uint64_t)TAG_EVENTFD << 32 | (uint64_t)i;
+				epoll_ctl(w->epfd, EPOLL_CTL_MOD, w->cg[i]->efd, &ee);
+			}
+			if (w->cg[i]->efd_thr >= 0) {
+				ee.data.u64 = (uint64_t)TAG_THRESH << 32 | (uint64_t)i;
+				epoll_ctl(w->epfd, EPOLL_CTL_MOD, w->cg[i]->efd_thr, &ee);
+			}
+		}
+	}
+}
+
+int mcg_oom_watch_process(struct mcg_oom_watch *w)
+{
+	struct epoll_event ev[64];
+	bool kmsg = false;
+	uint64_t now;
+	int n, i, r, th;
+
+	n = epoll_wait(w->epfd, ev, 64, 0);
+	if (n < 0)
+		return errno == EINTR ? (int)(w->nq - w->headq) : -errno;
+	w->st.wakeups++;
+	now = mono_ns();
+	/* the cgroups first: their records are read before the kill's line is handled */
+	for (i = 0; i < n; i++) {
+		uint32_t tag = (uint32_t)(ev[i].data.u64 >> 32);
+		size_t idx = (size_t)(ev[i].data.u64 & 0xffffffffu);
+
+		if (tag == TAG_KMSG) {
+			kmsg = true;
+		} else if (tag == TAG_THRESH && idx < w->ncg && w->cg[idx]->efd_thr >= 0) {
+			uint64_t v;
+
+			if (read(w->cg[idx]->efd_thr, &v, sizeof(v)) == sizeof(v))
+				check(w, w->cg[idx], idx, now, true);
+		} else if (tag == TAG_INOTIFY) {
+			on_inotify(w, now);
+		} else if (tag == TAG_EVENTFD && idx < w->ncg && w->cg[idx]->efd >= 0) {
+			uint64_t v;
+
+			if (read(w->cg[idx]->efd, &v, sizeof(v)) == sizeof(v))
+				on_counts(w, w->cg[idx], now);
+		}
+	}
+	/* cgroups at their limit: read again when due (v1 tells no failed charge) */
+	for (i = 0, th = 0; i < (int)w->ncg; i++) {
+		struct wcg *c = w->cg[i];
+
+		if (c->thr_pending && !c->gone_ns && th < THR_BATCH) {
+			set_threshold(w, c, (size_t)i);
+			th++;
+		}
+		if (c->armed && !c->gone_ns && now - c->rec_ns[c->cur] >= c->tick_ns)
+			check(w, c, (size_t)i, now, true);
+	}
+	if (kmsg) {
+		r = on_kmsg(w, now);
+		if (r < 0)
+			return r;
+	}
+	reap_gone(w, now);
+	return (int)(w->nq - w->headq);
+}
+
+int mcg_oom_watch_next(struct mcg_oom_watch *w, struct mcg_oom_autopsy *ret)
+{
+	if (w->headq >= w->nq)
+		return -ENOENT;
+	*ret = w->q[w->headq++];
+	if (w->headq == w->nq)
+		w->headq = w->nq = 0;
+	return 0;
+}
+
+int mcg_oom_watch_next_warning(struct mcg_oom_watch *w, struct mcg_oom_warning *ret)
+{
+	if (w->headwq >= w->nwq)
+		return -ENOENT;
+	*ret = w->wq[w->headwq++];
+	if (w->headwq == w->nwq)
+		w->headwq = w->nwq = 0;
+	return 0;
+}
+
+int mcg_oom_watch_timeout(const struct mcg_oom_watch *w)
+{
+	uint64_t now = mono_ns(), due = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < w->ncg; i++) {
+		const struct wcg *c = w->cg[i];
+		uint64_t d;
+
+		if (c->thr_pending && !c->gone_ns)
+			return 0; /* thresholds still to set: a few each call */
+		if (!c->armed || c->gone_ns)
+			continue;
+		d = c->rec_ns[c->cur] + (c->tick_ns ? c->tick_ns : WARN_TICK_NS);
+		if (d < due)
+			due = d;
+	}
+	if (due == UINT64_MAX)
+		return -1;
+	return due <= now ? 0 : (int)((due - now + 999999) / 1000000);
+}
+
+void mcg_oom_watch_feed(struct mcg_oom_watch *w, const struct mcg_snapshot *snap)
+{
+	uint64_t t = mono_ns();
+	size_t i, hint = 0;
+
+	if (!w || !snap)
+		return;
+	/* both lists are in the walk's order mostly: the next cgroup is looked for first */
+	for (i = 0; i < snap->n_rows; i++) {
+		const struct mcg_sample_row *r = &snap->rows[i];
+		struct wcg *c = NULL;
+		size_t j;
+
+		if (!mcg_record_has(&r->rec, MCG_K_USAGE))
+			continue;
+		for (j = 0; j < w->ncg && !c; j++) {
+			struct wcg *x = w->cg[(hint + j) % w->ncg];
+
+			if (!x->gone_ns && !strcmp(x->path, r->path)) {
+				c = x;
+				hint = (hint + j + 1) % w->ncg;
+			}
+		}
+		if (!c)
+			continue;
+		push_point(c, t, r->rec.v[MCG_K_USAGE]);
+		/* a limit changed while no inotify event was seen (a queue overflow) */
+		if (w->version == 1 && !c->thr_pending && mcg_record_has(&r->rec, MCG_K_LIMIT) &&
+		    r->rec.v[MCG_K_LIMIT] < LIMIT_NONE && r->rec.v[MCG_K_LIMIT] != c->thr_lim)
+			set_threshold(w, c, idx_of(w, c));
+	}
+}

@@ -1,0 +1,1834 @@
+/* sample.c: the 'top' sampler: kept descriptors, pread, inotify for the tree, immutable snapshots. */
+#include "model/model.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * A row's files are the slots of the schema's plan (lib/model/record.c) for the
+ * counters the sampler reads (mcg_sampler_set_keys); cgroup.procs (taskstats)
+ * is one more slot of the sampler's own after them. A slot's descriptor is
+ * opened at its first read and kept; -1 when absent.
+ */
+#define F_PROCS MCG__PLAN_FILES
+#define F_MAX (MCG__PLAN_FILES + 1)
+/* fd values besides real descriptors */
+#define FD_ABSENT MCG__FD_ABSENT /* the kernel has no such file here */
+#define FD_REOPEN MCG__FD_REOPEN /* out of descriptors: open/read/close each time */
+#define FD_UNSET MCG__FD_UNSET   /* not tried yet (cgroup.procs until taskstats is asked for) */
+#define CACHE_REFRESH 16
+
+struct tgid_ent {
+	pid_t tgid;
+	uint64_t delay_ns;
+};
+
+struct node {
+	uint64_t id;
+	char *path; /* "/" or "/a/b" */
+	const char *name;
+	int depth;
+	ino_t ino;
+	int wd; /* inotify watch, -1 if none */
+	int dfd; /* O_PATH descriptor of the directory; -1: reopened from the parent's */
+	int fd[F_MAX];
+	bool rescan;
+	bool nofd; /* its last opening or listing failed for want of descriptors */
+	bool gone;
+	/*
+	 * opened: its directory was opened (node_open()): a node is made when its
+	 * parent is listed, but opened, watched and listed (listed) only when it is
+	 * first read: a lazy tree (dirty's pruned or named rows) lists a parent of
+	 * a thousand cgroups and opens the one it needs.
+	 */
+	bool opened;
+	bool listed;
+	/*
+	 * Limits change only by write(2), which inotify reports (IN_MODIFY on the
+	 * directory watch): they are read again only then, and every CACHE_REFRESH samples.
+	 */
+	uint64_t cached; /* bit f (settings, failcnt): cache[f] holds the value (or its absence) */
+	bool cache_has[F_MAX];
+	uint64_t cache[F_MAX];
+	/*
+	 * The counters of the detail files (memory.stat, memory.events,
+	 * memory.pressure: all but the single-value ones) at their last read, by
+	 * rank in the sampler's det_ids (memory.stat's first): reused for an empty
+	 * cgroup's memory.stat, and for a row off the live view's screen between
+	 * its turns (mcg_sampler_set_detail).
+	 */
+	uint64_t *det_v;
+	struct mcg_keyset det_valid;
+	struct mcg_psi det_psi;
+	uint64_t det_ns;  /* CLOCK_MONOTONIC of that read */
+	uint64_t det_seq; /* the sample that read them */
+	uint64_t last_usage;
+	bool last_usage_ok;
+	struct node *parent;
+	struct node **kids;
+	size_t nkids, capkids;
+	uint64_t stall_acc; /* taskstats deltas summed since the start (own tasks) */
+	uint64_t stall_tree;
+	/*
+	 * Where the node stands to the kept paths (mcg_sampler_set_keep), worked
+	 * out once per set of paths (keep_gen): a parent of 1000 cgroups of which
+	 * 100 are named would search the paths for every child on every sample.
+	 */
+	uint64_t keep_gen;
+	bool keep_under; /* a kept path lies below it */
+	bool keep_exact; /* one of the kept paths */
+	/* kid_on[i]: kids[i] kept or on the way, for keep_gen kid_on_gen; 0 after the kids change */
+	unsigned char *kid_on;
+	uint64_t kid_on_gen;
+};
+
+struct mcg_sampler {
+	struct mcg_ctx *ctx;
+	unsigned flags;
+	int version;
+	struct mcg__plan plan;
+	int sl_usage, sl_limit, sl_high, sl_failcnt, sl_stat; /* plan slots, -1: none */
+	struct mcg_keyset keys;        /* what the caller asked for */
+	uint64_t settings;             /* bit f: slot f is a single-value setting (cached) */
+	uint64_t empty_carry;          /* bit f: slot f is carried while the cgroup stays empty */
+	unsigned char slot_key[F_MAX]; /* the counter of a single-value slot */
+	unsigned char det_ids[MCG_K__COUNT]; /* the detail files' counters, memory.stat's first */
+	unsigned nstat, ndet;
+	struct mcg_keyset det_keys;
+	uint64_t *detail_ids; /* rows read in full every sample (sorted), the rest in turn */
+	size_t ndetail;
+	unsigned rotate;      /* 0: every row in full every sample */
+	uint64_t now_ns;      /* CLOCK_MONOTONIC of the sample being taken */
+	struct node *top;
+	uint64_t next_id;
+	size_t nnodes;
+	size_t path_total; /* the nodes' path bytes with their NULs: a snapshot's strings */
+	int ifd; /* inotify, -1 when unavailable: rescan every sample */
+	bool rescan_all;
+	bool marked; /* some listed node has rescan set: rescan_marked() has work */
+	uint64_t seq;
+	struct mcg_snapshot *prev;
+	/*
+	 * The snapshot before prev: once its caller has let it go, its rows lend
+	 * their memory to the next sample (take_spare_rows()).
+	 */
+	struct mcg_snapshot *old;
+	char *buf;
+	size_t buflen;
+	struct mcg_taskstats *ts;
+	int ts_err;
+	struct tgid_ent *tg; /* sorted by tgid: last delay per task group */
+	size_t ntg;
+	char **async; /* sorted escaped names in <rundir>/async, NULL: no state dir */
+	size_t nasync;
+	int topfd;        /* the sampled group's directory (O_PATH), kept */
+	bool warned_deep; /* the MCG_WALK_MAX_DEPTH warning was given */
+	size_t kept, fd_budget; /* file descriptors kept, and how many may be */
+	struct mcg_keyset prune; /* below a row where all of these read 0, nothing is read */
+	bool creating;           /* in mcg_sampler_new(): the top's children only */
+	char **keep;             /* paths read whatever the pruning (sorted) */
+	size_t nkeep;
+	uint64_t keep_gen;       /* counts the sets of kept paths from 1 (a new node's 0 is stale) */
+	bool keep_only;          /* and nothing off the way to them */
+};
+
+/* ---- parsing (no allocation: this runs for every cgroup on every refresh) ---- */
+
+static bool parse_num(const char **pp, uint64_t *ret)
+{
+	const char *p = *pp;
+	uint64_t v = 0;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p < '0' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9') {
+		v = v * 10 + (uint64_t)(*p - '0');
+		p++;
+	}
+	*pp = p;
+	*ret = v;
+	return true;
+}
+
+/* ---- the tree ---------------------------------------------------------- */
+
+/*
+ * N's directory as an O_PATH descriptor: its own kept one, or opened name by
+ * name from the nearest ancestor holding one (after EMFILE). Never by a path
+ * string: PATH_MAX would cut a deep one and name another directory.
+ */
+static int node_path_fd(struct mcg_sampler *s, const struct node *n)
+{
+	int pfd, fd;
+
+	if (n->dfd >= 0)
+		return openat(n->dfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (!n->parent)
+		return openat(s->topfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	pfd = node_path_fd(s, n->parent);
+	if (pfd < 0)
+		return -1;
+	fd = openat(pfd, n->name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(pfd);
+	return fd;
+}
+
+/*
+ * N's directory opened for reading (readdir): a duplicate of its kept
+ * descriptor rewound (one syscall), or opened name by name after EMFILE.
+ */
+static int open_dir(struct mcg_sampler *s, const struct node *n)
+{
+	int pfd, fd;
+
+	if (n->dfd >= 0) {
+		fd = fcntl(n->dfd, F_DUPFD_CLOEXEC, 0);
+		if (fd >= 0 && lseek(fd, 0, SEEK_SET) < 0) {
+			close(fd);
+			return -1;
+		}
+		return fd;
+	}
+	pfd = node_path_fd(s, n);
+	if (pfd < 0)
+		return -1;
+	fd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	close(pfd);
+	return fd;
+}
+
+static void node_close_files(struct mcg_sampler *s, struct node *n)
+{
+	unsigned i;
+
+	for (i = 0; i < F_MAX; i++) {
+		if (n->fd[i] >= 0) {
+			close(n->fd[i]);
+			s->kept--;
+		}
+		n->fd[i] = FD_ABSENT;
+	}
+}
+
+static void node_free(struct mcg_sampler *s, struct node *n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	for (i = 0; i < n->nkids; i++)
+		node_free(s, n->kids[i]);
+	free(n->kids);
+	free(n->kid_on);
+	if (n->wd >= 0 && s->ifd >= 0)
+		inotify_rm_watch(s->ifd, n->wd);
+	node_close_files(s, n);
+	if (n->dfd >= 0)
+		close(n->dfd);
+	free(n->det_v);
+	s->path_total -= strlen(n->path) + 1;
+	free(n->path);
+	free(n);
+	s->nnodes--;
+}
+
+static const char *slot_name(const struct mcg_sampler *s, unsigned f)
+{
+	if (f == F_PROCS)
+		return "cgroup.procs";
+	return f < s->plan.nf ? s->plan.f[f].name : NULL;
+}
+
+/*
+ * Slot F's file under DFD, kept; FD_REOPEN (opened at each read) once the
+ * sampler keeps fd_budget descriptors, which leaves the process room for the
+ * rest of its work (the history store, sockets, a child's pipes).
+ */
+static int open_one(struct mcg_sampler *s, int dfd, unsigned f)
+{
+	int fd;
+
+	if (s->kept >= s->fd_budget)
+		return FD_REOPEN;
+	if (f < s->plan.nf) {
+		fd = mcg__plan_open(&s->plan, f, dfd);
+	} else if (f != F_PROCS) {
+		return FD_ABSENT;
+	} else {
+		fd = openat(dfd, slot_name(s, f), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			return errno == EMFILE || errno == ENFILE ? FD_REOPEN : FD_ABSENT;
+	}
+	if (fd >= 0)
+		s->kept++;
+	return fd;
+}
+
+/* A watch on the directory DFD: through /proc/self/fd, which names it at any depth. */
+static int add_watch(struct mcg_sampler *s, int dfd, const char *path)
+{
+	const uint32_t mask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY |
+			      IN_ONLYDIR;
+	const char *root = mcg_ctx_root(s->ctx);
+	char link[64], *full;
+	size_t rlen, plen;
+	int wd;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", dfd);
+	wd = inotify_add_watch(s->ifd, link, mask);
+	if (wd >= 0 || errno != ENOENT)
+		return wd;
+	/* no /proc: the path, if the kernel can take it */
+	if (strlen(root) + strlen(path) + 1 >= PATH_MAX)
+		return -1;
+	rlen = strlen(root);
+	plen = strcmp(path, "/") ? strlen(path) : 0;
+	full = malloc(rlen + plen + 1);
+	if (!full)
+		return -1;
+	memcpy(full, root, rlen);
+	memcpy(full + rlen, path, plen);
+	full[rlen + plen] = '\0';
+	wd = inotify_add_watch(s->ifd, full, mask | IN_DONT_FOLLOW);
+	free(full);
+	return wd;
+}
+
+static void node_open(struct mcg_sampler *s, struct node *n);
+
+/*
+ * A node for PARENT's child NAME (or, without PARENT, the sampled group at
+ * PATH, opened at once); a child is opened by node_open() when first needed.
+ */
+static struct node *node_new(struct mcg_sampler *s, struct node *parent, const char *name)
+{
+	struct node *n = calloc(1, sizeof(*n));
+	unsigned i;
+
+	if (!n)
+		return NULL;
+	if (parent) {
+		size_t plen = strcmp(parent->path, "/") ? strlen(parent->path) : 0;
+
+		n->path = malloc(plen + strlen(name) + 2);
+		if (n->path) {
+			memcpy(n->path, parent->path, plen);
+			n->path[plen] = '/';
+			strcpy(n->path + plen + 1, name);
+		}
+	} else {
+		n->path = strdup(name);
+	}
+	if (!n->path) {
+		free(n);
+		return NULL;
+	}
+	n->name = strcmp(n->path, "/") ? strrchr(n->path, '/') + 1 : n->path;
+	n->parent = parent;
+	n->depth = parent ? parent->depth + 1 : 0;
+	n->wd = -1;
+	n->dfd = -1;
+	n->id = ++s->next_id;
+	for (i = 0; i < F_MAX; i++)
+		n->fd[i] = FD_ABSENT;
+	s->nnodes++;
+	s->path_total += strlen(n->path) + 1;
+	n->rescan = true;
+	if (!parent)
+		node_open(s, n);
+	return n;
+}
+
+/*
+ * Open N's directory, note its identity and watch it: at its first read or
+ * listing. A failure marks it gone (or, out of descriptors, to be looked at again).
+ */
+static void node_open(struct mcg_sampler *s, struct node *n)
+{
+	struct node *parent = n->parent;
+	const char *name = n->name;
+	struct stat st;
+	unsigned i;
+	int dfd;
+
+	if (n->opened)
+		return;
+	n->opened = true;
+	/*
+	 * One descriptor per directory, opened for reading and kept: files are
+	 * opened under it, readdir reads a duplicate, inotify watches it through
+	 * /proc/self/fd. -1 here (EMFILE): reopened name by name from an ancestor.
+	 */
+	if (parent && parent->dfd >= 0)
+		dfd = openat(parent->dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	else if (!parent)
+		dfd = openat(s->topfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	else
+		dfd = open_dir(s, n);
+	if (dfd < 0 && (errno == EMFILE || errno == ENFILE))
+		dfd = open_dir(s, n); /* no kept descriptor: through the ancestors each time */
+	else if (dfd >= 0)
+		n->dfd = dfd;
+	if (dfd < 0) {
+		/* out of descriptors even for a moment: a node to look at again, not a gone one */
+		if (errno == EMFILE || errno == ENFILE) {
+			for (i = 0; i < F_MAX; i++)
+				n->fd[i] = FD_UNSET;
+			n->rescan = s->marked = n->nofd = true;
+			return;
+		}
+		n->gone = true;
+		return;
+	}
+	if (fstat(dfd, &st) == 0)
+		n->ino = st.st_ino;
+	for (i = 0; i < F_MAX; i++)
+		n->fd[i] = FD_UNSET; /* opened at the first read (a one-shot opens only what it reads) */
+	if (s->ifd >= 0) {
+		n->wd = add_watch(s, dfd, n->path);
+		if (n->wd < 0)
+			s->rescan_all = true; /* out of watches: fall back to rescanning */
+	}
+	if (dfd != n->dfd)
+		close(dfd);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_kid(const void *a, const void *b)
+{
+	return strcmp((*(struct node *const *)a)->name, (*(struct node *const *)b)->name);
+}
+
+static bool lazy_tree(const struct mcg_sampler *s)
+{
+	return s->creating || !mcg_keyset_empty(&s->prune) || s->keep_only;
+}
+
+/* Bring N's children in line with the directory: new ones added (and scanned), gone ones freed. */
+static int node_rescan(struct mcg_sampler *s, struct node *n)
+{
+	char **names = NULL;
+	size_t nn = 0, cap = 0, i, k;
+	struct node **kids = NULL;
+	size_t nk = 0;
+	DIR *d;
+	struct dirent *de;
+	int dfd;
+
+	node_open(s, n);
+	if (n->gone)
+		return 0;
+	n->rescan = false;
+	n->listed = true;
+	dfd = open_dir(s, n);
+	if (dfd < 0) {
+		/* out of descriptors is not a removed cgroup: listed again at the next sample */
+		if (errno == EMFILE || errno == ENFILE)
+			n->rescan = s->marked = n->nofd = true;
+		else
+			n->gone = true;
+		return 0;
+	}
+	n->nofd = false;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return -ENOMEM;
+	}
+	while ((de = readdir(d))) {
+		/* dot names are cgroups too: a ".x" holding 64 MiB must be seen */
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (de->d_type != DT_DIR) {
+			struct stat st;
+
+			if (de->d_type != DT_UNKNOWN ||
+			    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+			    !S_ISDIR(st.st_mode))
+				continue;
+		}
+		if (mcg_grow(&names, &cap, nn, sizeof(*names), 16) < 0)
+			goto oom;
+		names[nn] = strdup(de->d_name);
+		if (!names[nn])
+			goto oom;
+		nn++;
+	}
+	if (nn && n->depth >= MCG_WALK_MAX_DEPTH) {
+		/* bounded: the tree code recurses per level */
+		if (!s->warned_deep) {
+			char *e = mcg_escape_dup(n->path);
+
+			mcg_log(s->ctx, MCG_LOG_WARNING,
+				"skipping the cgroups under '%s': deeper than %d levels", e ? e : "?",
+				MCG_WALK_MAX_DEPTH);
+			free(e);
+			s->warned_deep = true;
+		}
+		for (i = 0; i < nn; i++)
+			free(names[i]);
+		nn = 0;
+	}
+	if (nn)
+		qsort(names, nn, sizeof(*names), cmp_str);
+	/* the kids are kept sorted by name: merge the two lists */
+	kids = malloc((nn ? nn : 1) * sizeof(*kids));
+	if (!kids)
+		goto oom;
+	i = k = 0;
+	while (i < nn || k < n->nkids) {
+		int c = i >= nn ? 1 : k >= n->nkids ? -1 : strcmp(names[i], n->kids[k]->name);
+
+		if (c > 0) { /* vanished */
+			node_free(s, n->kids[k++]);
+			continue;
+		}
+		if (c == 0) {
+			struct node *old = n->kids[k++];
+			struct stat st;
+
+			/* never opened, so never read: nothing to tell apart */
+			if (!old->opened) {
+				kids[nk++] = old;
+				i++;
+				continue;
+			}
+			/*
+			 * The same name but a new directory: a new cgroup. A node opened out
+			 * of descriptors (EMFILE) never learned its inode: nothing to tell it
+			 * apart by, so it is the same cgroup, which learns its inode now (it
+			 * was taken for removed and created again, seen with 10,000 cgroups).
+			 */
+			if (!fstatat(dirfd(d), names[i], &st, AT_SYMLINK_NOFOLLOW) &&
+			    (st.st_ino == old->ino || !old->ino) && !old->gone) {
+				old->ino = st.st_ino;
+				kids[nk++] = old;
+				i++;
+				continue;
+			}
+			node_free(s, old);
+		}
+		{
+			struct node *nw = node_new(s, n, names[i]);
+
+			if (!nw)
+				goto oom_merge;
+			kids[nk++] = nw;
+		}
+		i++;
+	}
+	free(n->kids);
+	n->kids = kids;
+	n->nkids = nk;
+	n->kid_on_gen = 0;
+	n->capkids = nn;
+	for (i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
+	closedir(d);
+	/*
+	 * New children scan their own subtrees; unless the tree is read lazily
+	 * (pruning, or mcg_sampler_new()): then fill_rows() scans a directory
+	 * when it descends into it, and a pruned subtree is never listed.
+	 */
+	if (!lazy_tree(s))
+		for (i = 0; i < n->nkids; i++)
+			if (n->kids[i]->rescan || s->rescan_all)
+				node_rescan(s, n->kids[i]);
+	return 0;
+oom_merge:
+	/* keep what was merged; the rest of the old kids are still owned by n->kids */
+	while (k < n->nkids)
+		kids[nk++] = n->kids[k++];
+	free(n->kids);
+	n->kids = kids;
+	n->nkids = nk;
+	n->kid_on_gen = 0;
+	qsort(n->kids, nk, sizeof(*kids), cmp_kid);
+	kids = NULL;
+oom:
+	free(kids);
+	for (i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
+	closedir(d);
+	return -ENOMEM;
+}
+
+static struct node *find_wd(struct node *n, int wd)
+{
+	size_t i;
+
+	if (n->wd == wd)
+		return n;
+	for (i = 0; i < n->nkids; i++) {
+		struct node *r = find_wd(n->kids[i], wd);
+
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+static void mark_all(struct node *n)
+{
+	size_t i;
+
+	n->rescan = true;
+	for (i = 0; i < n->nkids; i++)
+		mark_all(n->kids[i]);
+}
+
+static void drain_inotify(struct mcg_sampler *s)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t len;
+
+	if (s->ifd < 0) {
+		s->rescan_all = true;
+		return;
+	}
+	while ((len = read(s->ifd, buf, sizeof(buf))) > 0) {
+		char *p = buf;
+
+		while (p < buf + len) {
+			struct inotify_event *ev = (struct inotify_event *)(void *)p;
+
+			if (ev->mask & IN_Q_OVERFLOW) {
+				s->rescan_all = true;
+			} else if (ev->wd >= 0) {
+				struct node *n = find_wd(s->top, ev->wd);
+
+				if (n && (ev->mask & IN_MODIFY)) {
+					unsigned f;
+
+					for (f = 0; f < s->plan.nf; f++)
+						if (ev->len && !strcmp(ev->name, slot_name(s, f)))
+							n->cached &= ~(1ULL << f);
+				} else if (n && !(ev->mask & IN_MODIFY)) {
+					n->rescan = s->marked = true;
+				}
+			}
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+}
+
+static void rescan_marked(struct mcg_sampler *s, struct node *n)
+{
+	size_t i;
+
+	if (n->rescan) {
+		/* a lazy tree lists a node when fill_rows() first descends into it */
+		if (n->listed || !lazy_tree(s))
+			node_rescan(s, n); /* scans new kids too */
+		return;
+	}
+	for (i = 0; i < n->nkids; i++)
+		rescan_marked(s, n->kids[i]);
+}
+
+/* ---- sampler ----------------------------------------------------------- */
+
+void mcg_sampler_default_keys(struct mcg_keyset *keys)
+{
+	static const enum mcg_key top[] = {
+		MCG_K_USAGE,          MCG_K_LIMIT,          MCG_K_HIGH,           MCG_K_ANON,
+		MCG_K_FILE,           MCG_K_DIRTY,          MCG_K_WRITEBACK,      MCG_K_PGSCAN,
+		MCG_K_PGSTEAL,        MCG_K_PGSCAN_KSWAPD,  MCG_K_PGSCAN_DIRECT,  MCG_K_PGSTEAL_KSWAPD,
+		MCG_K_PGSTEAL_DIRECT, MCG_K_PGPGOUT,        MCG_K_REFAULT,        MCG_K_EV_HIGH,
+		MCG_K_EV_MAX,         MCG_K_EV_OOM,         MCG_K_EV_OOM_KILL,    MCG_K_FAILCNT,
+		MCG_K_PSI_SOME,       MCG_K_PSI_FULL,       MCG_K_STALL,
+	};
+	size_t i;
+
+	memset(keys, 0, sizeof(*keys));
+	for (i = 0; i < MCG_ARRAY_SIZE(top); i++)
+		mcg_keyset_add(keys, top[i]);
+}
+
+static void add_det(struct mcg_sampler *s, unsigned k)
+{
+	if (!mcg_keyset_has(&s->det_keys, k)) {
+		mcg_keyset_add(&s->det_keys, k);
+		s->det_ids[s->ndet++] = (unsigned char)k;
+	}
+}
+
+/* The plan for the counters of s->keys, and the slots the sampler treats apart. */
+static int sampler_plan(struct mcg_sampler *s)
+{
+	struct mcg_keyset want = s->keys;
+	unsigned c, k, f, pass;
+	int r;
+
+	/* the sources of the derived counters */
+	if (mcg_keyset_has(&want, MCG_K_REFAULT)) {
+		mcg_keyset_add(&want, MCG_K_WORKINGSET_REFAULT_ANON);
+		mcg_keyset_add(&want, MCG_K_WORKINGSET_REFAULT_FILE);
+		mcg_keyset_add(&want, MCG_K_WORKINGSET_REFAULT);
+	}
+	if (s->version == 1 && mcg_keyset_has(&want, MCG_K_SWAP_USAGE)) {
+		mcg_keyset_add(&want, MCG_K_MEMSW_USAGE);
+		mcg_keyset_add(&want, MCG_K_USAGE);
+	}
+	r = mcg__plan_init(&s->plan, s->version, &want, 0);
+	if (r < 0)
+		return r;
+	s->sl_usage = mcg__plan_slot(&s->plan, MCG_K_USAGE);
+	s->sl_limit = mcg__plan_slot(&s->plan, MCG_K_LIMIT);
+	s->sl_high = mcg__plan_slot(&s->plan, MCG_K_HIGH);
+	s->sl_failcnt = mcg__plan_slot(&s->plan, MCG_K_FAILCNT);
+	s->sl_stat = -1;
+	for (c = 0; c < s->plan.nf; c++)
+		if (!strcmp(s->plan.f[c].name, "memory.stat"))
+			s->sl_stat = (int)c;
+	if (s->plan.nf > F_PROCS)
+		return -ENOSPC;
+	/*
+	 * Settings (limits, knobs: MCG_KIND_SETTING) change only when written,
+	 * which inotify reports: read again only then (and every CACHE_REFRESH
+	 * samples), like limit and high.
+	 */
+	s->settings = 0;
+	for (f = 0; f < s->plan.nf; f++) {
+		k = mcg_keyset_next(&s->plan.f[f].single, 0);
+		if (k < MCG_K__COUNT && mcg_key_kinds[k] == MCG_KIND_SETTING)
+			s->settings |= 1ULL << f;
+	}
+	/*
+	 * An empty cgroup's peak and v1 kmem usage (charged to usage too) are
+	 * carried as memory.stat's counters are (read_detail()): a peak reached
+	 * and released between two samples waits for usage to move or for the
+	 * full read every CACHE_REFRESH samples, as memory.stat's counters do.
+	 */
+	s->empty_carry = 0;
+	for (f = 0; f < s->plan.nf; f++) {
+		bool carry = !mcg_keyset_empty(&s->plan.f[f].single);
+
+		mcg_keyset_foreach(k, &s->plan.f[f].single)
+			carry = carry && (k == MCG_K_PEAK || (s->version == 1 && (k == MCG_K_KERNEL ||
+								      k == MCG_K_KMEM_USAGE)));
+		if (carry && (int)f != s->sl_usage && !((s->settings >> f) & 1))
+			s->empty_carry |= 1ULL << f;
+	}
+	s->nstat = s->ndet = 0;
+	memset(&s->det_keys, 0, sizeof(s->det_keys));
+	/* memory.stat's counters first (the empty-cgroup shortcut), then the other detail files' */
+	for (pass = 0; pass < 2; pass++) {
+		for (f = 0; f < s->plan.nf; f++) {
+			const struct mcg__plan_file *pf = &s->plan.f[f];
+
+			if ((int)f == s->sl_usage || ((s->settings >> f) & 1) ||
+			    (int)f == s->sl_failcnt || ((int)f == s->sl_stat) != (pass == 0))
+				continue;
+			for (c = 0; c < pf->nk; c++)
+				add_det(s, s->plan.k[pf->k0 + c].id);
+			mcg_keyset_foreach(k, &pf->single)
+				add_det(s, k);
+		}
+		if (pass == 0)
+			s->nstat = s->ndet;
+	}
+	for (c = 0; c < s->plan.nf; c++) {
+		k = mcg_keyset_next(&s->plan.f[c].single, 0);
+		s->slot_key[c] = (unsigned char)(k < MCG_K__COUNT ? k : 0);
+	}
+	return 0;
+}
+
+static void node_replan(struct mcg_sampler *s, struct node *n)
+{
+	size_t i;
+
+	node_close_files(s, n);
+	for (i = 0; i < F_MAX; i++)
+		n->fd[i] = FD_UNSET;
+	n->cached = 0;
+	free(n->det_v);
+	n->det_v = NULL;
+	for (i = 0; i < n->nkids; i++)
+		node_replan(s, n->kids[i]);
+}
+
+int mcg_sampler_set_keys(struct mcg_sampler *s, const struct mcg_keyset *keys)
+{
+	struct mcg_keyset old = s->keys;
+	int r;
+
+	if (keys)
+		s->keys = *keys;
+	else
+		mcg_keyset_all(&s->keys);
+	r = sampler_plan(s);
+	if (r < 0) {
+		s->keys = old;
+		sampler_plan(s);
+		return r;
+	}
+	if (s->top)
+		node_replan(s, s->top);
+	return 0;
+}
+
+/*
+ * How many file descriptors the sampler may keep: RLIMIT_NOFILE less
+ * FD_HEADROOM for everything else the process opens (a directory per cgroup
+ * is kept too, so a tree of N cgroups needs about N more).
+ */
+#define FD_HEADROOM 1024
+
+static size_t fd_budget(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return SIZE_MAX;
+	return rl.rlim_cur > 2 * FD_HEADROOM ? (size_t)(rl.rlim_cur - FD_HEADROOM)
+					       : (size_t)rl.rlim_cur / 2;
+}
+
+int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned flags, struct mcg_sampler **ret)
+{
+	struct mcg_sampler *s;
+	struct mcg_group *g;
+	int r;
+
+	r = mcg_group_open(ctx, path ? path : "/", &g);
+	if (r < 0)
+		return r;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		mcg_group_close(g);
+		return -ENOMEM;
+	}
+	s->topfd = -1;
+	s->ctx = ctx;
+	s->fd_budget = fd_budget();
+	s->keep_gen = 1;
+	s->flags = flags;
+	s->version = mcg_ctx_version(ctx);
+	mcg_sampler_default_keys(&s->keys);
+	/* v1's oom_kill count lives in memory.oom_control, of which top shows nothing else */
+	if (s->version == 1)
+		mcg_keyset_del(&s->keys, MCG_K_EV_OOM_KILL);
+	r = sampler_plan(s);
+	if (r < 0) {
+		mcg_group_close(g);
+		mcg_sampler_free(s);
+		return r;
+	}
+	s->buflen = MCG__READ_BUF;
+	s->buf = malloc(s->buflen);
+	/* one sample: watching the tree would cost a watch per cgroup for nothing */
+	s->ifd = flags & MCG_SAMPLER_ONESHOT ? -1 : inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (!s->buf) {
+		mcg_group_close(g);
+		mcg_sampler_free(s);
+		return -ENOMEM;
+	}
+	s->topfd = openat(mcg_group_dirfd(g), ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (s->topfd < 0) {
+		r = -errno;
+		mcg_group_close(g);
+		mcg_sampler_free(s);
+		return r;
+	}
+	s->top = node_new(s, NULL, mcg_group_path(g));
+	mcg_group_close(g);
+	if (!s->top) {
+		mcg_sampler_free(s);
+		return -ENOMEM;
+	}
+	if (s->flags & MCG_SAMPLER_TASKSTATS)
+		s->ts_err = mcg_taskstats_open(&s->ts);
+	/* the top's children only: the first sample walks the rest (pruned, if asked) */
+	s->creating = true;
+	r = node_rescan(s, s->top);
+	s->creating = false;
+	if (r < 0) {
+		mcg_sampler_free(s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+
+static void free_async(struct mcg_sampler *s)
+{
+	size_t i;
+
+	for (i = 0; s->async && i < s->nasync; i++)
+		free(s->async[i]);
+	free(s->async);
+	s->async = NULL;
+	s->nasync = 0;
+}
+
+static void free_keep(struct mcg_sampler *s)
+{
+	mcg_strv_free(s->keep, s->nkeep);
+	s->keep = NULL;
+	s->nkeep = 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int mcg_sampler_set_detail(struct mcg_sampler *s, const uint64_t *ids, size_t n, unsigned rotate)
+{
+	uint64_t *d = NULL;
+
+	if (rotate && n) {
+		d = malloc(n * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		memcpy(d, ids, n * sizeof(*d));
+		qsort(d, n, sizeof(*d), cmp_u64);
+	}
+	free(s->detail_ids);
+	s->detail_ids = d;
+	s->ndetail = rotate ? n : 0;
+	s->rotate = rotate;
+	return 0;
+}
+
+int mcg_sampler_set_prune(struct mcg_sampler *s, const struct mcg_keyset *zero)
+{
+	if (zero)
+		s->prune = *zero;
+	else
+		memset(&s->prune, 0, sizeof(s->prune));
+	return 0;
+}
+
+int mcg_sampler_set_keep(struct mcg_sampler *s, const char *const *paths, size_t n, bool only)
+{
+	char **k = n ? calloc(n, sizeof(*k)) : NULL;
+	size_t i;
+
+	if (n && !k)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		k[i] = strdup(paths[i]);
+		if (!k[i]) {
+			while (i--)
+				free(k[i]);
+			free(k);
+			return -ENOMEM;
+		}
+	}
+	free_keep(s);
+	if (n > 1)
+		qsort(k, n, sizeof(*k), cmp_str);
+	s->keep = k;
+	s->nkeep = n;
+	s->keep_only = only && n;
+	s->keep_gen++;
+	return 0;
+}
+
+void mcg_sampler_free(struct mcg_sampler *s)
+{
+	if (!s)
+		return;
+	free_keep(s);
+	free(s->detail_ids);
+	/* closing the inotify descriptor first drops every watch at once */
+	if (s->ifd >= 0)
+		close(s->ifd);
+	s->ifd = -1;
+	node_free(s, s->top);
+	mcg_snapshot_unref(s->prev);
+	mcg_snapshot_unref(s->old);
+	mcg_taskstats_close(s->ts);
+	free(s->tg);
+	free_async(s);
+	free(s->buf);
+	if (s->topfd >= 0)
+		close(s->topfd);
+	free(s);
+}
+
+int mcg_sampler_set_flags(struct mcg_sampler *s, unsigned flags)
+{
+	if ((flags & MCG_SAMPLER_TASKSTATS) && !s->ts) {
+		s->ts_err = mcg_taskstats_open(&s->ts);
+	} else if (!(flags & MCG_SAMPLER_TASKSTATS) && s->ts) {
+		mcg_taskstats_close(s->ts);
+		s->ts = NULL;
+		free(s->tg);
+		s->tg = NULL;
+		s->ntg = 0;
+	}
+	s->flags = flags;
+	return 0;
+}
+
+static size_t count_fds(const struct node *n)
+{
+	size_t c = 0, i;
+
+	for (i = 0; i < F_MAX; i++)
+		c += n->fd[i] >= 0;
+	c += n->dfd >= 0;
+	for (i = 0; i < n->nkids; i++)
+		c += count_fds(n->kids[i]);
+	return c;
+}
+
+size_t mcg_sampler_nfds(const struct mcg_sampler *s)
+{
+	return count_fds(s->top) + (s->ifd >= 0);
+}
+
+/* Read file F of N into s->buf; -ENOENT when absent; -ENODEV etc. when the cgroup went away. */
+static ssize_t node_read(struct mcg_sampler *s, struct node *n, unsigned f)
+{
+	ssize_t r;
+
+	if (n->fd[f] == FD_UNSET) {
+		/* openat() takes the kept O_PATH directory descriptor as it is */
+		int dfd = n->dfd >= 0 ? n->dfd : node_path_fd(s, n);
+
+		/* no directory now because of EMFILE: open and close at each read instead */
+		n->fd[f] = dfd >= 0			      ? open_one(s, dfd, f)
+			   : errno == EMFILE || errno == ENFILE ? FD_REOPEN
+								: FD_ABSENT;
+		if (dfd >= 0 && dfd != n->dfd)
+			close(dfd);
+	}
+	if (n->fd[f] == FD_ABSENT)
+		return -ENOENT;
+	if (n->fd[f] == FD_REOPEN) {
+		int dfd = open_dir(s, n), fd;
+
+		if (dfd < 0)
+			return -errno;
+		fd = openat(dfd, slot_name(s, f), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		close(dfd);
+		if (fd < 0)
+			return -errno;
+		r = mcg__pread_once(fd, s->buf, s->buflen);
+		close(fd);
+		return r;
+	}
+	return mcg__pread_once(n->fd[f], s->buf, s->buflen);
+}
+
+/* Read slot F into REC (a cached single value when the slot's bit is set); ERR: a failure. */
+static void read_slot(struct mcg_sampler *s, struct node *n, int f, struct mcg_record *rec,
+		      int *err)
+{
+	ssize_t r;
+	unsigned k;
+
+	if (f < 0)
+		return;
+	if ((n->cached >> f) & 1) {
+		/* a single-value file: the same value for each of its counters */
+		if (n->cache_has[f])
+			mcg_keyset_foreach(k, &s->plan.f[f].single)
+				mcg_record_set(rec, k, n->cache[f]);
+		return;
+	}
+	r = node_read(s, n, (unsigned)f);
+	if (r < 0) {
+		if (r != -ENOENT && err)
+			*err = (int)r;
+		return;
+	}
+	mcg__plan_parse(&s->plan, (unsigned)f, s->buf, rec);
+}
+
+/* Remember the single value of slot F (or its absence) until inotify says it changed. */
+static void cache_slot(const struct mcg_sampler *s, struct node *n, int f,
+		       const struct mcg_record *rec, bool set_bit)
+{
+	unsigned k;
+
+	if (f < 0)
+		return;
+	k = s->slot_key[f];
+	n->cache_has[f] = mcg_record_has(rec, k);
+	n->cache[f] = rec->v[k];
+	if (set_bit)
+		n->cached |= 1ULL << f;
+}
+
+/* Is N read in full this sample (mcg_sampler_set_detail)? */
+static bool detail_turn(const struct mcg_sampler *s, const struct node *n)
+{
+	size_t lo = 0, hi = s->ndetail;
+
+	if (!s->rotate || !n->det_v)
+		return true;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->detail_ids[mid] == n->id)
+			return true;
+		if (s->detail_ids[mid] < n->id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the others in turn: each once every ROTATE samples, spread over them */
+	return (n->id + s->seq) % s->rotate == 0;
+}
+
+/*
+ * The detail files of N (memory.stat, memory.events, memory.pressure, the
+ * other single-value files) into REC: read, or carried from their last read
+ * when it is not N's turn (ROW->stale says how old). An empty cgroup (usage 0
+ * now and at the last read) has nothing memory.stat could report moving: its
+ * last parse is reused instead of formatting the file.
+ */
+static void read_detail(struct mcg_sampler *s, struct node *n, struct mcg_record *rec, bool full,
+			struct mcg_sample_row *row, int *err)
+{
+	unsigned i, from = 0;
+	bool empty = false;
+	int f, ferr = 0;
+
+	if (!detail_turn(s, n)) {
+		for (i = 0; i < s->ndet; i++)
+			if (mcg_keyset_has(&n->det_valid, s->det_ids[i]))
+				mcg_record_set(rec, s->det_ids[i], n->det_v[i]);
+		rec->psi = n->det_psi;
+		row->stale = (unsigned)(s->seq + 1 - n->det_seq);
+		row->detail_ns = n->det_ns;
+		return;
+	}
+	if (!full && n->det_v && n->last_usage_ok && !n->last_usage &&
+	    mcg_record_has(rec, MCG_K_USAGE) && !rec->v[MCG_K_USAGE]) {
+		for (i = 0; i < s->nstat; i++)
+			if (mcg_keyset_has(&n->det_valid, s->det_ids[i]))
+				mcg_record_set(rec, s->det_ids[i], n->det_v[i]);
+		from = s->nstat; /* the rest of the cache is refreshed below */
+		empty = true;
+	} else if (s->sl_stat >= 0) {
+		ssize_t r = node_read(s, n, (unsigned)s->sl_stat);
+
+		if (r >= 0)
+			mcg__plan_parse(&s->plan, (unsigned)s->sl_stat, s->buf, rec);
+		else if (r != -ENOENT)
+			*err = (int)r;
+	}
+	/* the rest (memory.events, memory.pressure, ...): absence is no error */
+	for (f = 0; f < (int)s->plan.nf; f++) {
+		bool carry = (s->empty_carry >> f) & 1;
+
+		if (f == s->sl_usage || ((s->settings >> f) & 1) || f == s->sl_failcnt ||
+		    f == s->sl_stat)
+			continue;
+		if (carry && !empty)
+			n->cached &= ~(1ULL << f);
+		read_slot(s, n, f, rec, carry ? &ferr : NULL);
+		if (carry)
+			cache_slot(s, n, f, rec, !ferr);
+		ferr = 0;
+	}
+	if (!n->det_v && s->ndet)
+		n->det_v = calloc(s->ndet, sizeof(*n->det_v));
+	if (n->det_v) {
+		for (i = from; i < s->ndet; i++) {
+			unsigned k = s->det_ids[i];
+
+			if (mcg_record_has(rec, k))
+				mcg_keyset_add(&n->det_valid, k);
+			else
+				mcg_keyset_del(&n->det_valid, k);
+			n->det_v[i] = rec->v[k];
+		}
+		n->det_psi = rec->psi;
+		n->det_ns = s->now_ns;
+		n->det_seq = s->seq + 1;
+	}
+	row->stale = 0;
+	row->detail_ns = s->now_ns;
+}
+
+/*
+ * Fill ROW from N's files; false when the cgroup vanished under us. PASSING:
+ * a row only on the way to kept paths, which gets the single-value files.
+ */
+static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample_row *row,
+			bool passing)
+{
+	bool full = s->ifd < 0 || n->wd < 0 || s->seq % CACHE_REFRESH == 0;
+	struct mcg_record *rec = &row->rec;
+	int err = 0, f;
+	unsigned i;
+
+	if (n->gone)
+		return false;
+	memset(&rec->valid, 0, sizeof(rec->valid));
+	memset(&rec->psi, 0, sizeof(rec->psi));
+	read_slot(s, n, s->sl_usage, rec, &err);
+	if (full)
+		n->cached = 0;
+	for (f = 0; f < (int)s->plan.nf; f++)
+		if ((s->settings >> f) & 1)
+			read_slot(s, n, f, rec, &err);
+	if (!err)
+		for (f = 0; f < (int)s->plan.nf; f++)
+			if ((s->settings >> f) & 1)
+				cache_slot(s, n, f, rec, true);
+	/*
+	 * failcnt counts charges that hit this cgroup's own limit (page_counter_try_charge,
+	 * mm/page_counter.c); without a limit it can only change by a write, which inotify
+	 * reports. So it is re-read only where there is a limit to hit.
+	 */
+	if (s->sl_failcnt >= 0) {
+		if (!mcg_record_has(rec, MCG_K_LIMIT) || rec->v[MCG_K_LIMIT] != MCG_MAX)
+			n->cached &= ~(1ULL << s->sl_failcnt);
+		read_slot(s, n, s->sl_failcnt, rec, &err);
+		cache_slot(s, n, s->sl_failcnt, rec, !err);
+	}
+	if (passing) {
+		row->stale = 0;
+		row->detail_ns = s->now_ns;
+	} else {
+		read_detail(s, n, rec, full, row, &err);
+	}
+	n->last_usage_ok = mcg_record_has(rec, MCG_K_USAGE);
+	n->last_usage = rec->v[MCG_K_USAGE];
+	mcg_record_derive(rec, s->version, !strcmp(n->path, "/"));
+	if (mcg_keyset_has(&s->keys, MCG_K_NR_CHILDREN))
+		mcg_record_set(rec, MCG_K_NR_CHILDREN, n->nkids);
+	/* processes in the group itself: the lines of cgroup.procs (asked for: export) */
+	if (mcg_keyset_has(&s->keys, MCG_K_NR_PROCS) && node_read(s, n, F_PROCS) >= 0) {
+		const char *p;
+		uint64_t procs = 0;
+
+		for (p = s->buf; (p = strchr(p, '\n')); p++)
+			procs++;
+		mcg_record_set(rec, MCG_K_NR_PROCS, procs);
+	}
+	/* the row holds what was asked for, not the sources read for the derived counters */
+	for (i = 0; i < MCG_KEYSET_WORDS; i++)
+		rec->valid.w[i] &= s->keys.w[i];
+	/* the cgroup was removed after we opened its files */
+	if (err == -ENODEV || err == -ENOENT || err == -ESTALE) {
+		n->gone = true;
+		if (n->parent)
+			n->parent->rescan = s->marked = true;
+		return false;
+	}
+	return true;
+}
+
+/* ---- taskstats: stall time per cgroup ---------------------------------- */
+
+static int cmp_tg(const void *a, const void *b)
+{
+	const struct tgid_ent *x = a, *y = b;
+
+	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
+}
+
+struct tg_vec {
+	struct tgid_ent *v;
+	size_t n, cap;
+};
+
+static void stall_node(struct mcg_sampler *s, struct node *n, struct tg_vec *now)
+{
+	const char *p;
+	size_t i;
+
+	n->stall_tree = 0;
+	if (!n->gone && node_read(s, n, F_PROCS) >= 0) {
+		/* the read buffer is reused below: copy the pid list out first */
+		char *list = strdup(s->buf);
+
+		for (p = list; p && *p;) {
+			uint64_t pid, delay, cnt;
+
+			if (!parse_num(&p, &pid))
+				break;
+			while (*p == '\n')
+				p++;
+			if (mcg_taskstats_tgid(s->ts, (pid_t)pid, &delay, &cnt) < 0)
+				continue;
+			{
+				struct tgid_ent key = {(pid_t)pid, 0}, *old;
+
+				old = s->ntg ? bsearch(&key, s->tg, s->ntg, sizeof(*s->tg), cmp_tg) : NULL;
+				if (old && delay >= old->delay_ns)
+					n->stall_acc += delay - old->delay_ns;
+			}
+			if (mcg_grow(&now->v, &now->cap, now->n, sizeof(*now->v), 64) < 0)
+				break;
+			now->v[now->n].tgid = (pid_t)pid;
+			now->v[now->n++].delay_ns = delay;
+		}
+		free(list);
+	}
+	n->stall_tree = n->stall_acc;
+	for (i = 0; i < n->nkids; i++) {
+		stall_node(s, n->kids[i], now);
+		n->stall_tree += n->kids[i]->stall_tree;
+	}
+}
+
+static void sample_taskstats(struct mcg_sampler *s)
+{
+	struct tg_vec now = {0};
+
+	stall_node(s, s->top, &now);
+	if (now.n)
+		qsort(now.v, now.n, sizeof(*now.v), cmp_tg);
+	free(s->tg);
+	s->tg = now.v;
+	s->ntg = now.n;
+}
+
+/* ---- global ------------------------------------------------------------ */
+
+static void sample_global(struct mcg_sampler *s, struct mcg_sample_global *g)
+{
+	static const struct {
+		int vm, id;
+		bool pages;
+	} vm[] = {
+		{MCG__VM_NR_DIRTY, MCG_G_DIRTY, true},
+		{MCG__VM_NR_WRITEBACK, MCG_G_WRITEBACK, true},
+		{MCG__VM_DIRTY_THRESH, MCG_G_DIRTY_THRESH, true},
+		{MCG__VM_DIRTY_BG_THRESH, MCG_G_DIRTY_BG_THRESH, true},
+		{MCG__VM_PGSCAN_KSWAPD, MCG_G_PGSCAN_KSWAPD, false},
+		{MCG__VM_PGSCAN_DIRECT, MCG_G_PGSCAN_DIRECT, false},
+		{MCG__VM_PGSTEAL_KSWAPD, MCG_G_PGSTEAL_KSWAPD, false},
+		{MCG__VM_PGSTEAL_DIRECT, MCG_G_PGSTEAL_DIRECT, false},
+	};
+	static const struct {
+		int mi, id;
+	} mi[] = {
+		{MCG__MI_TOTAL, MCG_G_MEM_TOTAL},
+		{MCG__MI_AVAILABLE, MCG_G_MEM_AVAILABLE},
+		{MCG__MI_FREE, MCG_G_MEM_FREE},
+	};
+	uint64_t ps = (uint64_t)mcg_page_size();
+	struct mcg__meminfo m;
+	struct mcg__vmstat v;
+	struct mcg_psi psi;
+	size_t i;
+	int d;
+
+	if (mcg_proc_read(s->ctx, "meminfo", s->buf, s->buflen) > 0 &&
+	    mcg__meminfo_parse(s->buf, &m) == 0) {
+		for (i = 0; i < MCG_ARRAY_SIZE(mi); i++) {
+			if ((m.valid >> mi[i].mi) & 1) {
+				g->v[mi[i].id] = m.v[mi[i].mi];
+				g->valid |= 1ULL << mi[i].id;
+			}
+		}
+	}
+	if (mcg_proc_read(s->ctx, "vmstat", s->buf, s->buflen) > 0 &&
+	    mcg__vmstat_parse(s->buf, &v) == 0) {
+		for (i = 0; i < MCG_ARRAY_SIZE(vm); i++) {
+			if ((v.valid >> vm[i].vm) & 1) {
+				g->v[vm[i].id] = vm[i].pages ? v.v[vm[i].vm] * ps : v.v[vm[i].vm];
+				g->valid |= 1ULL << vm[i].id;
+			}
+		}
+	}
+	if (mcg_proc_read(s->ctx, "pressure/memory", s->buf, s->buflen) > 0 &&
+	    mcg__psi_parse(s->buf, &psi) == 0) {
+		g->psi_some_valid = psi.some_valid;
+		g->psi_full_valid = psi.full_valid;
+		g->psi_some_avg10 = psi.some.avg10;
+		g->psi_full_avg10 = psi.full.avg10;
+	}
+	d = mcg_delayacct_get(s->ctx);
+	g->delayacct = d < 0 ? -1 : d;
+}
+
+/* ---- async-reclaim state: the enable files of 'memcgctl async-reclaim' ---- */
+
+static void read_async(struct mcg_sampler *s)
+{
+	struct mcg_async_conf *confs = NULL;
+	char dir[PATH_MAX];
+	size_t n = 0, i;
+	struct stat st;
+
+	free_async(s);
+	if (mcg_async_statedir(s->ctx, dir, sizeof(dir)) < 0 || stat(dir, &st) < 0)
+		return; /* never enabled here: unknown, shown as '-' */
+	if (mcg_async_list(dir, &confs, &n) < 0)
+		return;
+	s->async = calloc(n + 1, sizeof(*s->async));
+	for (i = 0; s->async && i < n; i++) {
+		/* another hierarchy's entries (a fixture, a test root) are not ours */
+		if (strcmp(confs[i].root, mcg_ctx_root(s->ctx)))
+			continue;
+		s->async[s->nasync] = strdup(confs[i].path);
+		if (s->async[s->nasync])
+			s->nasync++;
+	}
+	free(confs);
+	if (s->async && s->nasync > 1)
+		qsort(s->async, s->nasync, sizeof(*s->async), cmp_str);
+}
+
+static int async_state(const struct mcg_sampler *s, const char *path)
+{
+	if (!s->async)
+		return -1;
+	return bsearch(&path, s->async, s->nasync, sizeof(*s->async), cmp_str) != NULL;
+}
+
+/* ---- snapshots --------------------------------------------------------- */
+
+struct fill {
+	struct mcg_sampler *s;
+	struct mcg_snapshot *snap;
+	size_t nstr;
+	size_t cap_rows, cap_str; /* a lazy tree grows while it is filled */
+	bool oom;
+};
+
+/* Room for one more row and LEN bytes of path (paths are offsets until the fill ends). */
+static bool fill_room(struct fill *f, size_t len)
+{
+	if (f->snap->n_rows == f->cap_rows) {
+		size_t cap = f->cap_rows * 2 + 16;
+		struct mcg_sample_row *r = realloc(f->snap->rows, cap * sizeof(*r));
+
+		if (!r)
+			return false;
+		f->snap->rows = r;
+		f->cap_rows = cap;
+	}
+	if (f->nstr + len > f->cap_str) {
+		size_t cap = (f->nstr + len) * 2;
+		char *str = realloc(f->snap->strings, cap);
+
+		if (!str)
+			return false;
+		f->snap->strings = str;
+		f->cap_str = cap;
+	}
+	return true;
+}
+
+/* Do the prune counters of R all read 0 (hierarchical: nothing below can have any)? */
+static bool pruned(const struct mcg_sampler *s, const struct mcg_record *r)
+{
+	unsigned k;
+
+	if (mcg_keyset_empty(&s->prune))
+		return false;
+	mcg_keyset_foreach(k, &s->prune)
+		if (!mcg_record_has(r, k) || r->v[k])
+			return false; /* unknown is not zero */
+	return true;
+}
+
+/*
+ * The first kept path not sorting before PATH + "/" (the keep list is
+ * sorted): the one to look at for "is a kept path below PATH".
+ */
+static size_t keep_lower_bound(const struct mcg_sampler *s, const char *path, size_t len)
+{
+	size_t lo = 0, hi = s->nkeep;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strncmp(s->keep[mid], path, len);
+
+		if (c == 0)
+			c = (unsigned char)s->keep[mid][len] < '/' ? -1 : 0;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Is a kept path strictly below PATH? */
+static bool keep_below(const struct mcg_sampler *s, const char *path)
+{
+	size_t len = strcmp(path, "/") ? strlen(path) : 0, i;
+
+	if (!s->nkeep)
+		return false;
+	i = keep_lower_bound(s, path, len);
+	/* the paths under PATH sort together from PATH + "/" on */
+	for (; i < s->nkeep && !strncmp(s->keep[i], path, len); i++) {
+		if (s->keep[i][len] == '/' && s->keep[i][len + 1])
+			return true;
+		if ((unsigned char)s->keep[i][len] > '/')
+			break;
+	}
+	return false;
+}
+
+/* Is PATH one of the kept paths? */
+static bool keep_exact(const struct mcg_sampler *s, const char *path)
+{
+	size_t lo = 0, hi = s->nkeep;
+
+	while (lo < hi) { /* an exact match */
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(s->keep[mid], path);
+
+		if (!c)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* N's place relative to the kept paths, from the cache when the paths did not change. */
+static const struct node *node_keep(const struct mcg_sampler *s, struct node *n)
+{
+	if (n->keep_gen != s->keep_gen) {
+		n->keep_under = keep_below(s, n->path);
+		n->keep_exact = keep_exact(s, n->path);
+		n->keep_gen = s->keep_gen;
+	}
+	return n;
+}
+
+/* N is kept, or on the way to a kept path. */
+static bool keep_on(const struct mcg_sampler *s, struct node *n)
+{
+	return node_keep(s, n)->keep_under || n->keep_exact;
+}
+
+/*
+ * Which of N's kids are kept or on the way to a kept path, as one byte each:
+ * looking at a thousand kids' nodes every sample to find the few named ones
+ * costs a cache miss each. NULL without memory (the caller asks each node).
+ */
+static const unsigned char *kids_on_keep(const struct mcg_sampler *s, struct node *n)
+{
+	size_t i;
+
+	if (n->kid_on_gen == s->keep_gen)
+		return n->kid_on;
+	free(n->kid_on);
+	n->kid_on = malloc(n->nkids ? n->nkids : 1);
+	if (!n->kid_on)
+		return NULL;
+	for (i = 0; i < n->nkids; i++)
+		n->kid_on[i] = keep_on(s, n->kids[i]);
+	n->kid_on_gen = s->keep_gen;
+	return n->kid_on;
+}
+
+static void fill_rows(struct fill *f, struct node *n, int parent)
+{
+	const unsigned char *on;
+	struct mcg_sample_row *row;
+	size_t i, len;
+	int idx;
+
+	len = strlen(n->path) + 1;
+	if (f->oom || !fill_room(f, len)) {
+		f->oom = true;
+		return;
+	}
+	row = &f->snap->rows[f->snap->n_rows];
+	node_open(f->s, n);
+	/* not the whole row: sample_node sets the record's validity; rates come after */
+	if (!sample_node(f->s, n, row, f->s->keep_only && !node_keep(f->s, n)->keep_exact))
+		return; /* vanished: neither it nor its subtree is shown */
+	/* out of descriptors at its opening or listing (node_open, node_rescan): not all there */
+	if (n->nofd)
+		f->snap->incomplete++;
+	idx = (int)f->snap->n_rows++;
+	memcpy(f->snap->strings + f->nstr, n->path, len);
+	/* offsets while the strings may move; pointers once the fill is done */
+	row->path = (const char *)(uintptr_t)f->nstr;
+	row->name = (const char *)(uintptr_t)(f->nstr + (size_t)(n->name - n->path));
+	f->nstr += len;
+	row->depth = n->depth;
+	row->parent = parent;
+	row->id = n->id;
+	row->async = async_state(f->s, n->path);
+	if (f->snap->taskstats)
+		mcg_record_set(&row->rec, MCG_K_STALL, n->stall_tree);
+	if (pruned(f->s, &row->rec) && !node_keep(f->s, n)->keep_under)
+		return;
+	if (f->s->keep_only && !node_keep(f->s, n)->keep_under)
+		return;
+	if (n->rescan)
+		node_rescan(f->s, n); /* a lazy tree: listed when first descended into */
+	on = f->s->keep_only ? kids_on_keep(f->s, n) : NULL;
+	for (i = 0; i < n->nkids; i++)
+		if (!f->s->keep_only || (on ? on[i] : keep_on(f->s, n->kids[i])))
+			fill_rows(f, n->kids[i], idx);
+}
+
+/*
+ * The rows of the snapshot before the previous one, if nobody but the sampler
+ * holds it any more, with room for at least *CAP rows (*CAP: what they hold).
+ * At 1000 cgroups the rows are about 1.7 MB, which malloc() maps and unmaps
+ * on every sample otherwise: some 400 page faults a refresh. A caller that
+ * keeps its snapshots gets new memory, as before.
+ */
+static struct mcg_sample_row *take_spare_rows(struct mcg_sampler *s, size_t *cap)
+{
+	struct mcg_snapshot *old = s->old;
+	struct mcg_sample_row *rows = NULL;
+
+	if (!old || old->refs != 1)
+		return NULL;
+	s->old = NULL;
+	if (old->cap_rows >= *cap) { /* too small: freed, and the caller allocates */
+		rows = old->rows;
+		old->rows = NULL;
+		*cap = old->cap_rows;
+	}
+	mcg_snapshot_unref(old);
+	return rows;
+}
+
+int mcg_sampler_sample(struct mcg_sampler *s, struct mcg_snapshot **ret)
+{
+	struct mcg_snapshot *snap;
+	struct timespec ts;
+	struct fill f;
+	size_t i;
+
+	/* the first sample reads the tree mcg_sampler_new() just walked */
+	if (s->seq)
+		drain_inotify(s);
+	if (s->rescan_all) {
+		s->rescan_all = false;
+		mark_all(s->top);
+		s->marked = true;
+		if (s->ifd < 0)
+			s->rescan_all = true; /* no inotify: every sample rescans */
+	}
+	/* a walk of every node otherwise: at 1000 cgroups, a cache miss each, every sample */
+	if (s->marked) {
+		s->marked = false;
+		rescan_marked(s, s->top);
+	}
+	if (s->top->gone)
+		return -ENOENT;
+
+	snap = calloc(1, sizeof(*snap));
+	if (!snap)
+		return -ENOMEM;
+	snap->refs = 1;
+	snap->version = s->version;
+	snap->page_size = (uint64_t)mcg_page_size();
+	/*
+	 * As many rows as the last sample had (a pruned or kept sample reads far
+	 * fewer cgroups than the tree holds); fill_room() grows them.
+	 */
+	f.cap_rows = s->prev ? s->prev->n_rows + 16 : s->nnodes ? s->nnodes : 1;
+	f.cap_str = s->path_total ? s->path_total : 1; /* not a walk of the tree: a cache miss a node */
+	snap->rows = take_spare_rows(s, &f.cap_rows);
+	if (!snap->rows)
+		snap->rows = malloc(f.cap_rows * sizeof(*snap->rows));
+	snap->strings = malloc(f.cap_str);
+	if (!snap->rows || !snap->strings) {
+		mcg_snapshot_unref(snap);
+		return -ENOMEM;
+	}
+	if (!(s->flags & MCG_SAMPLER_CGROUPS_ONLY)) {
+		sample_global(s, &snap->global);
+		read_async(s);
+	}
+	if ((s->flags & MCG_SAMPLER_TASKSTATS)) {
+		if (snap->global.delayacct == 0)
+			snap->taskstats_err = -ENOTSUP;
+		else if (!s->ts)
+			snap->taskstats_err = s->ts_err ? s->ts_err : -ENOTSUP;
+		if (!snap->taskstats_err) {
+			sample_taskstats(s);
+			snap->taskstats = true;
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snap->mono_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	s->now_ns = snap->mono_ns;
+	/* rates of these are taken between the rows' reads (detail_ns), which a live view spaces out */
+	snap->detail_keys = s->det_keys;
+	f.s = s;
+	f.snap = snap;
+	f.nstr = 0;
+	f.oom = false;
+	fill_rows(&f, s->top, -1);
+	if (f.oom) {
+		mcg_snapshot_unref(snap);
+		return -ENOMEM;
+	}
+	for (i = 0; i < snap->n_rows; i++) {
+		snap->rows[i].path = snap->strings + (uintptr_t)snap->rows[i].path;
+		snap->rows[i].name = snap->strings + (uintptr_t)snap->rows[i].name;
+	}
+	snap->seq = ++s->seq;
+	snap->cap_rows = f.cap_rows;
+	mcg_snapshot_rates(s->prev, snap);
+	mcg_snapshot_unref(s->old);
+	s->old = s->prev; /* its reference moves along */
+	s->prev = mcg_snapshot_ref(snap);
+	*ret = snap;
+	return 0;
+}
+
+struct mcg_snapshot *mcg_snapshot_ref(struct mcg_snapshot *snap)
+{
+	if (snap)
+		snap->refs++;
+	return snap;
+}
+
+void mcg_snapshot_unref(struct mcg_snapshot *snap)
+{
+	if (!snap || --snap->refs > 0)
+		return;
+	free(snap->rows);
+	free(snap->strings);
+	free(snap);
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	uint64_t x = ((const struct mcg_sample_row *const *)a)[0]->id;
+	uint64_t y = ((const struct mcg_sample_row *const *)b)[0]->id;
+
+	return x < y ? -1 : x > y;
+}
+
+const struct mcg_sample_row **mcg_snapshot_index(const struct mcg_snapshot *snap)
+{
+	const struct mcg_sample_row **idx = malloc((snap->n_rows ? snap->n_rows : 1) * sizeof(*idx));
+	bool sorted = true;
+	size_t i;
+
+	if (!idx)
+		return NULL;
+	for (i = 0; i < snap->n_rows; i++) {
+		idx[i] = &snap->rows[i];
+		if (i && idx[i]->id < idx[i - 1]->id)
+			sorted = false;
+	}
+	/* a sampler's rows are in pre-order, which is id order unless a cgroup was made again */
+	if (!sorted)
+		qsort(idx, snap->n_rows, sizeof(*idx), cmp_id);
+	return idx;
+}
+
+const struct mcg_sample_row *mcg_snapshot_find(const struct mcg_snapshot *snap,
+					       const struct mcg_sample_row *const *idx, uint64_t id)
+{
+	size_t lo = 0, hi = snap->n_rows;
+
+	while (idx && lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (idx[mid]->id == id)
+			return idx[mid];
+		if (idx[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+void mcg_snapshot_rates(const struct mcg_snapshot *prev, struct mcg_snapshot *cur)
+{
+	const struct mcg_sample_row **idx = NULL;
+	double dt = 0;
+	size_t i, w;
+	unsigned c;
+
+	if (prev && cur->mono_ns > prev->mono_ns)
+		dt = (double)(cur->mono_ns - prev->mono_ns) / 1e9;
+	cur->interval = dt;
+	if (prev && prev->n_rows)
+		idx = mcg_snapshot_index(prev);
+	for (i = 0; i < cur->n_rows; i++) {
+		struct mcg_sample_row *r = &cur->rows[i];
+		const struct mcg_sample_row *p = idx ? mcg_snapshot_find(prev, idx, r->id) : NULL;
+		struct mcg_keyset both = {{0}};
+
+		memset(&r->rate_valid, 0, sizeof(r->rate_valid));
+		/* only counters seen in both samples move; the others have no rate (first seen, gone) */
+		for (w = 0; p && w < MCG_KEYSET_WORDS; w++)
+			both.w[w] = r->rec.valid.w[w] & p->rec.valid.w[w];
+		/* what counted before the first sample is not "since" it */
+		mcg_keyset_foreach(c, &r->rec.valid)
+			r->since[c] = 0;
+		mcg_keyset_foreach(c, &both)
+		{
+			uint64_t now = r->rec.v[c], was = p->rec.v[c];
+			double kdt = dt;
+
+			if (mcg_keyset_has(&cur->detail_keys, c)) {
+				/* carried between reads: the rate of the last two reads */
+				if (r->detail_ns == p->detail_ns) {
+					r->since[c] = p->since[c];
+					if (mcg_sample_rate_has(p, c)) {
+						r->rate[c] = p->rate[c];
+						mcg_keyset_add(&r->rate_valid, c);
+					}
+					continue;
+				}
+				kdt = r->detail_ns > p->detail_ns
+					      ? (double)(r->detail_ns - p->detail_ns) / 1e9
+					      : 0;
+			}
+			if (mcg_key_kinds[c] != MCG_KIND_COUNTER) {
+				/* amounts: the change per second (usage falling under reclaim on v1) */
+				if (kdt > 0 && now != MCG_MAX && was != MCG_MAX) {
+					r->rate[c] = ((double)now - (double)was) / kdt;
+					mcg_keyset_add(&r->rate_valid, c);
+				}
+				continue;
+			}
+			if (now >= was) {
+				r->since[c] = p->since[c] + (now - was);
+				if (kdt > 0) {
+					r->rate[c] = (double)(now - was) / kdt;
+					mcg_keyset_add(&r->rate_valid, c);
+				}
+			} else {
+				/* went back: a reset; what counted since the reset is new */
+				r->since[c] = p->since[c] + now;
+			}
+		}
+	}
+	free(idx);
+	cur->global.rate_valid = 0;
+	for (c = MCG_G_PGSCAN_KSWAPD; c <= MCG_G_PGSTEAL_DIRECT; c++) {
+		cur->global.rate[c] = 0;
+		if (prev && dt > 0 && ((cur->global.valid & prev->global.valid) >> c & 1) &&
+		    cur->global.v[c] >= prev->global.v[c]) {
+			cur->global.rate[c] = (double)(cur->global.v[c] - prev->global.v[c]) / dt;
+			cur->global.rate_valid |= 1ULL << c;
+		}
+	}
+}

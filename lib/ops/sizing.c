@@ -1,0 +1,729 @@
+/* sizing.c: 'size': the probe's controller (pure) and its run against the kernel (reclaimer steps, pressure, refaults, delays). */
+#include "ops/ops.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *mcg_size_signal_name(enum mcg_size_signal s)
+{
+	switch (s) {
+	case MCG_SIZE_SIG_PSI:
+		return "psi";
+	case MCG_SIZE_SIG_DELAYS:
+		return "delays";
+	case MCG_SIZE_SIG_REFAULTS:
+		return "refaults";
+	}
+	return "?";
+}
+
+const char *mcg_size_stop_name(enum mcg_size_stop s)
+{
+	switch (s) {
+	case MCG_SIZE_RUNNING:
+		return "running";
+	case MCG_SIZE_CONVERGED:
+		return "converged";
+	case MCG_SIZE_FLOOR:
+		return "floor";
+	case MCG_SIZE_EVENTS:
+		return "events";
+	case MCG_SIZE_TIMEOUT:
+		return "timeout";
+	case MCG_SIZE_INTERRUPTED:
+		return "interrupted";
+	case MCG_SIZE_CONFLICT:
+		return "conflict";
+	}
+	return "?";
+}
+
+/* ---- the controller ---------------------------------------------------- */
+
+/*
+ * The margin above the unreclaimable floor: what a workload may charge while a
+ * v1 limit stands lowered inside one step, where nothing reclaimable would mean
+ * the memcg OOM killer (KERNEL.md). 8 MiB is 2048 pages: more than a step of the
+ * smallest workloads in the tests, and 5% covers a heap growing during a second.
+ */
+#define SIZE_MARGIN_MIN (8ULL << 20)
+#define SIZE_MARGIN_FRAC 0.05
+/* A back-off holds this many ticks: refaults of a step show up one tick late. */
+#define SIZE_HOLD_TICKS 2
+/* Refaults only: what was taken and what came back decay by half per tick. */
+#define SIZE_WINDOW_DECAY 0.5
+
+void mcg_size_params_init(struct mcg_size_params *p, uint64_t page)
+{
+	memset(p, 0, sizeof(*p));
+	p->target = MCG_SIZE_DEFAULT_TARGET;
+	p->refault_target = MCG_SIZE_DEFAULT_REFAULT_TARGET;
+	p->page = page ? page : 4096;
+	p->step_start = 0.01;
+	p->step_max = 0.08;
+	p->step_min = 0.0025;
+	p->step_min_bytes = 256 * p->page;
+	p->warmup = 2;
+	p->band_n = MCG_SIZE_BAND_N;
+	p->band_frac = MCG_SIZE_BAND_FRAC;
+}
+
+void mcg_size_ctl_init(struct mcg_size_ctl *c, const struct mcg_size_params *p,
+		       enum mcg_size_signal sig)
+{
+	memset(c, 0, sizeof(*c));
+	c->p = *p;
+	if (c->p.band_n == 0)
+		c->p.band_n = 1;
+	if (c->p.band_n > MCG_SIZE_HISTORY)
+		c->p.band_n = MCG_SIZE_HISTORY;
+	if (c->p.page == 0)
+		c->p.page = 4096;
+	c->sig = sig;
+	c->step = c->p.step_start;
+}
+
+static uint64_t margin(const struct mcg_size_ctl *c, uint64_t usage)
+{
+	uint64_t m;
+
+	if (c->p.margin)
+		return c->p.margin;
+	m = (uint64_t)((double)usage * SIZE_MARGIN_FRAC);
+	return m > SIZE_MARGIN_MIN ? m : SIZE_MARGIN_MIN;
+}
+
+/* Where probing stops: the unreclaimable floor plus the margin, or the user's floor. */
+static uint64_t probe_floor(const struct mcg_size_ctl *c)
+{
+	uint64_t f = c->floor + margin(c, c->usage);
+
+	return f > c->p.floor ? f : c->p.floor;
+}
+
+/* The band over the last band_n adjustments; false without any. */
+static bool band(const struct mcg_size_ctl *c, uint64_t *lo, uint64_t *hi, unsigned *n)
+{
+	size_t k = c->n_adj < c->p.band_n ? c->n_adj : c->p.band_n, i;
+
+	if (!k)
+		return false;
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (i = 0; i < k; i++) {
+		const struct mcg_size_adj *a = &c->adj[(c->n_adj - 1 - i) % MCG_SIZE_HISTORY];
+
+		if (a->level < *lo)
+			*lo = a->level;
+		if (a->level > *hi)
+			*hi = a->level;
+	}
+	*n = (unsigned)k;
+	return true;
+}
+
+static double cost_of(struct mcg_size_ctl *c, const struct mcg_size_obs *o)
+{
+	if (c->sig != MCG_SIZE_SIG_REFAULTS) {
+		c->cost_raw = o->stall_valid && o->dt_ns ? (double)o->stall_ns / (double)o->dt_ns : 0;
+		return c->p.target > 0 ? c->cost_raw / c->p.target : 0;
+	}
+	/*
+	 * Refaults: the share of what the probe took lately that came back. A
+	 * page of cold data never comes back; a page of the working set comes
+	 * back within the workload's cycle. The denominator is at least one
+	 * smallest step, so that refaults with nothing taken still count.
+	 */
+	c->win_reclaimed = (uint64_t)((double)c->win_reclaimed * SIZE_WINDOW_DECAY) + o->reclaimed;
+	c->win_refault = (uint64_t)((double)c->win_refault * SIZE_WINDOW_DECAY) +
+			 (o->refault_valid ? o->refault_bytes : 0);
+	c->cost_raw = (double)c->win_refault /
+		      (double)(c->win_reclaimed > c->p.step_min_bytes ? c->win_reclaimed
+								       : c->p.step_min_bytes);
+	return c->p.refault_target > 0 ? c->cost_raw / c->p.refault_target : 0;
+}
+
+static void shift_pre(struct mcg_size_ctl *c, uint64_t v)
+{
+	c->pre_step[1] = c->pre_step[0];
+	c->pre_step[0] = v;
+}
+
+uint64_t mcg_size_ctl_tick(struct mcg_size_ctl *c, const struct mcg_size_obs *o)
+{
+	uint64_t lo, hi, lim, ask, page = c->p.page;
+	unsigned n;
+	double cost;
+
+	if (c->stop != MCG_SIZE_RUNNING)
+		return 0;
+	if (c->ticks++ == 0) {
+		c->usage_start = c->usage_min = o->usage;
+		c->file_start = o->file;
+		c->anon_start = o->anon;
+	}
+	c->usage = o->usage;
+	c->file = o->file;
+	c->anon = o->anon;
+	c->floor = o->floor;
+	if (o->usage < c->usage_min)
+		c->usage_min = o->usage;
+	c->ev_max += o->ev_max;
+	c->ev_high += o->ev_high;
+	c->ev_oom_kill += o->ev_oom_kill;
+	cost = cost_of(c, o);
+	c->cost = cost;
+	/* The cgroup at its own limit, or an OOM kill: no step may make it worse. */
+	if (o->ev_max || o->ev_high || o->ev_oom_kill) {
+		c->stop = MCG_SIZE_EVENTS;
+		return 0;
+	}
+	if (c->ticks <= c->p.warmup) {
+		c->base_ns += o->dt_ns;
+		c->base_stall_ns += o->stall_valid ? o->stall_ns : 0;
+		c->base_refault += o->refault_valid ? o->refault_bytes : 0;
+		return 0;
+	}
+	c->probe_ns += o->dt_ns;
+	c->probe_stall_ns += o->stall_valid ? o->stall_ns : 0;
+	c->probe_refault += o->refault_valid ? o->refault_bytes : 0;
+	c->reclaimed += o->reclaimed;
+
+	if (cost > 1.0) {
+		uint64_t level = c->pre_step[0] > c->pre_step[1] ? c->pre_step[0] : c->pre_step[1];
+
+		/* a new back-off after a step of ours: the workload missed what it took */
+		if (c->hold == 0 && level) {
+			struct mcg_size_adj *a = &c->adj[c->n_adj % MCG_SIZE_HISTORY];
+
+			a->level = level;
+			a->usage = o->usage;
+			a->cost = c->cost_raw;
+			c->n_adj++;
+			c->backoffs++;
+		}
+		c->step /= 2;
+		if (c->step < c->p.step_min)
+			c->step = c->p.step_min;
+		c->hold = SIZE_HOLD_TICKS;
+		c->quiet = 0;
+		shift_pre(c, 0);
+		return 0;
+	}
+	if (band(c, &lo, &hi, &n) && n >= c->p.band_n &&
+	    (double)(hi - lo) <= c->p.band_frac * (double)hi) {
+		c->converged = true;
+		if (!c->p.watch) {
+			c->stop = MCG_SIZE_CONVERGED;
+			return 0;
+		}
+	}
+	if (c->hold) {
+		c->hold--;
+		shift_pre(c, 0);
+		return 0;
+	}
+	c->quiet++;
+	/* grow fast while nothing has cost yet (cold memory), carefully after */
+	if (c->quiet >= 2) {
+		c->step *= c->n_adj ? 1.25 : 2.0;
+		if (c->step > c->p.step_max)
+			c->step = c->p.step_max;
+	}
+	lim = probe_floor(c);
+	if (o->usage <= lim + c->p.step_min_bytes) {
+		if (!c->p.watch || !c->n_adj) {
+			c->stop = MCG_SIZE_FLOOR;
+			return 0;
+		}
+		shift_pre(c, 0);
+		return 0;
+	}
+	/* near the target, smaller steps (Senpai: in proportion to the room left) */
+	ask = (uint64_t)((double)o->usage * c->step * (1.0 - (cost > 0 ? cost : 0)));
+	if (ask < c->p.step_min_bytes)
+		ask = c->p.step_min_bytes;
+	if (ask > o->usage - lim)
+		ask = o->usage - lim;
+	ask = ask / page * page;
+	if (!ask) {
+		shift_pre(c, 0);
+		return 0;
+	}
+	shift_pre(c, o->usage);
+	c->last_ask = ask;
+	c->steps++;
+	return ask;
+}
+
+void mcg_size_ctl_answer(const struct mcg_size_ctl *c, struct mcg_size_answer *ret)
+{
+	struct mcg_size_answer a = {0};
+	uint64_t lo, hi;
+	unsigned n;
+
+	if (band(c, &lo, &hi, &n)) {
+		a.needed = hi;
+		a.band_lo = lo;
+		a.band_hi = hi;
+		a.band_n = n;
+	} else {
+		/*
+		 * Nothing cost yet: what is left is an upper bound. At the floor it is
+		 * the answer (what reclaim cannot free, and the margin kept above it).
+		 */
+		a.needed = c->usage;
+		a.band_lo = c->floor < c->usage ? c->floor : c->usage;
+		a.band_hi = c->usage;
+		a.floor_is_answer = c->stop == MCG_SIZE_FLOOR;
+	}
+	a.cold = mcg__sat_sub(c->usage_start, a.needed);
+	/* anon that left went to swap (cold anon); the rest of what is cold is file */
+	a.cold_anon = mcg__sat_sub(c->anon_start, c->anon);
+	if (a.cold_anon > a.cold)
+		a.cold_anon = a.cold;
+	a.cold_file = a.cold - a.cold_anon;
+	a.split_valid = c->file_start || c->anon_start;
+	*ret = a;
+}
+
+/* ---- the run ------------------------------------------------------------ */
+
+/* The tasks' delays: the last totals per task group, for deltas. */
+struct task_seen {
+	pid_t pid;
+	uint64_t ns;
+};
+struct delays {
+	struct mcg_taskstats *ts;
+	struct task_seen *prev, *cur;
+	size_t n_prev, n_cur, cap;
+	uint64_t sum; /* delta over the tick */
+	int err;
+};
+
+static int add_task(struct delays *d, pid_t pid)
+{
+	struct mcg_task_delays td;
+	size_t i;
+
+	if (mcg_taskstats_tgid_delays(d->ts, pid, &td) < 0)
+		return 0; /* gone meanwhile */
+	if (d->n_cur == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 64;
+		struct task_seen *p = realloc(d->cur, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		d->cur = p;
+		d->cap = cap;
+	}
+	d->cur[d->n_cur].pid = pid;
+	d->cur[d->n_cur].ns = td.freepages_ns + td.thrashing_ns;
+	/* a task seen for the first time gives its baseline, not a delta */
+	for (i = 0; i < d->n_prev; i++)
+		if (d->prev[i].pid == pid) {
+			d->sum += mcg__sat_sub(d->cur[d->n_cur].ns, d->prev[i].ns);
+			break;
+		}
+	d->n_cur++;
+	return 0;
+}
+
+struct walk_ud {
+	struct mcg_ctx *ctx;
+	struct delays *d;
+	int err;
+};
+
+static int walk_tasks(const char *path, int depth, void *userdata)
+{
+	struct walk_ud *w = userdata;
+	struct mcg_group *g;
+	char *text = NULL, *p, *end;
+	size_t len;
+	int r;
+
+	(void)depth;
+	if (mcg_group_open(w->ctx, path, &g) < 0)
+		return 0;
+	r = mcg_read_file_at(mcg_group_dirfd(g), "cgroup.procs", &text, &len);
+	mcg_group_close(g);
+	if (r < 0)
+		return 0;
+	for (p = text; *p; p = end) {
+		long pid = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (pid > 0 && (r = add_task(w->d, (pid_t)pid)) < 0) {
+			w->err = r;
+			free(text);
+			return r;
+		}
+		while (*end == '\n')
+			end++;
+	}
+	free(text);
+	return 0;
+}
+
+static int delays_read(struct delays *d, struct mcg_group *g)
+{
+	struct walk_ud w = {.ctx = g->ctx, .d = d};
+	int r;
+
+	d->sum = 0;
+	d->n_cur = 0;
+	r = mcg_walk(g->ctx, g->path, -1, walk_tasks, &w);
+	if (w.err)
+		r = w.err;
+	if (r < 0)
+		return r;
+	/* this tick's totals are the next one's baseline */
+	free(d->prev);
+	d->prev = d->cur;
+	d->n_prev = d->n_cur;
+	d->cur = NULL;
+	d->n_cur = d->cap = 0;
+	return 0;
+}
+
+/* What one tick reads; deltas are taken between two of these. */
+struct reading {
+	struct mcg_record rec;
+	struct mcg_limit_pre pre;
+};
+
+static int read_state(struct mcg_group *g, struct reading *rd)
+{
+	struct mcg_limit_req keep;
+	int r;
+
+	mcg_limit_req_init(&keep);
+	r = mcg_group_read_record(g, &rd->rec, NULL);
+	if (r < 0)
+		return r;
+	/* the floor as set-limit computes it: swap headroom, kernel memory, mlocked */
+	return mcg_limit_preflight(g, &keep, &rd->pre);
+}
+
+static uint64_t delta(const struct mcg_record *a, const struct mcg_record *b, enum mcg_key k,
+		      bool *valid)
+{
+	bool v = mcg_record_has(a, k) && mcg_record_has(b, k);
+
+	if (valid)
+		*valid = v;
+	return v ? mcg__sat_sub(b->v[k], a->v[k]) : 0;
+}
+
+/* Sleep MS in slices, so that the cancel flag is seen within 100 ms. */
+static int nap(uint64_t ms, const struct mcg_cancel *cancel)
+{
+	uint64_t end = mcg_monotonic_ns() + ms * 1000000ULL, now;
+	int r;
+
+	while ((now = mcg_monotonic_ns()) < end) {
+		uint64_t left = end - now;
+		struct timespec ts;
+
+		if ((r = mcg_cancel_check(cancel)) < 0)
+			return r;
+		if (left > 100000000ULL)
+			left = 100000000ULL;
+		ts.tv_sec = (time_t)(left / 1000000000ULL);
+		ts.tv_nsec = (long)(left % 1000000000ULL);
+		nanosleep(&ts, NULL);
+	}
+	return mcg_cancel_check(cancel);
+}
+
+/* v2 without memory.reclaim (before 5.19): a temporary memory.high at usage - BYTES. */
+static int high_step(struct mcg_txn *t, struct mcg_group *g, uint64_t bytes, uint64_t *ret_freed)
+{
+	uint64_t before, after, orig, page = (uint64_t)mcg_page_size();
+	int r, r2;
+
+	r = mcg_group_usage(g, &before);
+	if (r < 0)
+		return r;
+	r = mcg_txn_save(t, "memory.high");
+	if (r < 0)
+		return r;
+	r = mcg__txn_saved_u64(t, "memory.high", &orig);
+	if (r < 0)
+		return r;
+	/* memory.high reclaims synchronously and never OOM-kills (KERNEL.md) */
+	r = mcg__txn_set(t, "memory.high", mcg__sat_sub(before, bytes) / page * page);
+	r2 = mcg__txn_set(t, "memory.high", orig);
+	if (r == 0)
+		r = r2;
+	if (r < 0)
+		return r;
+	r = mcg_group_usage(g, &after);
+	if (r < 0)
+		return r;
+	*ret_freed = mcg__sat_sub(before, after);
+	return 0;
+}
+
+int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
+		 const struct mcg_cancel *cancel, struct mcg_size_result *ret)
+{
+	struct mcg_size_result res = {0};
+	struct mcg_size_ctl c;
+	struct mcg_txn *t = NULL;
+	struct mcg_reclaimer *rc = NULL;
+	struct delays d = {0};
+	struct reading *prev = NULL, *cur = NULL, *tmp;
+	const char *limit_knob = mcg_knob_file(1, MCG_K_LIMIT);
+	uint64_t t0 = mcg_monotonic_ns(), tick0, interval, freed = 0, page = (uint64_t)mcg_page_size();
+	uint64_t last_needed = 0;
+	bool v1 = g->ctx->version == 1, use_high = false, psi_ok;
+	int r = 0, r2, e = 0;
+
+	if (mcg_group_is_root(g))
+		return -EPERM;
+	interval = o->interval_ms ? o->interval_ms : MCG_SIZE_DEFAULT_INTERVAL_MS;
+	prev = calloc(1, sizeof(*prev));
+	cur = calloc(1, sizeof(*cur));
+	if (!prev || !cur) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = read_state(g, prev);
+	if (r < 0)
+		goto out;
+
+	/* Which signal: the cgroup's own PSI, else the tasks' delays, else refaults. */
+	res.delayacct = mcg_delayacct_get(g->ctx);
+	psi_ok = mcg_record_has(&prev->rec, MCG_K_PSI_SOME);
+	if (psi_ok) {
+		res.sig = MCG_SIZE_SIG_PSI;
+	} else if (v1 && res.delayacct == 1 && (e = mcg_taskstats_open(&d.ts)) == 0) {
+		res.sig = MCG_SIZE_SIG_DELAYS;
+		(void)delays_read(&d, g); /* the first totals */
+	} else {
+		if (v1)
+			res.taskstats_err = res.delayacct == 1 ? e : -ENOTSUP;
+		res.sig = MCG_SIZE_SIG_REFAULTS;
+	}
+	res.stall_valid = res.sig != MCG_SIZE_SIG_REFAULTS;
+	mcg_size_ctl_init(&c, &o->p, res.sig);
+	if (v1) {
+		r = mcg_knob_read_u64(g, limit_knob, &res.limit_before);
+		if (r < 0)
+			goto out;
+	}
+
+	if (o->dry_run) {
+		snprintf(res.method, sizeof(res.method), "dry-run");
+	} else {
+		r = mcg_txn_begin_recovering(g, 0, "size", cancel, o->recovered, o->userdata, &t);
+		if (r < 0)
+			goto out;
+		if (!v1 && !mcg_knob_exists(g, "memory.reclaim")) {
+			use_high = true;
+			snprintf(res.method, sizeof(res.method), "memory.high");
+		} else {
+			r = mcg_reclaimer_new(t, &rc);
+			if (r < 0)
+				goto out;
+			snprintf(res.method, sizeof(res.method), "%s",
+				 v1 ? "limit-steps" : "memory.reclaim");
+		}
+		if (v1) /* the value the journal saved is the one restored and compared with */
+			(void)mcg__txn_saved_u64(t, limit_knob, &res.limit_before);
+	}
+
+	tick0 = mcg_monotonic_ns();
+	for (;;) {
+		struct mcg_size_obs ob = {0};
+		struct mcg_size_progress pr = {0};
+		uint64_t ask, now;
+		bool valid;
+
+		r = nap(interval, cancel);
+		if (r < 0) {
+			c.stop = r == -EINTR ? MCG_SIZE_INTERRUPTED : MCG_SIZE_TIMEOUT;
+			r = 0;
+			break;
+		}
+		r = read_state(g, cur);
+		if (r < 0)
+			break;
+		now = mcg_monotonic_ns();
+		ob.dt_ns = now - tick0;
+		tick0 = now;
+		ob.usage = cur->pre.usage;
+		ob.file = cur->pre.file;
+		ob.anon = cur->pre.anon;
+		ob.floor = cur->pre.floor;
+		ob.reclaimed = freed;
+		freed = 0;
+		if (res.sig == MCG_SIZE_SIG_PSI) {
+			ob.stall_ns = delta(&prev->rec, &cur->rec, MCG_K_PSI_SOME, &ob.stall_valid) * 1000;
+		} else if (res.sig == MCG_SIZE_SIG_DELAYS) {
+			ob.stall_valid = delays_read(&d, g) == 0;
+			ob.stall_ns = ob.stall_valid ? d.sum : 0;
+		}
+		ob.refault_bytes = delta(&prev->rec, &cur->rec, MCG_K_REFAULT, &ob.refault_valid) * page;
+		ob.ev_max = delta(&prev->rec, &cur->rec, MCG_K_EV_MAX, NULL);
+		ob.ev_high = delta(&prev->rec, &cur->rec, MCG_K_EV_HIGH, NULL);
+		ob.ev_oom_kill = delta(&prev->rec, &cur->rec, MCG_K_EV_OOM_KILL, &valid);
+		tmp = prev;
+		prev = cur;
+		cur = tmp;
+
+		ask = mcg_size_ctl_tick(&c, &ob);
+		if (o->progress) {
+			struct mcg_size_answer a;
+
+			mcg_size_ctl_answer(&c, &a);
+			pr.usage = ob.usage;
+			pr.needed = a.needed;
+			pr.step = ask;
+			pr.elapsed_ns = now - t0;
+			pr.cost_raw = c.cost_raw;
+			pr.sig = res.sig;
+			pr.adjustments = (unsigned)c.n_adj;
+			pr.converged = c.converged;
+			o->progress(o->userdata, &pr);
+		}
+		if (c.converged && o->answer) {
+			struct mcg_size_answer a;
+
+			mcg_size_ctl_answer(&c, &a);
+			if (a.needed != last_needed) {
+				last_needed = a.needed;
+				o->answer(o->userdata, &a);
+			}
+		}
+		if (c.stop != MCG_SIZE_RUNNING)
+			break;
+		if (o->dry_run) {
+			/* what it would do: the baseline, the floor and the first step */
+			if (c.ticks > c.p.warmup) {
+				res.first_step = ask;
+				break;
+			}
+			continue;
+		}
+		if (!ask)
+			continue;
+		if ((r = mcg_cancel_check(cancel)) < 0) {
+			/* the step the controller chose was never taken: not one of the steps */
+			c.steps--;
+			c.stop = r == -EINTR ? MCG_SIZE_INTERRUPTED : MCG_SIZE_TIMEOUT;
+			r = 0;
+			break;
+		}
+		if (use_high) {
+			r = high_step(t, g, ask, &freed);
+		} else {
+			struct mcg_step st;
+
+			r = mcg_reclaimer_step(rc, ask, false, &st);
+			if (r == 0)
+				freed = mcg__sat_sub(st.usage_before, st.usage_after);
+		}
+		if (r == -EINTR || r == -ETIMEDOUT) {
+			c.stop = r == -EINTR ? MCG_SIZE_INTERRUPTED : MCG_SIZE_TIMEOUT;
+			r = 0;
+			break;
+		}
+		if (r == -MCG_E_CONFLICT) {
+			c.stop = MCG_SIZE_CONFLICT;
+			if (rc)
+				mcg_reclaimer_conflict(rc, &res.conflict_found, &res.conflict_expected);
+			else
+				mcg_txn_conflict(t, NULL, &res.conflict_found, &res.conflict_expected);
+			r = 0;
+			break;
+		}
+		if (r < 0)
+			break;
+	}
+	if (c.stop == MCG_SIZE_RUNNING && o->dry_run)
+		c.stop = MCG_SIZE_RUNNING; /* a dry run does not probe */
+	if (rc) {
+		res.writes = mcg_reclaimer_writes(rc);
+		/* the v1 limit back first, whatever happened (if it is still ours) */
+		mcg_reclaimer_free(rc);
+		rc = NULL;
+	}
+	if (t) {
+		r2 = mcg_txn_rollback(t);
+		if (r2 == -MCG_E_CONFLICT) {
+			if (c.stop != MCG_SIZE_CONFLICT)
+				mcg_txn_conflict(t, NULL, &res.conflict_found,
+						 &res.conflict_expected);
+			c.stop = MCG_SIZE_CONFLICT;
+			r2 = 0;
+		}
+		if (r == 0 && r2 < 0)
+			r = r2;
+	}
+	if (r < 0)
+		goto out;
+	if (c.stop == MCG_SIZE_CONFLICT)
+		snprintf(res.conflict_knob, sizeof(res.conflict_knob), "%s",
+			 use_high ? "memory.high" : limit_knob);
+	if (v1) {
+		r = mcg_knob_read_u64(g, limit_knob, &res.limit_after);
+		if (r < 0)
+			goto out;
+	}
+	r = mcg_group_usage(g, &res.usage_end);
+	if (r < 0)
+		goto out;
+	res.stop = c.stop;
+	mcg_size_ctl_answer(&c, &res.ans);
+	res.usage_start = c.usage_start;
+	res.file_start = c.file_start;
+	res.anon_start = c.anon_start;
+	res.floor = c.floor;
+	res.elapsed_ns = mcg_monotonic_ns() - t0;
+	res.probe_ns = c.probe_ns;
+	res.base_ns = c.base_ns;
+	res.base_stall_ns = c.base_stall_ns;
+	res.probe_stall_ns = c.probe_stall_ns;
+	res.base_refault = c.base_refault;
+	res.probe_refault = c.probe_refault;
+	if (res.stall_valid) {
+		res.pressure = c.probe_ns ? (double)c.probe_stall_ns / (double)c.probe_ns : 0;
+		res.base_pressure = c.base_ns ? (double)c.base_stall_ns / (double)c.base_ns : 0;
+		res.added_stall_ns = mcg__sat_sub(c.probe_stall_ns,
+					     (uint64_t)(res.base_pressure * (double)c.probe_ns));
+	} else {
+		res.pressure = c.reclaimed ? (double)c.probe_refault / (double)c.reclaimed : 0;
+	}
+	if (!o->dry_run)
+		res.steps = c.steps;
+	res.reclaimed = c.reclaimed;
+	res.backoffs = c.backoffs;
+	res.ev_max = c.ev_max;
+	res.ev_high = c.ev_high;
+	res.ev_oom_kill = c.ev_oom_kill;
+	if (!o->dry_run)
+		mcg_hist_note(g->ctx, "size", g->path, "needed %llu bytes (band %llu..%llu), %s, %s",
+			      (unsigned long long)res.ans.needed, (unsigned long long)res.ans.band_lo,
+			      (unsigned long long)res.ans.band_hi, mcg_size_stop_name(res.stop),
+			      mcg_size_signal_name(res.sig));
+	*ret = res;
+out:
+	if (rc)
+		mcg_reclaimer_free(rc);
+	mcg_txn_free(t);
+	mcg_taskstats_close(d.ts);
+	free(d.prev);
+	free(d.cur);
+	free(prev);
+	free(cur);
+	return r;
+}

@@ -1,0 +1,1 @@
+--root @FIX@/v1/cgroup async-reclaim disable fixture/app --runtime --json --state-dir @FIX@/state

@@ -1,0 +1,1 @@
+--root @FIX@/v1/cgroup async-reclaim enable /fixture/app --no-start --batch 4M --state-dir @FIX@/state >/dev/null && "$bin" --root @FIX@/v1/cgroup async-reclaim status --state-dir @FIX@/state 

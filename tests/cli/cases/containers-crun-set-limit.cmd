@@ -1,0 +1,1 @@
+--root @FIX@/podman-crun/cgroup --cgroup-version 2 --raw set-limit podman:ff051e 64M

@@ -1,0 +1,1 @@
+--root @FIX@/podman-crun/cgroup --cgroup-version 2 --json show podman:web

@@ -1,0 +1,1 @@
+--root @FIX@/containers/cgroup --cgroup-version 2 --json list pod:shop/api-7d9f -o CGROUP,CONTAINER,POD

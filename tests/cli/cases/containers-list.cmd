@@ -1,0 +1,1 @@
+--root @FIX@/containers/cgroup --cgroup-version 2 list -o CGROUP,USAGE,LIMIT,CONTAINER,POD

@@ -1,0 +1,1 @@
+--root @FIX@/containers/cgroup --cgroup-version 2 --json show containerd:k8s.io/14c2529eb4498c5d1ffd6915d05bf58a91bdda796af59f41d480d11c099d0479

@@ -1,0 +1,1 @@
+--root @FIX@/containers/cgroup --cgroup-version 2 --proc @FIX@/v2/proc top -b -n 1 -o CGROUP,USAGE,CONTAINER,POD pod:shop/api-7d9f

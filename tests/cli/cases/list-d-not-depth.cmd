@@ -1,0 +1,1 @@
+list -d 1 --root @FIX@/v1/cgroup

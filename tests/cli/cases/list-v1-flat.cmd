@@ -1,0 +1,1 @@
+--root @FIX@/v1/cgroup --proc @FIX@/v1/proc list --flat

@@ -1,0 +1,1 @@
+--root @FIX@/v2/cgroup oom --store @FIX@

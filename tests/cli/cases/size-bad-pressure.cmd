@@ -1,0 +1,1 @@
+--root @FIX@/v2/cgroup --proc @FIX@/v2/proc size --pressure 0.1x fixture/app

@@ -1,0 +1,1 @@
+--root @FIX@/v1/cgroup --proc @FIX@/v1/proc size -n --interval 50ms --floor 20M fixture/app

@@ -1,0 +1,309 @@
+/* test_fields.c: the derived values (effective limit, v2 writeback headroom, usage percent) on captured v1 and v2 trees and on hand-made lineages, against the files read here. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memcg.h"
+
+#define M (1ULL << 20)
+
+/* The first number of FILE under the fixture DIR (the oracle: read here, not through the library). */
+static uint64_t file_u64(const char *dir, const char *file)
+{
+	char path[4608], buf[64];
+	FILE *f;
+	uint64_t v;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	if (!strncmp(buf, "max", 3))
+		return MCG_MAX;
+	v = strtoull(buf, NULL, 10);
+	/* the v1 sentinel */
+	return v >= 9223372036854771712ULL ? MCG_MAX : v;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static struct mcg_ctx *fixture(const char *name, int version, char *dir, size_t len)
+{
+	struct mcg_ctx *ctx;
+
+	snprintf(dir, len, "%s/../../cli/fixtures/%s/cgroup", MCG_TEST_DATA, name);
+	assert_int_equal(mcg_ctx_new_root(dir, version, NULL, NULL, &ctx), 0);
+	return ctx;
+}
+
+/* v2 (captured in the guest): /fixture max 1G, /fixture/app max 512M, high 384M. */
+static void test_v2_tree(void **state)
+{
+	char dir[4200], d[4400];
+	struct mcg_ctx *ctx = fixture("v2-guest", 2, dir, sizeof(dir));
+	struct mcg_group *g;
+	struct mcg_info i;
+	struct mcg_lineage_buf b;
+	static const enum mcg_key keys[] = {MCG_K_LIMIT, MCG_K_HIGH, MCG_K_USAGE};
+	uint64_t eff, fmax, amax, ahigh, acur, fcur, want;
+	double pct;
+
+	(void)state;
+	snprintf(d, sizeof(d), "%s/fixture", dir);
+	fmax = file_u64(d, "memory.max");
+	fcur = file_u64(d, "memory.current");
+	snprintf(d, sizeof(d), "%s/fixture/app", dir);
+	amax = file_u64(d, "memory.max");
+	ahigh = file_u64(d, "memory.high");
+	acur = file_u64(d, "memory.current");
+	assert_true(amax < fmax); /* the fixture's shape, which the cases below rely on */
+
+	assert_int_equal(mcg_group_open(ctx, "/fixture/app", &g), 0);
+	assert_int_equal(mcg_lineage_read(g, keys, 3, &b), 0);
+	assert_int_equal(b.l.n, 3); /* app, fixture, the root */
+	assert_true(b.l.root);
+	assert_true(mcg_field_effective_limit(2, &b.l, &eff));
+	assert_true(eff == min_u64(amax, fmax));
+	/* the kernel's headroom: the least of min(max, high) - current, in pages, below the root */
+	want = min_u64(min_u64(amax, ahigh) / 4096 - acur / 4096, fmax / 4096 - fcur / 4096);
+	assert_true(mcg_field_wb_headroom(&b.l, 4096) == want);
+	mcg_lineage_free(&b);
+	/* show's record carries it, from the same function */
+	assert_int_equal(mcg_group_info(g, &i), 0);
+	assert_true(mcg_record_has(&i.rec, MCG_K_EFFECTIVE_LIMIT));
+	assert_true(i.rec.v[MCG_K_EFFECTIVE_LIMIT] == eff);
+	assert_true(mcg_field_usage_percent(&i.rec, &pct));
+	assert_true(pct > 100.0 * (double)acur / (double)amax - 1e-9 &&
+		    pct < 100.0 * (double)acur / (double)amax + 1e-9);
+	mcg_info_release(&i);
+	mcg_group_close(g);
+
+	/* idle has no limit of its own: its parent's binds; no usage percent */
+	assert_int_equal(mcg_group_open(ctx, "/fixture/idle", &g), 0);
+	assert_int_equal(mcg_group_info(g, &i), 0);
+	assert_true(i.rec.v[MCG_K_EFFECTIVE_LIMIT] == fmax);
+	assert_false(mcg_field_usage_percent(&i.rec, &pct));
+	mcg_info_release(&i);
+	mcg_group_close(g);
+
+	/* the root: nothing limits it */
+	assert_int_equal(mcg_group_open(ctx, "/", &g), 0);
+	assert_int_equal(mcg_lineage_read(g, keys, 3, &b), 0);
+	assert_int_equal(b.l.n, 1);
+	assert_true(mcg_field_effective_limit(2, &b.l, &eff));
+	assert_true(eff == MCG_MAX);
+	assert_true(mcg_field_wb_headroom(&b.l, 4096) == UINT64_MAX);
+	mcg_lineage_free(&b);
+	mcg_group_close(g);
+	mcg_ctx_free(ctx);
+}
+
+/* v1: memory.stat's hierarchical_memory_limit is the kernel's answer; the walk agrees with it. */
+static void test_v1_tree(void **state)
+{
+	char dir[4200], d[4400];
+	struct mcg_ctx *ctx = fixture("v1", 1, dir, sizeof(dir));
+	static const enum mcg_key limit[] = {MCG_K_LIMIT};
+	const char *paths[] = {"/fixture", "/fixture/app", "/fixture/idle"};
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < 3; k++) {
+		struct mcg_group *g;
+		struct mcg_lineage_buf b;
+		struct mcg_info i;
+		uint64_t walked, want = MCG_MAX;
+		char p[64], *slash;
+
+		/* the oracle: the least limit_in_bytes from the cgroup up, below the root */
+		snprintf(p, sizeof(p), "%s", paths[k]);
+		while (strcmp(p, "") && strcmp(p, "/")) {
+			snprintf(d, sizeof(d), "%s%s", dir, p);
+			want = min_u64(want, file_u64(d, "memory.limit_in_bytes"));
+			slash = strrchr(p, '/');
+			*slash = '\0';
+		}
+		assert_int_equal(mcg_group_open(ctx, paths[k], &g), 0);
+		/* a lineage of limits only: the walk */
+		assert_int_equal(mcg_lineage_read(g, limit, 1, &b), 0);
+		assert_true(mcg_field_effective_limit(1, &b.l, &walked));
+		assert_true(walked == want);
+		mcg_lineage_free(&b);
+		/* the full record: the kernel's own hierarchical_memory_limit, the same here */
+		assert_int_equal(mcg_group_info(g, &i), 0);
+		assert_true(i.rec.v[MCG_K_EFFECTIVE_LIMIT] == want);
+		mcg_info_release(&i);
+		mcg_group_close(g);
+	}
+	mcg_ctx_free(ctx);
+}
+
+/*
+ * mcg_group_effective_limit, show's (a record standing for the cgroup) and
+ * set-limit's (the parent's) in one: against the limit files read here.
+ */
+static void test_group_effective_limit(void **state)
+{
+	static const struct {
+		const char *fix, *limit;
+		int version;
+	} trees[] = {{"v2-guest", "memory.max", 2}, {"v1", "memory.limit_in_bytes", 1}};
+	char dir[4200], d[4400];
+	size_t t;
+
+	(void)state;
+	for (t = 0; t < 2; t++) {
+		struct mcg_ctx *ctx = fixture(trees[t].fix, trees[t].version, dir, sizeof(dir));
+		struct mcg_record self = {0};
+		struct mcg_group *g;
+		uint64_t fmax, amax, v;
+
+		snprintf(d, sizeof(d), "%s/fixture", dir);
+		fmax = file_u64(d, trees[t].limit);
+		snprintf(d, sizeof(d), "%s/fixture/app", dir);
+		amax = file_u64(d, trees[t].limit);
+		assert_true(amax < fmax);
+
+		assert_int_equal(mcg_group_open(ctx, "/fixture/app", &g), 0);
+		assert_int_equal(mcg_group_effective_limit(g, NULL, false, &v), 1);
+		assert_true(v == amax);
+		/* the parent's: /fixture's own limit */
+		assert_int_equal(mcg_group_effective_limit(g, NULL, true, &v), 1);
+		assert_true(v == fmax);
+		/* a record in the cgroup's place counts, not its limit file */
+		mcg_record_set(&self, MCG_K_LIMIT, fmax + 4096);
+		assert_int_equal(mcg_group_effective_limit(g, &self, false, &v), 1);
+		assert_true(v == fmax);
+		mcg_record_set(&self, MCG_K_LIMIT, amax / 2);
+		assert_int_equal(mcg_group_effective_limit(g, &self, false, &v), 1);
+		assert_true(v == amax / 2);
+		mcg_group_close(g);
+
+		/* below the root, the parent is the root: nothing limits it */
+		assert_int_equal(mcg_group_open(ctx, "/fixture", &g), 0);
+		assert_int_equal(mcg_group_effective_limit(g, NULL, true, &v), 1);
+		assert_true(v == MCG_MAX);
+		mcg_group_close(g);
+		/* the root has no parent */
+		assert_int_equal(mcg_group_open(ctx, "/", &g), 0);
+		assert_int_equal(mcg_group_effective_limit(g, NULL, true, &v), 0);
+		mcg_group_close(g);
+		mcg_ctx_free(ctx);
+	}
+}
+
+/* A table of rows naming their parents (export's, a snapshot's): the lineage walk. */
+struct trow {
+	const char *path;
+	long parent;
+	struct mcg_record rec;
+};
+
+static const struct mcg_record *trow_at(const void *rows, size_t i, long *parent, const char **path)
+{
+	const struct trow *r = &((const struct trow *)rows)[i];
+
+	*parent = r->parent;
+	*path = r->path;
+	return &r->rec;
+}
+
+static void test_lineage_of_rows(void **state)
+{
+	/* "/" <- "/a" <- "/a/b", and "/c" under the root; row 4 names a parent past the table */
+	struct trow t[] = {{.path = "/", .parent = -1}, {.path = "/a", .parent = 0},
+			   {.path = "/a/b", .parent = 1},  {.path = "/c", .parent = 0},
+			   {.path = "/x", .parent = 9}};
+	const struct mcg_record *buf[8];
+	struct mcg_lineage l;
+
+	(void)state;
+	mcg_lineage_of_rows(t, 5, 2, trow_at, buf, 8, &l);
+	assert_int_equal(l.n, 3);
+	assert_true(l.root);
+	assert_ptr_equal(l.rec, buf);
+	assert_ptr_equal(buf[0], &t[2].rec);
+	assert_ptr_equal(buf[1], &t[1].rec);
+	assert_ptr_equal(buf[2], &t[0].rec);
+	mcg_lineage_of_rows(t, 5, 3, trow_at, buf, 8, &l);
+	assert_int_equal(l.n, 2);
+	assert_ptr_equal(buf[1], &t[0].rec);
+	/* room for two: cut there, and the root is not reached */
+	mcg_lineage_of_rows(t, 5, 2, trow_at, buf, 2, &l);
+	assert_int_equal(l.n, 2);
+	assert_false(l.root);
+	/* a subtree's table: its first row is not the root */
+	t[0].path = "/sub";
+	mcg_lineage_of_rows(t, 5, 2, trow_at, buf, 8, &l);
+	assert_int_equal(l.n, 3);
+	assert_false(l.root);
+	/* a parent outside the table ends the walk (never read past it) */
+	mcg_lineage_of_rows(t, 5, 4, trow_at, buf, 8, &l);
+	assert_int_equal(l.n, 1);
+	assert_false(l.root);
+	mcg_lineage_of_rows(t, 5, 7, trow_at, buf, 8, &l);
+	assert_int_equal(l.n, 0);
+}
+
+/* Hand-made lineages: what is not read is not counted as unlimited. */
+static void test_lineages(void **state)
+{
+	struct mcg_record a = {0}, p = {0}, root = {0};
+	const struct mcg_record *rec[3] = {&a, &p, &root};
+	struct mcg_lineage l = {rec, 3, true};
+	uint64_t eff;
+
+	(void)state;
+	/* nothing read: no answer (not "unlimited") */
+	assert_false(mcg_field_effective_limit(2, &l, &eff));
+	/* the root's own values never count */
+	mcg_record_set(&root, MCG_K_LIMIT, 1 * M);
+	mcg_record_set(&root, MCG_K_USAGE, 1 * M);
+	mcg_record_set(&p, MCG_K_LIMIT, 300 * M);
+	assert_true(mcg_field_effective_limit(2, &l, &eff));
+	assert_true(eff == 300 * M);
+	/* no usage on a row: it is not a ceiling the headroom can be computed against */
+	assert_true(mcg_field_wb_headroom(&l, 4096) == UINT64_MAX);
+	mcg_record_set(&p, MCG_K_USAGE, 100 * M);
+	mcg_record_set(&a, MCG_K_HIGH, 250 * M);
+	mcg_record_set(&a, MCG_K_USAGE, 240 * M);
+	mcg_record_set(&a, MCG_K_LIMIT, MCG_MAX);
+	assert_true(mcg_field_wb_headroom(&l, 4096) == 10 * M / 4096);
+	/* over a ceiling: none left (never a wrap) */
+	mcg_record_set(&a, MCG_K_USAGE, 260 * M);
+	assert_true(mcg_field_wb_headroom(&l, 4096) == 0);
+	/* a subtree's lineage (no root): its top row counts */
+	l.root = false;
+	l.n = 2;
+	mcg_record_set(&p, MCG_K_LIMIT, 200 * M);
+	assert_true(mcg_field_effective_limit(2, &l, &eff));
+	assert_true(eff == 200 * M);
+	/* v1: the kernel's hierarchical value wins over the walk */
+	mcg_record_set(&a, MCG_K_EFFECTIVE_LIMIT, 150 * M);
+	assert_true(mcg_field_effective_limit(1, &l, &eff));
+	assert_true(eff == 150 * M);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_v2_tree),
+		cmocka_unit_test(test_v1_tree),
+		cmocka_unit_test(test_group_effective_limit),
+		cmocka_unit_test(test_lineage_of_rows),
+		cmocka_unit_test(test_lineages),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
