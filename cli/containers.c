@@ -82,31 +82,18 @@ int cli_open_container(struct cli *cli, const char *spec, struct mcg_group **ret
 
 bool cli_container_of(const char *path, char *buf, size_t len)
 {
-	struct mcg_container_ref ref;
-	const char *name;
-
-	if (!mcg_names_owner(cli_names_fresh(), path, &ref, &name) || ref.runtime == MCG_RT_NONE)
-		return false;
-	if (name)
-		snprintf(buf, len, "%s:%s", mcg_runtime_name(ref.runtime), name);
-	else
-		snprintf(buf, len, "%s:%.12s", mcg_runtime_name(ref.runtime), ref.id);
-	return true;
+	/* the form an argument takes back to it: a name two containers share is not one */
+	return mcg_names_owner_spec(cli_names_fresh(), path, buf, len) > 0;
 }
 
 bool cli_pod_of(const char *path, char *buf, size_t len)
 {
 	struct mcg_container_ref ref;
-	const char *name, *ns = NULL;
+	const char *name;
 
 	if (!mcg_names_owner(cli_names_fresh(), path, &ref, &name) || !ref.pod_uid[0])
 		return false;
-	name = mcg_names_pod(cli_names(), ref.pod_uid, &ns);
-	if (name)
-		snprintf(buf, len, "%s/%s", ns, name);
-	else
-		snprintf(buf, len, "%s", ref.pod_uid);
-	return true;
+	return mcg_names_pod_spec(cli_names(), ref.pod_uid, buf, len);
 }
 
 /*
@@ -158,16 +145,19 @@ size_t cli_record_name(struct mcg_ctx *ctx, const char *path, char *buf, size_t 
 		}
 	}
 	if (mcg_names_owner(cli_names(), path, &ref, &name)) {
+		/* as list and top name it, so that dump NAME finds what a view printed */
 		if (ref.runtime != MCG_RT_NONE) {
-			if (!name)
+			if (mcg_names_owner_spec(cli_names(), path, buf, len) != 2)
 				return 0;
-			n = snprintf(buf, len, "%s:%s", mcg_runtime_name(ref.runtime), name);
+			n = (int)strlen(buf);
 		} else {
-			if (!(name = mcg_names_pod(cli_names(), ref.pod_uid, &ns)))
+			if (!mcg_names_pod(cli_names(), ref.pod_uid, &ns) || len < 5)
 				return 0;
-			n = snprintf(buf, len, "pod:%s/%s", ns, name);
+			memcpy(buf, "pod:", 4);
+			mcg_names_pod_spec(cli_names(), ref.pod_uid, buf + 4, len - 4);
+			n = (int)strlen(buf);
 		}
-		return n > 0 && (size_t)n < len ? (size_t)n : 0;
+		return n > 0 && (size_t)n + 1 < len ? (size_t)n : 0;
 	}
 	n = ctx ? mcg_unit_of(ctx, path, buf, len) : 0;
 	if (n <= 0 || (size_t)n >= len || owner_form(buf, &pod))
@@ -230,12 +220,13 @@ void cli_show_owner_text(const char *path)
 {
 	struct mcg_container_ref ref;
 	const char *name, *ns = NULL;
+	char spec[600];
 
 	if (!mcg_names_owner(cli_names(), path, &ref, &name))
 		return;
-	if (ref.runtime != MCG_RT_NONE)
-		printf("container %s:%s %s\n", mcg_runtime_name(ref.runtime),
-		       name ? out_esc(name) : "-", ref.id);
+	/* the argument that names it, as list prints it; then its whole ID */
+	if (ref.runtime != MCG_RT_NONE && mcg_names_owner_spec(cli_names(), path, spec, sizeof(spec)))
+		printf("container %s %s\n", out_esc(spec), out_esc(ref.id));
 	if (ref.pod_uid[0]) {
 		name = mcg_names_pod(cli_names(), ref.pod_uid, &ns);
 		printf("pod %s%s%s %s %s\n", name ? out_esc(ns) : "-", name ? "/" : "",

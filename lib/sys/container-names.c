@@ -86,14 +86,17 @@ static char *dup_ok(const char *s)
 }
 
 /* "PREFIXA" or "PREFIXA/B": a CGROUP argument that names a container or pod. */
-static int add_spec(struct mcg_names *n, const char *prefix, const char *a, const char *b)
+/* A CGROUP argument that names a container or pod, for completion (duplicates once). */
+static int add_spec(struct mcg_names *n, const char *spec)
 {
-	char buf[600];
+	size_t i;
 
+	for (i = 0; i < n->nspec; i++)
+		if (!strcmp(n->spec[i], spec))
+			return 0;
 	if (mcg_grow(&n->spec, &n->capspec, n->nspec, sizeof(char *), 16) < 0)
 		return -ENOMEM;
-	snprintf(buf, sizeof(buf), "%s%s%s%s", prefix, a, b ? "/" : "", b ? b : "");
-	n->spec[n->nspec] = strdup(buf);
+	n->spec[n->nspec] = strdup(spec);
 	if (!n->spec[n->nspec])
 		return -ENOMEM;
 	n->nspec++;
@@ -123,12 +126,6 @@ static int add_container(struct mcg_names *n, enum mcg_runtime rt, const char *i
 		return -ENOMEM;
 	}
 	n->nc++;
-	if (rt == MCG_RT_DOCKER && c->name)
-		return add_spec(n, "docker:", c->name, NULL);
-	if (rt == MCG_RT_PODMAN && c->name)
-		return add_spec(n, "podman:", c->name, NULL);
-	if (rt == MCG_RT_CONTAINERD && c->ns)
-		return add_spec(n, "containerd:", c->ns, c->id);
 	return 0;
 }
 
@@ -156,7 +153,7 @@ static int add_pod(struct mcg_names *n, const char *uid, const char *ns, const c
 		return -ENOMEM;
 	}
 	n->np++;
-	return add_spec(n, "pod:", ns, name);
+	return 0;
 }
 
 /* A state file: regular, the effective user's, writable by nobody else; NUL-terminated. */
@@ -482,6 +479,8 @@ static int podman_load(struct mcg_names *n, int fd)
 	return r == -ENOMEM ? r : 0;
 }
 
+static int build_specs(struct mcg_names *n);
+
 int mcg_names_load(const char *state_root, struct mcg_names **ret)
 {
 	struct mcg_names *n;
@@ -509,6 +508,8 @@ int mcg_names_load(const char *state_root, struct mcg_names **ret)
 		if (r != -ENOMEM)
 			r = 0;
 	}
+	if (r == 0)
+		r = build_specs(n);
 	if (r < 0) {
 		mcg_names_free(n);
 		return r;
@@ -565,19 +566,24 @@ const char *mcg_names_container(const struct mcg_names *n, const struct mcg_cont
 	return NULL;
 }
 
-int mcg_names_owner(const struct mcg_names *n, const char *path, struct mcg_container_ref *ret,
-		    const char **ret_name)
+/*
+ * The container of PATH in the state: as mcg_names_owner() finds it, with
+ * the entry's index in *RET_I (SIZE_MAX: none; the path alone names it).
+ * 2 when a containerd task's cgroupsPath, not the path's shape, names it.
+ */
+static int owner(const struct mcg_names *n, const char *path, struct mcg_container_ref *ret,
+		 size_t *ret_i)
 {
 	struct mcg_container_ref ref;
 	size_t i, k;
 
-	*ret_name = NULL;
+	*ret_i = SIZE_MAX;
 	if (mcg_container_from_path(path, &ref) && ref.runtime != MCG_RT_NONE) {
 		for (i = 0; n && i < n->nc; i++)
 			if (rt_match(n->c[i].rt, ref.runtime) && !strcmp(n->c[i].id, ref.id)) {
 				if (ref.runtime == MCG_RT_CRI)
 					ref.runtime = n->c[i].rt;
-				*ret_name = n->c[i].name;
+				*ret_i = i;
 				break;
 			}
 		*ret = ref;
@@ -594,12 +600,11 @@ int mcg_names_owner(const struct mcg_names *n, const char *path, struct mcg_cont
 		if (!ref.pod_uid[0] && c->pod_uid)
 			snprintf(ref.pod_uid, sizeof(ref.pod_uid), "%s", c->pod_uid);
 		ref.runtime = MCG_RT_CONTAINERD;
-		/* ctr's IDs are the user's ("redis"): a view shows them; the rest is too long for one */
 		snprintf(ref.id, sizeof(ref.id), "%s", c->id);
 		ref.id_end = k;
-		*ret_name = c->name ? c->name : c->id;
+		*ret_i = i;
 		*ret = ref;
-		return 1;
+		return 2;
 	}
 	if (ref.pod_uid[0]) {
 		*ret = ref;
@@ -607,6 +612,134 @@ int mcg_names_owner(const struct mcg_names *n, const char *path, struct mcg_cont
 	}
 	memset(ret, 0, sizeof(*ret));
 	return 0;
+}
+
+int mcg_names_owner(const struct mcg_names *n, const char *path, struct mcg_container_ref *ret,
+		    const char **ret_name)
+{
+	size_t i;
+	int r = owner(n, path, ret, &i);
+
+	*ret_name = NULL;
+	if (r && i != SIZE_MAX)
+		*ret_name = n->c[i].name;
+	/* ctr's IDs are the user's ("redis"): a view shows them; the rest is too long for one */
+	if (r == 2 && !*ret_name)
+		*ret_name = n->c[i].id;
+	return r ? 1 : 0;
+}
+
+/*
+ * The one container of the form FORM ("containerd:", a runtime's
+ * mcg_runtime_name()) that ARG names in the state, as a CGROUP argument
+ * takes it: by its name (docker's, podman's, a Kubernetes container's), else
+ * by its whole ID (ctr's own IDs, "redis", in any namespace), else by an ID
+ * prefix. 1 with its index in *RET, 0 none, -EINVAL more than one (*RET_HOW:
+ * "is named", "has that ID", "has an ID starting with").
+ */
+static int state_match(const struct mcg_names *n, enum mcg_runtime form, const char *arg,
+		       size_t *ret, const char **ret_how)
+{
+	static const char *const how[] = {"is named", "has that ID", "has an ID starting with"};
+	size_t i, k = strlen(arg), found;
+	bool hex = k && strspn(arg, "0123456789abcdef") == k; /* a prefix of an ID of hex */
+	int pass;
+
+	for (pass = 0; n && pass < 3; pass++) {
+		found = SIZE_MAX;
+		for (i = 0; i < n->nc; i++) {
+			const struct cname *c = &n->c[i];
+			bool hit = pass == 0   ? c->name && !strcmp(c->name, arg)
+				   : pass == 1 ? !strcmp(c->id, arg)
+					       : hex && !strncmp(c->id, arg, k);
+
+			if (!hit || !rt_match(c->rt, form))
+				continue;
+			if (found != SIZE_MAX && strcmp(n->c[found].id, c->id)) {
+				*ret_how = how[pass];
+				return -EINVAL;
+			}
+			found = i;
+		}
+		if (found != SIZE_MAX) {
+			*ret = found;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Does FORM:ARG name entry I (and no other)? */
+static bool names_only(const struct mcg_names *n, enum mcg_runtime form, const char *arg, size_t i)
+{
+	const char *how;
+	size_t got;
+
+	return state_match(n, form, arg, &got, &how) == 1 && !strcmp(n->c[got].id, n->c[i].id);
+}
+
+/*
+ * The argument that names entry I as FORM: its name where that is its own,
+ * else ctr's ID, else the shortest ID prefix of 12 digits or more that is
+ * its own, else containerd:NAMESPACE/ID or the whole ID.
+ */
+static void entry_spec(const struct mcg_names *n, size_t i, enum mcg_runtime form, char *buf,
+		       size_t len)
+{
+	const struct cname *c = &n->c[i];
+	const char *rt = mcg_runtime_name(form);
+	char pre[MCG_CONTAINER_ID_LEN + 1];
+	size_t k;
+
+	if (c->name && names_only(n, form, c->name, i)) {
+		snprintf(buf, len, "%s:%s", rt, c->name);
+		return;
+	}
+	if (is_id(c->id)) {
+		for (k = 12; k < MCG_CONTAINER_ID_LEN; k++) {
+			memcpy(pre, c->id, k);
+			pre[k] = '\0';
+			if (names_only(n, form, pre, i)) {
+				snprintf(buf, len, "%s:%s", rt, pre);
+				return;
+			}
+		}
+	} else if (names_only(n, form, c->id, i)) {
+		snprintf(buf, len, "%s:%s", rt, c->id);
+		return;
+	}
+	if (form == MCG_RT_CONTAINERD && c->ns)
+		snprintf(buf, len, "containerd:%s/%s", c->ns, c->id);
+	else
+		snprintf(buf, len, "%s:%s", rt, c->id);
+}
+
+int mcg_names_owner_spec(const struct mcg_names *n, const char *path, char *buf, size_t len)
+{
+	struct mcg_container_ref ref;
+	size_t i;
+
+	if (!len || !owner(n, path, &ref, &i) || ref.runtime == MCG_RT_NONE)
+		return 0;
+	if (i == SIZE_MAX) {
+		/* the path's ID, which the resolver finds among the cgroups */
+		snprintf(buf, len, "%s:%.12s", mcg_runtime_name(ref.runtime), ref.id);
+		return 1;
+	}
+	entry_spec(n, i, ref.runtime, buf, len);
+	return 2;
+}
+
+/* The pods the state names NS/NAME (a pod deleted and made again keeps its name, not its UID). */
+static size_t pods_named(const struct mcg_names *n, const char *ns, size_t nslen, const char *name)
+{
+	size_t i, count = 0;
+
+	for (i = 0; n && i < n->np; i++)
+		if (strlen(n->p[i].ns) == nslen && !memcmp(n->p[i].ns, ns, nslen) &&
+		    !strcmp(n->p[i].name, name))
+			count++;
+	return count;
 }
 
 const char *mcg_names_pod(const struct mcg_names *n, const char *uid, const char **ret_ns)
@@ -622,6 +755,39 @@ const char *mcg_names_pod(const struct mcg_names *n, const char *uid, const char
 			return n->p[i].name;
 		}
 	return NULL;
+}
+
+bool mcg_names_pod_spec(const struct mcg_names *n, const char *uid, char *buf, size_t len)
+{
+	const char *ns = NULL, *name = mcg_names_pod(n, uid, &ns);
+
+	if (!len || !uid || !*uid)
+		return false;
+	if (name && pods_named(n, ns, strlen(ns), name) == 1)
+		snprintf(buf, len, "%s/%s", ns, name);
+	else
+		snprintf(buf, len, "%s", uid);
+	return true;
+}
+
+/* Completion's words: each container and pod as the views name them. */
+static int build_specs(struct mcg_names *n)
+{
+	char buf[600];
+	size_t i;
+
+	for (i = 0; i < n->nc; i++) {
+		entry_spec(n, i, n->c[i].rt, buf, sizeof(buf));
+		if (add_spec(n, buf) < 0)
+			return -ENOMEM;
+	}
+	for (i = 0; i < n->np; i++) {
+		memcpy(buf, "pod:", 4);
+		mcg_names_pod_spec(n, n->p[i].uid, buf + 4, sizeof(buf) - 4);
+		if (add_spec(n, buf) < 0)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 size_t mcg_names_count(const struct mcg_names *n)
@@ -765,6 +931,9 @@ static const struct {
 	{"docker:", MCG_RT_DOCKER},
 	{"podman:", MCG_RT_PODMAN},
 	{"containerd:", MCG_RT_CONTAINERD},
+	{"cri-o:", MCG_RT_CRIO},
+	{"crio:", MCG_RT_CRIO}, /* CRI-O's own spelling of its cgroups */
+	{"cri:", MCG_RT_CRI},	/* a CRI container whose runtime no state names */
 	{"pod:", MCG_RT_NONE},
 };
 
@@ -802,6 +971,27 @@ static void src_said(const struct mcg_names *n, enum src s, char *buf, size_t le
 			 n->status[s] == 1 ? "" : "s");
 }
 
+/* What the sources of FORM's containers gave: "/var/lib/docker/containers: 2 containers". */
+static void form_said(const struct mcg_names *n, enum mcg_runtime form, char *buf, size_t len)
+{
+	size_t k;
+
+	if (form == MCG_RT_DOCKER) {
+		src_said(n, SRC_DOCKER, buf, len);
+	} else if (form == MCG_RT_PODMAN || form == MCG_RT_CRIO) {
+		src_said(n, SRC_PODMAN, buf, len);
+	} else if (form == MCG_RT_CONTAINERD) {
+		src_said(n, SRC_CONTAINERD, buf, len);
+	} else {
+		src_said(n, SRC_CONTAINERD, buf, len);
+		k = strlen(buf);
+		if (k + 2 < len) {
+			memcpy(buf + k, "; ", 3);
+			src_said(n, SRC_PODMAN, buf + k + 2, len - k - 2);
+		}
+	}
+}
+
 static bool hex_prefix(const char *s)
 {
 	size_t i;
@@ -819,23 +1009,19 @@ static bool hit_ok(enum mcg_runtime want, enum mcg_runtime got)
 		return false;
 	if (want == got)
 		return true;
+	if (want == MCG_RT_CRI) /* cri: takes any CRI runtime's */
+		return got == MCG_RT_CONTAINERD || got == MCG_RT_CRIO;
 	return got == MCG_RT_CRI && (want == MCG_RT_CONTAINERD || want == MCG_RT_CRIO);
 }
 
-/* The one ID of RT starting with PREFIX, from the state and the cgroups: 1, 0 none, -EINVAL several. */
-static int id_by_prefix(const struct mcg_names *n, const struct hits *h, enum mcg_runtime rt,
-			const char *prefix, const char **ret)
+/* The one container cgroup of RT whose ID starts with PREFIX: 1, 0 none, -EINVAL several. */
+static int id_by_prefix(const struct hits *h, enum mcg_runtime rt, const char *prefix,
+			const char **ret)
 {
 	const char *found = NULL;
 	size_t i, k = strlen(prefix);
 
-	for (i = 0; i < n->nc; i++)
-		if (n->c[i].rt == rt && !strncmp(n->c[i].id, prefix, k)) {
-			if (found && strcmp(found, n->c[i].id))
-				return -EINVAL;
-			found = n->c[i].id;
-		}
-	for (i = 0; h && i < h->n; i++)
+	for (i = 0; i < h->n; i++)
 		if (hit_ok(rt, h->v[i].rt) && !strncmp(h->v[i].id, prefix, k)) {
 			if (found && strcmp(found, h->v[i].id))
 				return -EINVAL;
@@ -915,47 +1101,62 @@ static const char *crun_subgroup(const struct mcg_ctx *ctx, const char *scope, c
 	return m > 0 && (size_t)m < len && is_cgroup_dir(ctx, buf) ? buf : scope;
 }
 
+/*
+ * RT:ARG, NAME or ID prefix (and for containerd: and cri-o: a Kubernetes
+ * container's name, ctr's own IDs): the state's entry first, the cgroups'
+ * IDs where the state names none.
+ */
 static int resolve_named(const struct mcg_ctx *ctx, const struct mcg_names *n,
 			 struct hits *h, enum mcg_runtime rt, const char *arg, char **ret,
 			 char *why, size_t whylen)
 {
-	enum src s = rt == MCG_RT_DOCKER ? SRC_DOCKER : SRC_PODMAN;
-	const char *id = NULL, *p;
-	char said[300], usual[160], sub[4096];
+	const char *rtn = mcg_runtime_name(rt), *id = NULL, *how = NULL, *p = NULL;
+	const struct cname *c = NULL;
+	char said[600], usual[160], sub[4096];
 	size_t i;
 	int r;
 
-	for (i = 0; i < n->nc && !id; i++)
-		if (n->c[i].rt == rt && n->c[i].name && !strcmp(n->c[i].name, arg))
-			id = n->c[i].id;
-	if (!id && hex_prefix(arg)) {
-		/* the state's IDs first; the cgroups' only where the state has none */
-		r = id_by_prefix(n, NULL, rt, arg, &id);
-		if (r == 0)
-			r = id_by_prefix(n, hits_walk(h), rt, arg, &id);
+	r = state_match(n, rt, arg, &i, &how);
+	if (r < 0) {
+		say(why, whylen, "more than one %s container %s '%s': give more of its ID%s", rtn,
+		    how, arg, rt == MCG_RT_CONTAINERD ? " or containerd:NAMESPACE/ID" : "");
+		return -EINVAL;
+	}
+	if (r > 0) {
+		c = &n->c[i];
+		id = c->id;
+	} else if (hex_prefix(arg)) {
+		r = id_by_prefix(hits_walk(h), rt, arg, &id);
 		if (r < 0) {
 			say(why, whylen, "ID prefix '%s' is ambiguous: more than one %s container "
 					 "starts with it",
-			    arg, mcg_runtime_name(rt));
+			    arg, rtn);
 			return -EINVAL;
 		}
 	}
 	if (!id) {
-		src_said(n, s, said, sizeof(said));
+		form_said(n, rt, said, sizeof(said));
 		hits_walk(h);
 		say(why, whylen, "no %s container named '%s' or with that ID prefix (%s; %zu container cgroup%s under %s)",
-		    mcg_runtime_name(rt), arg, said, h->n, h->n == 1 ? "" : "s", ctx->root);
+		    rtn, arg, said, h->n, h->n == 1 ? "" : "s", ctx->root);
 		return -ENOENT;
 	}
-	p = usual_path(ctx, rt, id, usual, sizeof(usual));
+	/* a bundle's own word for its cgroup (containerd, CRI-O), when it is one now */
+	if (c && c->cgpath && is_cgroup_dir(ctx, c->cgpath))
+		p = c->cgpath;
+	if (!p)
+		p = usual_path(ctx, rt, id, usual, sizeof(usual));
 	if (!p)
 		p = hit_path(h, rt, id);
 	if (!p) {
 		say(why, whylen, "%s container '%s' (%.12s) has no cgroup under %s (not running?)",
-		    mcg_runtime_name(rt), arg, id, ctx->root);
+		    rtn, arg, id, ctx->root);
 		return -ENOENT;
 	}
-	return found_path(crun_subgroup(ctx, p, sub, sizeof(sub)), ret);
+	return found_path(rt == MCG_RT_DOCKER || rt == MCG_RT_PODMAN
+				  ? crun_subgroup(ctx, p, sub, sizeof(sub))
+				  : p,
+			  ret);
 }
 
 static int resolve_containerd(const struct mcg_ctx *ctx, const struct mcg_names *n,
@@ -966,8 +1167,10 @@ static int resolve_containerd(const struct mcg_ctx *ctx, const struct mcg_names 
 	char said[300];
 	size_t nslen, i;
 
-	if (!slash || slash == arg || !slash[1] || strchr(slash + 1, '/')) {
-		say(why, whylen, "'containerd:%s' is not containerd:NAMESPACE/ID", arg);
+	if (!slash)
+		return resolve_named(ctx, n, h, MCG_RT_CONTAINERD, arg, ret, why, whylen);
+	if (slash == arg || !slash[1] || strchr(slash + 1, '/')) {
+		say(why, whylen, "'containerd:%s' is not containerd:NAMESPACE/ID or containerd:NAME", arg);
 		return -EINVAL;
 	}
 	nslen = (size_t)(slash - arg);
@@ -995,21 +1198,82 @@ static int resolve_containerd(const struct mcg_ctx *ctx, const struct mcg_names 
 	return -ENOENT;
 }
 
+/* The cgroup of the pod of UID (with '-'): the kubelet's usual places, else the walk's. */
+static const char *pod_path(const struct mcg_ctx *ctx, struct hits *h, const char *uid,
+			    char *path, size_t len)
+{
+	/* the kubelet's default places (--cgroup-root /), both drivers, each QoS class */
+	static const char *const usual[][2] = {
+		{"/kubepods.slice/kubepods-pod", ".slice"},
+		{"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod", ".slice"},
+		{"/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod", ".slice"},
+		{"/kubepods/pod", ""}, {"/kubepods/burstable/pod", ""},
+		{"/kubepods/besteffort/pod", ""},
+	};
+	char us[MCG_POD_UID_MAX + 1];
+	struct mcg_container_ref ref;
+	size_t i, k;
+
+	for (k = 0; uid[k] && k < MCG_POD_UID_MAX; k++)
+		us[k] = uid[k] == '-' ? '_' : uid[k];
+	us[k] = '\0';
+	for (i = 0; i < MCG_ARRAY_SIZE(usual); i++) {
+		snprintf(path, len, "%s%s%s", usual[i][0], i < 3 ? us : uid, usual[i][1]);
+		/* the path must name the pod as the walk would: a UID of its shape */
+		if (is_cgroup_dir(ctx, path) && mcg_container_from_path(path, &ref) &&
+		    !strcmp(ref.pod_uid, uid) && ref.pod_end == strlen(path))
+			return path;
+	}
+	hits_walk(h);
+	for (i = 0; i < h->n; i++)
+		if (h->v[i].rt == MCG_RT_NONE && !strcmp(h->v[i].uid, uid))
+			return h->v[i].path;
+	return NULL;
+}
+
 static int resolve_pod(const struct mcg_ctx *ctx, const struct mcg_names *n,
 		       struct hits *h, const char *crictl, const char *arg, char **ret,
 		       char *why, size_t whylen)
 {
-	const char *slash = strchr(arg, '/'), *uid = NULL;
-	char said[300], said2[300], norm[MCG_POD_UID_MAX + 1], asked[200] = "";
-	size_t i, k;
+	const char *slash = strchr(arg, '/'), *uid = NULL, *p, *q;
+	char said[300], said2[300], norm[MCG_POD_UID_MAX + 1], asked[200] = "", path[160];
+	char *found = NULL;
+	size_t i, k, named = 0;
 
 	if (slash) {
 		size_t nslen = (size_t)(slash - arg);
 
-		for (i = 0; i < n->np && !uid; i++)
-			if (strlen(n->p[i].ns) == nslen && !memcmp(n->p[i].ns, arg, nslen) &&
-			    !strcmp(n->p[i].name, slash + 1))
+		/*
+		 * A pod made again under its name (a StatefulSet's web-0) has a
+		 * new UID, and CRI-O keeps the old one's state: the one with a
+		 * cgroup now is the pod.
+		 */
+		for (i = 0; i < n->np; i++) {
+			if (strlen(n->p[i].ns) != nslen || memcmp(n->p[i].ns, arg, nslen) ||
+			    strcmp(n->p[i].name, slash + 1))
+				continue;
+			named++;
+			if (!uid)
 				uid = n->p[i].uid;
+			if (!(q = pod_path(ctx, h, n->p[i].uid, path, sizeof(path))))
+				continue;
+			if (found) {
+				if (!strcmp(found, q))
+					continue;
+				say(why, whylen, "more than one pod %s has a cgroup (UIDs %s and %s): "
+						 "give pod:UID",
+				    arg, uid, n->p[i].uid);
+				free(found);
+				return -EINVAL;
+			}
+			uid = n->p[i].uid;
+			if (!(found = strdup(q)))
+				return -ENOMEM;
+		}
+		if (found) {
+			*ret = found;
+			return 1;
+		}
 		if (!uid && crictl && nslen < sizeof(said)) {
 			/* the runtime's own answer, where its state files were not readable */
 			memcpy(said, arg, nslen);
@@ -1036,34 +1300,8 @@ static int resolve_pod(const struct mcg_ctx *ctx, const struct mcg_names *n,
 			norm[i] = arg[i] == '_' ? '-' : arg[i];
 		uid = norm;
 	}
-	{
-		/* the kubelet's default places (--cgroup-root /), both drivers, each QoS class */
-		static const char *const usual[][2] = {
-			{"/kubepods.slice/kubepods-pod", ".slice"},
-			{"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod", ".slice"},
-			{"/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod", ".slice"},
-			{"/kubepods/pod", ""}, {"/kubepods/burstable/pod", ""},
-			{"/kubepods/besteffort/pod", ""},
-		};
-		char us[MCG_POD_UID_MAX + 1], path[160];
-		struct mcg_container_ref ref;
-
-		for (k = 0; uid[k] && k < MCG_POD_UID_MAX; k++)
-			us[k] = uid[k] == '-' ? '_' : uid[k];
-		us[k] = '\0';
-		for (i = 0; i < MCG_ARRAY_SIZE(usual); i++) {
-			snprintf(path, sizeof(path), "%s%s%s", usual[i][0], i < 3 ? us : uid,
-				 usual[i][1]);
-			/* the path must name the pod as the walk would: a UID of its shape */
-			if (is_cgroup_dir(ctx, path) && mcg_container_from_path(path, &ref) &&
-			    !strcmp(ref.pod_uid, uid) && ref.pod_end == strlen(path))
-				return found_path(path, ret);
-		}
-	}
-	hits_walk(h);
-	for (i = 0; i < h->n; i++)
-		if (h->v[i].rt == MCG_RT_NONE && !strcmp(h->v[i].uid, uid))
-			return found_path(h->v[i].path, ret);
+	if (!named && (p = pod_path(ctx, h, uid, path, sizeof(path))))
+		return found_path(p, ret);
 	say(why, whylen, "pod %s%s%s has no cgroup under %s (no kubepods cgroup of UID %s)", arg,
 	    slash ? " is UID " : "", slash ? uid : "", ctx->root, uid);
 	return -ENOENT;
@@ -1107,7 +1345,7 @@ int mcg_container_resolve_opts(const struct mcg_ctx *ctx,
 		return r;
 	}
 	h.ctx = ctx;
-	if (rt == MCG_RT_DOCKER || rt == MCG_RT_PODMAN)
+	if (rt == MCG_RT_DOCKER || rt == MCG_RT_PODMAN || rt == MCG_RT_CRIO || rt == MCG_RT_CRI)
 		r = resolve_named(ctx, n, &h, rt, arg, &path, why, whylen);
 	else if (rt == MCG_RT_CONTAINERD)
 		r = resolve_containerd(ctx, n, &h, arg, &path, why, whylen);

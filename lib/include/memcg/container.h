@@ -82,7 +82,26 @@ MCG_EXPORT int mcg_names_owner(const struct mcg_names *n, const char *path,
 MCG_EXPORT const char *mcg_names_pod(const struct mcg_names *n, const char *uid,
 				     const char **ret_ns);
 
-/* One name a CGROUP argument may give, for completion: "docker:web", "pod:default/api". */
+/*
+ * The name a view prints for the container that owns PATH, in the form a
+ * CGROUP argument takes back to that container (mcg_container_resolve):
+ * "RUNTIME:NAME" where no other container of the runtime has that name,
+ * ctr's own ID ("containerd:redis"), else the shortest ID prefix of 12 digits
+ * or more that is its own ("containerd:474f7b754b26"), else
+ * containerd:NAMESPACE/ID. 2 when the state names the container, 1 when only
+ * its path does ("cri:88f6811ab5d8", 12 digits), 0 when no container owns PATH.
+ */
+MCG_EXPORT int mcg_names_owner_spec(const struct mcg_names *n, const char *path, char *buf,
+				    size_t len);
+/*
+ * The pod of UID as a view names it after "pod:": "NAMESPACE/NAME", or its
+ * UID where the state has no name for it or two pods of that name (one made
+ * again under it). False only for no UID.
+ */
+MCG_EXPORT bool mcg_names_pod_spec(const struct mcg_names *n, const char *uid, char *buf,
+				   size_t len);
+
+/* One name a CGROUP argument may give, for completion, as the views print it: "docker:web", "pod:shop/api". */
 MCG_EXPORT size_t mcg_names_count(const struct mcg_names *n);
 MCG_EXPORT const char *mcg_names_spec(const struct mcg_names *n, size_t i);
 
@@ -99,15 +118,18 @@ struct mcg_container_resolver_opts {
 
 /*
  * Is SPEC a container or pod name form ("docker:", "podman:", "containerd:",
- * "pod:")? Pure.
+ * "cri-o:" or "crio:", "cri:", "pod:")? Pure.
  */
 MCG_EXPORT bool mcg_container_spec(const char *spec);
 
 /*
  * Resolve SPEC (docker:NAME|IDPREFIX, podman:NAME|IDPREFIX, containerd:NS/ID,
- * pod:NS/NAME, pod:UID) to its cgroup in CTX's hierarchy, malloc'd into *RET.
- * -ENOENT (no such name, or no cgroup of it now), -EINVAL (malformed, an
- * ambiguous ID prefix), with WHY saying what was looked at.
+ * containerd:NAME|ID|IDPREFIX, cri-o:NAME|IDPREFIX, cri:IDPREFIX, pod:NS/NAME,
+ * pod:UID) to its cgroup in CTX's hierarchy, malloc'd into *RET. A NAME is
+ * the runtime's (docker, podman) or the Kubernetes container's; an ID ctr's
+ * own ("redis", in any namespace). -ENOENT (no such name, or no cgroup of it
+ * now), -EINVAL (malformed, a name or ID prefix more than one container
+ * has), with WHY saying what was looked at.
  */
 MCG_EXPORT int mcg_container_resolve(const struct mcg_ctx *ctx, const char *state_root,
 				     const char *spec, char **ret, char *why, size_t whylen);

@@ -1,1 +1,1 @@
---root @FIX@/containers/cgroup --cgroup-version 2 show containerd:redis
+--root @FIX@/containers/cgroup --cgroup-version 2 show containerd:nosuch

@@ -1,0 +1,1 @@
+--root @FIX@/containers-hostile/cgroup --cgroup-version 2 --proc @FIX@/v2/proc export --families usage

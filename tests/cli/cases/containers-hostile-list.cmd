@@ -1,0 +1,1 @@
+--root @FIX@/containers-hostile/cgroup --cgroup-version 2 list -o CGROUP,CONTAINER,POD

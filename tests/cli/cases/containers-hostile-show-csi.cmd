@@ -1,0 +1,1 @@
+--root @FIX@/containers-hostile/cgroup --cgroup-version 2 show 'podman:csi31mred'

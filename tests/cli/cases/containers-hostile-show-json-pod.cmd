@@ -1,0 +1,1 @@
+--root @FIX@/containers-hostile/cgroup --cgroup-version 2 --json show 'pod:n s/p"o{d}'
