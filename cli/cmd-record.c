@@ -1,6 +1,7 @@
 /* cmd-record.c: "memcgctl record": the recorder daemon: every memory cgroup, every interval, into the history store. */
 #include "memcgctl.h"
 #include "cli-common.h"
+#include "cgroup-arg.h"
 #include "containers.h"
 #include "oom-watch.h"
 #include "output.h"
@@ -385,6 +386,7 @@ static int run_record(struct cli *cli, int argc, char **argv)
 	struct timespec next;
 	struct rlimit rl;
 	const char *store;
+	char *cgroup_path = NULL; /* CGROUP resolved: the sampler and the OOM watch take its path */
 	uint64_t last_retain = 0;
 	long samples = 0;
 	unsigned failures = 0;
@@ -399,6 +401,20 @@ static int run_record(struct cli *cli, int argc, char **argv)
 	if (!rc.ctx)
 		return EXIT_FAILURE;
 	rc.version = mcg_ctx_version(rc.ctx);
+	/* a CGROUP resolved once, before the store is made: a name that does not is a usage error */
+	if (a.cgroup) {
+		struct mcg_group *g;
+
+		r = cli_open_cgroup(cli, a.cgroup, &g);
+		if (r < 0)
+			return cli_status(r);
+		a.cgroup = cgroup_path = strdup(mcg_group_path(g));
+		mcg_group_close(g);
+		if (!cgroup_path) {
+			cli_err("cannot record: %s", mcg_strerror(-ENOMEM));
+			return EXIT_FAILURE;
+		}
+	}
 	store = a.store ? a.store : MCG_HIST_DEFAULT_DIR;
 	o.dir = store;
 	o.retain_age_ns = a.retain_age_ms * 1000000ULL;
@@ -407,6 +423,7 @@ static int run_record(struct cli *cli, int argc, char **argv)
 	r = mcg_hist_writer_open(&o, rc.version, mcg_ctx_root(rc.ctx), &w);
 	if (r < 0) {
 		cli_err("cannot open history store '%s': %s", out_esc(store), mcg_strerror(r));
+		free(cgroup_path);
 		return EXIT_FAILURE;
 	}
 	/* one kept descriptor per control file: 10-14 per cgroup with every counter */
@@ -445,6 +462,7 @@ static int run_record(struct cli *cli, int argc, char **argv)
 			mcg_strerror(r));
 		mcg_hist_writer_close(w);
 		mcg_sampler_free(s);
+		free(cgroup_path);
 		return EXIT_FAILURE;
 	}
 	if (!a.no_oom && cli_oom_watch_start(rc.ctx, a.cgroup, true, &oomw) < 0)
@@ -588,6 +606,7 @@ next:
 		cli_err("cannot flush history store '%s': %s", out_esc(store), mcg_strerror(r));
 		status = EXIT_FAILURE;
 	}
+	free(cgroup_path);
 	return status;
 }
 

@@ -1,6 +1,7 @@
 /* cmd-recover.c: "memcgctl recover": restore limits that a killed memcgctl run left changed. */
 #include "memcgctl.h"
 #include "cli-common.h"
+#include "cgroup-arg.h"
 #include "output.h"
 #include "journal-report.h"
 
@@ -114,7 +115,8 @@ static int recover_run(struct cli *cli, int argc, char **argv)
 	struct recover_args a = {0};
 	struct recover_state s = {.cli = cli};
 	struct mcg_ctx *ctx;
-	int r;
+	char *path = NULL; /* CGROUP resolved */
+	int r, st;
 
 	r = cli_parse(&recover_argp, argc, argv, &a);
 	if (r)
@@ -122,6 +124,21 @@ static int recover_run(struct cli *cli, int argc, char **argv)
 	ctx = cli_ctx(cli);
 	if (!ctx)
 		return EXIT_FAILURE;
+	/* CGROUP as every command takes it: a name that does not resolve says what was read (64) */
+	if (a.cgroup) {
+		struct mcg_group *g;
+
+		r = cli_open_cgroup(cli, a.cgroup, &g);
+		if (r < 0)
+			return cli_status(r);
+		path = strdup(mcg_group_path(g));
+		mcg_group_close(g);
+		if (!path) {
+			cli_err("cannot recover: %s", mcg_strerror(-ENOMEM));
+			return EXIT_FAILURE;
+		}
+		a.cgroup = path;
+	}
 	s.dry_run = a.dry_run;
 	if (cli->json) {
 		jw_open_object(stdout, NULL);
@@ -135,18 +152,21 @@ static int recover_run(struct cli *cli, int argc, char **argv)
 		jw_close_object(stdout);
 		jw_end(stdout);
 	}
-	if (r < 0 && cli_report_rundir(ctx, r))
-		return EXIT_FAILURE;
-	if (r < 0) {
+	if (r < 0 && cli_report_rundir(ctx, r)) {
+		st = EXIT_FAILURE;
+	} else if (r < 0) {
 		if (a.cgroup)
-			cli_err("cannot recover '%s': %s", a.cgroup, mcg_strerror(r));
+			cli_err("cannot recover '%s': %s", out_esc(a.cgroup), mcg_strerror(r));
 		else
 			cli_err("cannot recover: %s", mcg_strerror(r));
-		return cli_status(r);
+		st = cli_status(r);
+	} else {
+		if (r == 0 && !cli->json)
+			printf("nothing to recover\n");
+		st = s.failed ? EXIT_FAILURE : s.conflicts ? EXIT_CONFLICT : 0;
 	}
-	if (r == 0 && !cli->json)
-		printf("nothing to recover\n");
-	return s.failed ? EXIT_FAILURE : s.conflicts ? EXIT_CONFLICT : 0;
+	free(path);
+	return st;
 }
 
 const struct mcg_cmd cmd_recover = {

@@ -403,7 +403,11 @@ static void test_names_load(void **state)
 	assert_non_null(strstr(all, "pod:shop/api-7d9f "));
 	assert_non_null(strstr(all, "pod:shop/web-0 "));
 	assert_non_null(strstr(all, "pod:monitoring/logger "));
-	assert_non_null(strstr(all, "containerd:default/redis "));
+	/* as the views print them: ctr's own ID, a Kubernetes container's name, CRI-O's too */
+	assert_non_null(strstr(all, "containerd:redis "));
+	assert_non_null(strstr(all, "containerd:api "));
+	assert_non_null(strstr(all, fmt("containerd:%.12s ", S2))); /* a sandbox has no name */
+	assert_non_null(strstr(all, "cri-o:shipper "));
 	assert_null(strstr(all, "k8s_shipper")); /* CRI-O's container is not podman's */
 	assert_null(mcg_names_spec(n, i));
 	mcg_names_free(n);
@@ -465,7 +469,7 @@ static void test_resolve(void **state)
 {
 	struct mcg_container_resolver_opts o = {0};
 	struct mcg_ctx *ctx;
-	char root[400], prefix[16];
+	char root[400], prefix[16], *p;
 
 	(void)state;
 	copy_fixture();
@@ -491,6 +495,26 @@ static void test_resolve(void **state)
 	resolves(ctx, fmt("containerd:k8s.io/%s", C4), fmt("/kubepods/burstable/pod%s/%s", U4, C4));
 	resolves(ctx, "containerd:default/redis", "/default/redis");
 	resolves(ctx, "containerd:default/web2", "/machine.slice/machine-app.slice/ctr-web2.scope");
+	/* the forms the views print: a Kubernetes container's name, ctr's ID, an ID prefix */
+	resolves(ctx, "containerd:api",
+		 fmt("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod%s.slice/"
+		     "cri-containerd-%s.scope",
+		     B_, C2));
+	resolves(ctx, "containerd:nginx", fmt("/kubepods/burstable/pod%s/%s", U4, C4));
+	resolves(ctx, "containerd:redis", "/default/redis");
+	resolves(ctx, "containerd:web2", "/machine.slice/machine-app.slice/ctr-web2.scope");
+	resolves(ctx, fmt("containerd:%.12s", S2),
+		 fmt("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod%s.slice/"
+		     "cri-containerd-%s.scope",
+		     B_, S2));
+	p = fmt("/kubepods.slice/kubepods-besteffort.slice/"
+		"kubepods-besteffort-pod0e0e0e0e_1111_4222_8333_444455556666.slice/crio-%s.scope",
+		C3);
+	resolves(ctx, "cri-o:shipper", p);
+	resolves(ctx, "crio:shipper", p);
+	resolves(ctx, fmt("cri-o:%.7s", C3), p);
+	resolves(ctx, fmt("cri:%.12s", C5), fmt("/kubepods/pod5a5a5a5a-0000-4000-8000-000000000005/%s", C5));
+	resolves(ctx, fmt("cri:%.12s", C4), fmt("/kubepods/burstable/pod%s/%s", U4, C4));
 	/* a CRI container with no readable bundle: its cgroup names its ID */
 	resolves(ctx, fmt("containerd:k8s.io/%s", C5), fmt("/kubepods/pod5a5a5a5a-0000-4000-8000-000000000005/%s", C5));
 	/* pods by namespace/name, by UID (either spelling), each QoS class and driver */
@@ -510,7 +534,11 @@ static void test_resolve(void **state)
 	refused(ctx, "docker:nosuch", -ENOENT, "/var/lib/docker/containers: 2 containers");
 	refused(ctx, "podman:nosuch", -ENOENT, "overlay-containers: 3 containers");
 	refused(ctx, "docker:", -EINVAL, "no name after 'docker:'");
-	refused(ctx, "containerd:redis", -EINVAL, "not containerd:NAMESPACE/ID");
+	refused(ctx, "containerd:a/b/c", -EINVAL, "not containerd:NAMESPACE/ID");
+	refused(ctx, "containerd:nosuch", -ENOENT, "no containerd container named 'nosuch'");
+	refused(ctx, "cri-o:nosuch", -ENOENT, "overlay-containers: 3 containers");
+	refused(ctx, "cri:nosuch", -ENOENT, "no cri container named 'nosuch'");
+	refused(ctx, fmt("cri:%.12s", D1), -ENOENT, "no cri container"); /* docker's is no CRI one */
 	refused(ctx, "containerd:default/nosuch", -ENOENT, "no containerd task default/nosuch");
 	refused(ctx, "pod:shop/nosuch", -ENOENT, "no pod shop/nosuch");
 	refused(ctx, "pod:5a5a5a5a-0000-4000-8000-00000000000f", -ENOENT, "no cgroup under");
@@ -546,10 +574,64 @@ static void test_ambiguous(void **state)
 			 0);
 	assert_string_equal(cg, fmt("/docker/%s", b));
 	free(cg);
+	mcg_ctx_free(ctx);
+
+	/*
+	 * A second Kubernetes container named "api" (another pod): containerd:api is
+	 * refused, and the views name each by its ID prefix, which resolves to it.
+	 */
+	{
+		const char *t = "run/containerd/io.containerd.runtime.v2.task/k8s.io";
+		const char *u = "9c9c9c9c-0000-4000-8000-000000000009";
+		struct mcg_names *n;
+		char spec[128], *path;
+
+		memset(a, 'c', 64);
+		sh("mkdir -p '%s/%s/%s' '%s/cgroup/kubepods/pod%s/%s'", state_root, t, a, tmpl, u, a);
+		sh("printf '{\"linux\":{\"cgroupsPath\":\"/kubepods/pod%s/%s\"},\"annotations\":"
+		   "{\"io.kubernetes.cri.sandbox-name\":\"api-7d9f\",\"io.kubernetes.cri.sandbox-"
+		   "namespace\":\"shop\",\"io.kubernetes.cri.sandbox-uid\":\"%s\",\"io.kubernetes"
+		   ".cri.container-name\":\"api\"}}' >'%s/%s/%s/config.json' && chmod -R go-w '%s'",
+		   u, a, u, state_root, t, a, tmpl);
+		assert_int_equal(mcg_ctx_new_root(root, 2, NULL, NULL, &ctx), 0);
+		assert_int_equal(mcg_container_resolve(ctx, state_root, "containerd:api", &cg, why,
+						       sizeof(why)),
+				 -EINVAL);
+		assert_non_null(strstr(why, "more than one containerd container is named 'api'"));
+		assert_int_equal(mcg_names_load(state_root, &n), 0);
+		path = fmt("/kubepods/pod%s/%s", u, a);
+		assert_int_equal(mcg_names_owner_spec(n, path, spec, sizeof(spec)), 2);
+		assert_string_equal(spec, fmt("containerd:%.12s", a));
+		assert_int_equal(mcg_container_resolve(ctx, state_root, spec, &cg, why, sizeof(why)), 0);
+		assert_string_equal(cg, path);
+		free(cg);
+		/* a pod made again under its name: the name gives way to the UID in views... */
+		assert_true(mcg_names_pod_spec(n, u, spec, sizeof(spec)));
+		assert_string_equal(spec, u);
+		assert_true(mcg_names_pod_spec(n, U4, spec, sizeof(spec)));
+		assert_string_equal(spec, "shop/web-0");
+		mcg_names_free(n);
+		/* ...and both have a cgroup: pod:shop/api-7d9f is refused as ambiguous */
+		assert_int_equal(mcg_container_resolve(ctx, state_root, "pod:shop/api-7d9f", &cg, why,
+						       sizeof(why)),
+				 -EINVAL);
+		assert_non_null(strstr(why, "more than one pod"));
+		/* once the old one's cgroup is gone, the name is the live pod's */
+		sh("rm -r '%s/cgroup/kubepods/pod%s'", tmpl, u);
+		assert_int_equal(mcg_container_resolve(ctx, state_root, "pod:shop/api-7d9f", &cg, why,
+						       sizeof(why)),
+				 0);
+		assert_string_equal(cg, fmt("/kubepods.slice/kubepods-burstable.slice/"
+					    "kubepods-burstable-pod%s.slice",
+					    B_));
+		free(cg);
+	}
 	/* no resolver installed: the forms are plain (nonexistent) paths */
 	assert_false(mcg_container_spec("web"));
 	assert_false(mcg_container_spec("/docker/x"));
 	assert_true(mcg_container_spec("pod:x"));
+	assert_true(mcg_container_spec("cri-o:x"));
+	assert_true(mcg_container_spec("cri:x"));
 	mcg_ctx_free(ctx);
 	assert_int_equal(fx_rmtree(tmpl), 0);
 	strcpy(tmpl, "/tmp/mcg-names-test-XXXXXX");

@@ -1,0 +1,1 @@
+--root @FIX@/containers/cgroup --cgroup-version 2 record --count 1 --no-oom --store @FIX@/store docker:nosuch

@@ -1,0 +1,1 @@
+--root @FIX@/containers/cgroup --cgroup-version 2 record --count 1 --no-oom -d 50ms --store @FIX@/store containerd:api

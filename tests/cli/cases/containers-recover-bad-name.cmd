@@ -1,0 +1,1 @@
+--root @FIX@/containers/cgroup --cgroup-version 2 recover docker:nosuch

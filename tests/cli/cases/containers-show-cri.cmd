@@ -1,0 +1,1 @@
+--root @FIX@/containers/cgroup --cgroup-version 2 --raw show cri:88f6811ab5d8
