@@ -332,8 +332,8 @@ int main(int argc, char **argv)
 				t_cmod = now_ns();
 		}
 	}
-	if (!trig && !nowrite) {
-		/* CMD ended without the read: write anyway, after it (trivially kept) */
+	if (!wrote && !nowrite) {
+		/* CMD ended first (without the read, or at once after it): write anyway, after it */
 		if (pwrite(kfd, theirs, strlen(theirs), 0) < 0)
 			fprintf(stderr, "mcg-race: write %s to %s: %s\n", theirs, knob, strerror(errno));
 	}

@@ -86,6 +86,9 @@ race_point() {
 		shift
 	done
 	shift
+	# RACE_MEASURE=1 (bench/race.sh): no write, no delay: the report's window_us is CMD's
+	# read-to-write gap as another process sees it
+	[ "${RACE_MEASURE:-0}" = 0 ] || rp_opts="$rp_opts -n -d 0"
 	# shellcheck disable=SC2086 # rp_opts: words
 	"$MCG_RACE" -o "$MCG_TMP/race.rep" $rp_opts "$CG/$rp_knob" "$rp_theirs" -- "$@" \
 		>"$MCG_TMP/race.out" 2>"$MCG_TMP/race.err" || fail "mcg-race: $(cat "$MCG_TMP/race.err")"
