@@ -99,7 +99,7 @@ if [ "$V2" = 1 ]; then
 	row "reclaimd (memory.max)" "v2 6.1" "$tmp/v2-rd.log"
 fi
 
-echo "another writer at a random moment (0-60 ms after memcgctl's first step is visible)"
+echo "another writer at a random moment (steps: 0-60 ms after memcgctl's first step is visible; restores: 0-100 us after the compare read, empty 0-3 ms near its end)"
 printf '%-22s %-8s %6s %7s %5s %5s %5s\n' operation kernel trials during kept seen lost
 cat "$rows"
 cat "$tmp/windows"
