@@ -13,7 +13,7 @@
  *   -u FILE:MAX   CMD's first read once FILE (its usage) read at most MAX (empty's
  *                 last step is done: the read is its restore's compare)
  *
- * then busy-waits a random 0-D us (-d, 100) and writes THEIRS once (-n: not at all, to
+ * then sleeps a random 0-D us (-d, 100) and writes THEIRS once (-n: not at all, to
  * measure). fanotify queues events in the order of the writes' reports, so the order
  * of CMD's next write event and this helper's own says which write the kernel had
  * last: "theirs-first" (ours was in, then CMD's write replaced it: CMD must report it),
