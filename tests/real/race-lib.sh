@@ -63,3 +63,49 @@ race_reset() {
 	RACE_LOST=0
 	RACE_IN=0
 }
+
+# race_point KNOB THEIRS [MCG-RACE OPTIONS] -- CMD...: another writer at a random moment of
+# CMD's restore (issue 23): tests/real/mcg-race.c runs CMD, takes the read of KNOB by CMD
+# that its options name (default: CMD's first, recover's compare; -s MS: the first after
+# a SIGINT it sends 0-MS ms after CMD's first write, the rollback's; -u FILE:MAX: the first
+# with usage at most MAX, empty's last), sleeps a random 0-100 us (-d) and writes THEIRS.
+# Sets RACE_RESULT as race_trial does, RACE_STATUS, RACE_BEFORE / RACE_AFTER, RACE_US (the
+# delay), RACE_DURING (1: the write landed in CMD's read-to-write gap, CMD's write came
+# after it: it must be seen), RACE_LATE (1: the read was seen only after CMD's write),
+# RACE_REPORT (mcg-race's line).
+MCG_RACE=${MCG_RACE:-$(dirname "$MCG_LOAD")/mcg-race}
+race_point() {
+	rp_knob=$1
+	rp_theirs=$2
+	shift 2
+	[ -x "$MCG_RACE" ] || fail "no $MCG_RACE (build the mcg-race target)"
+	read -r rp_before <"$CG/$rp_knob"
+	rp_opts=
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		rp_opts="$rp_opts $1" # mcg-race's options: no spaces in them
+		shift
+	done
+	shift
+	# RACE_MEASURE=1 (bench/race.sh): no write, no delay: the report's window_us is CMD's
+	# read-to-write gap as another process sees it
+	[ "${RACE_MEASURE:-0}" = 0 ] || rp_opts="$rp_opts -n -d 0"
+	# shellcheck disable=SC2086 # rp_opts: words
+	"$MCG_RACE" -o "$MCG_TMP/race.rep" $rp_opts "$CG/$rp_knob" "$rp_theirs" -- "$@" \
+		>"$MCG_TMP/race.out" 2>"$MCG_TMP/race.err" || fail "mcg-race: $(cat "$MCG_TMP/race.err")"
+	RACE_REPORT=$(cat "$MCG_TMP/race.rep")
+	rp_get() { printf '%s\n' "$RACE_REPORT" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+	RACE_STATUS=$(rp_get status)
+	RACE_US=$(rp_get delay_us)
+	RACE_LATE=$(rp_get late)
+	RACE_DURING=0
+	[ "$(rp_get order)" != theirs-first ] || RACE_DURING=1
+	read -r rp_after <"$CG/$rp_knob"
+	RACE_BEFORE=$rp_before RACE_AFTER=$rp_after
+	if [ "$rp_after" = "$rp_theirs" ]; then
+		RACE_RESULT=kept
+	elif [ "$RACE_STATUS" = 3 ] && grep -q "$rp_knob" "$MCG_TMP/race.err"; then
+		RACE_RESULT=seen
+	else
+		RACE_RESULT=lost
+	fi
+}
