@@ -3,7 +3,8 @@
 # that is gone (docker:gone, stored under that name) shows its autopsy and what memcgctl did
 # on it in the minute before (a set-limit 10 s before the kill), the other autopsy left out; a
 # name that resolves neither now nor in the store exits 64 with the resolver's message and
-# prints nothing.
+# prints nothing; export's store family counts the oom_autopsy and oom_warning events by
+# cgroup and type, as dump --events reads them.
 # usage: check.sh MEMCGCTL MK-OOM-STORE FIXTURES
 set -eu
 bin=$1 mk=$2 fixtures=$3
@@ -38,4 +39,20 @@ for name in docker:nosuch pid:999999999; do
 done
 # without a name: both autopsies
 [ "$(m --json | jq -s length)" = 2 ] || fail "oom without a CGROUP: not both autopsies"
+# export's store family counts the autopsies and the warning by type, as dump reads them
+"$bin" --root "$fixtures/v2/cgroup" export --families store --store "$tmp/store" >"$tmp/e.prom" 2>"$tmp/e.err" ||
+	fail "export --families store failed: $(cat "$tmp/e.err")"
+grep '^memcgctl_store_events_total' "$tmp/e.prom" | sort >"$tmp/got"
+cat "$tmp/got"
+printf '%s\n' 'memcgctl_store_events_total{cgroup="/docker/0123abcd",type="oom_autopsy"} 1' \
+	'memcgctl_store_events_total{cgroup="/docker/0123abcd",type="oom_warning"} 1' \
+	'memcgctl_store_events_total{cgroup="/docker/0123abcd",type="set_limit"} 1' \
+	'memcgctl_store_events_total{cgroup="/other",type="oom_autopsy"} 1' | sort >"$tmp/want"
+diff "$tmp/want" "$tmp/got" || fail "export's store family: not one oom_autopsy and one oom_warning per cgroup"
+for t in oom_autopsy oom_warning; do
+	d=$("$bin" dump --store "$tmp/store" --events --json | jq -s "map(select(.event == \"$t\")) | length")
+	e=$(sed -n "s/^memcgctl_store_events_total{cgroup=\"[^\"]*\",type=\"$t\"} \([0-9]*\)$/\1/p" "$tmp/e.prom" | awk '{ n += $1 } END { print n + 0 }')
+	[ "$d" = "$e" ] || fail "$t: export counts $e, dump reads $d"
+done
+echo "ok: export --families store counts oom_autopsy and oom_warning as dump reads them"
 echo "ok: oom names"

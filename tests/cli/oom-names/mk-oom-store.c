@@ -2,8 +2,8 @@
  * mk-oom-store.c: a history store for tests/cli/oom-names/check.sh, written with the
  * library's writer: three frames 5 s apart from T0 (2025-11-30T10:53:20Z) of "/" and
  * "/docker/0123abcd" (named docker:gone, removed after the second frame), a set-limit change
- * on it 10 s before an OOM kill in it (stored as its autopsy), and one more autopsy in "/"
- * whose victim's cgroup is "/other".
+ * on it 10 s before an OOM kill in it (stored as its autopsy), an early warning 5 s before,
+ * and one more autopsy whose cgroup is "/other".
  * usage: mk-oom-store DIR
  */
 #include <memcg.h>
@@ -15,7 +15,8 @@
 #define T0 (1764500000ULL * NS)
 
 static struct mcg_oom_autopsy au[2];
-static char text[2][16384];
+static struct mcg_oom_warning wn;
+static char text[3][16384];
 
 int main(int argc, char **argv)
 {
@@ -61,6 +62,19 @@ int main(int argc, char **argv)
 							.loginuid = 1000, .pid = 42, .comm = "memcgctl",
 							.op = "set-limit",
 							.detail = "memory.max max -> 32M"};
+			nev = 1;
+		} else if (f == 1) {
+			/* the early warning before the kill */
+			wn.time_ns = t;
+			snprintf(wn.cgroup, sizeof(wn.cgroup), "/docker/0123abcd");
+			wn.usage = wn.limit = 32ULL << 20;
+			wn.limit_name = "memory.max";
+			wn.signal = "max";
+			wn.events = 12;
+			wn.interval_us = 100000;
+			snprintf(wn.why, sizeof(wn.why), "test warning");
+			if (mcg_oom_warning_to_event(&wn, &ev[0], text[2], sizeof(text[2])) < 0)
+				return 1;
 			nev = 1;
 		} else if (f == 2) {
 			for (i = 0; i < 2; i++)
