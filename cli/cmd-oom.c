@@ -635,8 +635,9 @@ static int run_oom(struct cli *cli, int argc, char **argv)
 	struct mcg_oom_autopsy *au;
 	uint64_t now = out_realtime_ns(), since = 0, from;
 	unsigned bad = 0, corrupt = 0;
-	char *cgroup_path = NULL;
-	const char *store;
+	char *cgroup_path = NULL, **named = NULL;
+	size_t nnamed = 0, capnamed = 0, j;
+	const char *store, *by_name = NULL;
 	char why[160];
 	int rc, status = EXIT_OK;
 
@@ -650,18 +651,26 @@ static int run_oom(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	/*
-	 * A name (web.service) is the path it resolves to now; a cgroup that is
-	 * gone is taken as the path typed (its kills are still in the store).
+	 * A name (web.service, docker:web, pid:N) is the path it resolves to
+	 * now; one that does not resolve is looked for in the store (a
+	 * container gone: the cgroups stored under that name), else it is a
+	 * usage error. A relative path that is gone is taken as typed (its
+	 * kills are still in the store).
 	 */
 	if (a.cgroup && a.cgroup[0] != '/') {
 		struct mcg_ctx *ctx = cli_ctx(cli);
 		struct mcg_group *g;
 
-		if (ctx && mcg_group_open(ctx, a.cgroup, &g) == 0) {
+		if (!ctx)
+			return EXIT_FAILURE;
+		if (mcg_group_open(ctx, a.cgroup, &g) == 0) {
 			cgroup_path = strdup(mcg_group_path(g));
 			mcg_group_close(g);
 			if (cgroup_path)
 				a.cgroup = cgroup_path;
+		} else if (mcg_container_spec(a.cgroup) || mcg_unit_spec(ctx, a.cgroup) ||
+			   !strncmp(a.cgroup, "pid:", 4)) {
+			by_name = a.cgroup;
 		}
 	}
 	store = a.store ? a.store : MCG_HIST_DEFAULT_DIR;
@@ -680,9 +689,23 @@ static int run_oom(struct cli *cli, int argc, char **argv)
 	}
 	/* from a minute earlier: memcgctl's changes before the first kill shown */
 	from = since > CHANGE_WINDOW_NS ? since - CHANGE_WINDOW_NS : 0;
-	for (rc = mcg_hist_seek(r, from, &f); rc == 0; rc = mcg_hist_next_event(r, &f)) {
+	/* by a name: every frame, for the cgroups stored under it (from the store's start) */
+	for (rc = mcg_hist_seek(r, by_name ? 0 : from, &f); rc == 0;
+	     rc = by_name ? mcg_hist_next(r, &f) : mcg_hist_next_event(r, &f)) {
 		size_t i;
 
+		for (i = 0; by_name && f->snap && f->names && i < f->snap->n_rows; i++) {
+			const char *p = f->snap->rows[i].path;
+
+			if (!f->names[i] || strcmp(f->names[i], by_name))
+				continue;
+			for (j = 0; j < nnamed && strcmp(named[j], p); j++)
+				;
+			if (j < nnamed || mcg_grow(&named, &capnamed, nnamed, sizeof(*named), 4) < 0 ||
+			    !(named[nnamed] = strdup(p)))
+				continue;
+			nnamed++;
+		}
 		for (i = 0; i < f->nev; i++) {
 			const struct mcg_hist_event *e = &f->ev[i];
 
@@ -696,8 +719,18 @@ static int run_oom(struct cli *cli, int argc, char **argv)
 				corrupt++;
 				continue;
 			}
-			if (!under(a.cgroup, au->oom_cgroup) && !under(a.cgroup, au->victim_cgroup))
+			if (by_name) {
+				bool hit = !strcmp(au->unit, by_name);
+
+				for (j = 0; j < nnamed && !hit; j++)
+					hit = under(named[j], au->oom_cgroup) ||
+					      under(named[j], au->victim_cgroup);
+				if (!hit)
+					continue;
+			} else if (!under(a.cgroup, au->oom_cgroup) &&
+				   !under(a.cgroup, au->victim_cgroup)) {
 				continue;
+			}
 			show(cli, &o, au);
 		}
 		mcg_hist_frame_free(f);
@@ -710,8 +743,23 @@ static int run_oom(struct cli *cli, int argc, char **argv)
 		cli_warn("%u OOM events of the store were not memcgctl's: skipped", corrupt);
 		status = EXIT_FAILURE;
 	}
+	if (by_name && !nnamed && !o.shown && status == EXIT_OK) {
+		struct mcg_group *g;
+		int e = cli_open_group(cli, by_name, &g); /* says why, as every command does */
+
+		if (e == 0) {
+			mcg_group_close(g); /* it appeared meanwhile: none of its kills recorded */
+		} else {
+			status = EXIT_USAGE;
+			goto out;
+		}
+	}
 	if (!o.shown && !cli->json && status == EXIT_OK)
 		printf("no OOM kill recorded%s\n", a.since ? " since then" : "");
+out:
+	for (j = 0; j < nnamed; j++)
+		free(named[j]);
+	free(named);
 	free(au);
 	free(cgroup_path);
 	changes_free(&o);

@@ -361,13 +361,17 @@ static int oom_store(void *ud, const struct mcg_hist_event *ev, size_t n)
  */
 /* "recording N cgroups every 5s into DIR" */
 static void record_status(const struct record_args *a, const char *store,
-			  const struct mcg_snapshot *snap, bool ready)
+			  const struct mcg_snapshot *snap, bool ready, size_t unreg)
 {
 	unsigned long long ms = (unsigned long long)a->interval_ms;
+	char oom[80] = "";
 
-	cli_notify("recorder", "%sSTATUS=recording %zu cgroup%s every %llu%s into %s",
+	if (unreg)
+		snprintf(oom, sizeof(oom), "; OOM notifications not registered for %zu cgroup%s",
+			 unreg, unreg == 1 ? "" : "s");
+	cli_notify("recorder", "%sSTATUS=recording %zu cgroup%s every %llu%s into %s%s",
 		      ready ? "READY=1\n" : "", snap->n_rows, snap->n_rows == 1 ? "" : "s",
-		      ms % 1000 ? ms : ms / 1000, ms % 1000 ? "ms" : "s", out_esc(store));
+		      ms % 1000 ? ms : ms / 1000, ms % 1000 ? "ms" : "s", out_esc(store), oom);
 }
 
 static int run_record(struct cli *cli, int argc, char **argv)
@@ -390,6 +394,7 @@ static int run_record(struct cli *cli, int argc, char **argv)
 	uint64_t last_retain = 0;
 	long samples = 0;
 	unsigned failures = 0;
+	size_t unreg = 0; /* cgroups without their OOM notification, as STATUS= said */
 	bool spool, took, lowered = false, ready = false, failing = false;
 	int r, status = EXIT_OK;
 
@@ -558,8 +563,10 @@ static int run_record(struct cli *cli, int argc, char **argv)
 		prev = snap;
 		snap = NULL;
 		/* ready: the store is open and holds a frame that dump and replay read */
-		if (!ready || failing)
-			record_status(&a, store, prev, !ready);
+		if (!ready || failing || cli_oom_watch_unregistered(oomw) != unreg) {
+			unreg = cli_oom_watch_unregistered(oomw);
+			record_status(&a, store, prev, !ready, unreg);
+		}
 		ready = true;
 		failing = false;
 		if (t - last_retain >= 60ULL * 1000000000ULL) {

@@ -111,6 +111,16 @@ int cli_oom_watch_next_warning(struct cli_oom_watch *c, struct mcg_oom_warning *
 	return mcg_oom_watch_next_warning(c->w, ret);
 }
 
+size_t cli_oom_watch_unregistered(const struct cli_oom_watch *c)
+{
+	struct mcg_oom_watch_stats st;
+
+	if (!c)
+		return 0;
+	mcg_oom_watch_stats(c->w, &st);
+	return st.unregistered;
+}
+
 int cli_oom_watch_timeout(const struct cli_oom_watch *c)
 {
 	return mcg_oom_watch_timeout(c->w);

@@ -20,6 +20,8 @@ void cli_oom_watch_feed(struct cli_oom_watch *w, const struct mcg_snapshot *snap
 int cli_oom_watch_next(struct cli_oom_watch *w, struct mcg_oom_autopsy *ret);
 /* The next early warning waiting; -ENOENT. */
 int cli_oom_watch_next_warning(struct cli_oom_watch *w, struct mcg_oom_warning *ret);
+/* v1: the cgroups watched without their OOM notification (cgroup.event_control refused); W NULL: 0. */
+size_t cli_oom_watch_unregistered(const struct cli_oom_watch *w);
 /* How long to poll at most before running the watcher again (ms; -1 until its fd is ready). */
 int cli_oom_watch_timeout(const struct cli_oom_watch *w);
 

@@ -71,6 +71,8 @@ enum { TAG_KMSG = 1, TAG_INOTIFY, TAG_EVENTFD, TAG_THRESH };
 #define WARN_MIN_NS (10ULL * 1000000000ULL)
 /* a v1 limit at or above this is none (the page-rounded LONG_MAX) */
 #define LIMIT_NONE (1ULL << 62)
+/* a failed v1 registration is said at most once in this long (the count goes on) */
+#define REG_WARN_NS (60ULL * 1000000000ULL)
 /* usage thresholds set per wakeup (each waits for an RCU grace period in the kernel) */
 #define THR_BATCH 4
 
@@ -89,6 +91,7 @@ struct mcg_oom_watch {
 	struct mcg_oom_warning *wq;
 	size_t nwq, capwq, headwq;
 	struct mcg_oom_watch_stats st;
+	uint64_t reg_warn_ns; /* the last registration failure said */
 	bool started; /* the first walk is done */
 	struct mcg_oom_kill kill; /* scratch: too big for the stack of a daemon's loop */
 	char buf[KMSG_BUF];
@@ -244,23 +247,34 @@ static int read_u64(struct mcg_oom_watch *w, struct wcg *c, const char *name, ui
  * thresholds" and "OOM Control"): a new eventfd registered on FILE of the cgroup at
  * DFD, with ARG after the two descriptors (a threshold; NULL for oom_control). The
  * kernel keeps what it needs of FILE's descriptor: only the eventfd stays open.
- * Returns it, or -1.
+ * Returns it, or -errno (EROFS: the cgroup filesystem is mounted read-only here, as
+ * systemd's ProtectControlGroups= mounts it).
  */
 static int v1_event_register(int dfd, const char *file, const char *arg)
 {
 	int fd = openat(dfd, file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int e = fd < 0 ? errno : 0;
 	int ecfd = openat(dfd, "cgroup.event_control", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-	int efd = fd >= 0 && ecfd >= 0 ? eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC) : -1;
+	int efd;
 	char line[96];
 
+	if (!e && ecfd < 0)
+		e = errno;
+	efd = !e ? eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC) : -1;
+	if (!e && efd < 0)
+		e = errno;
 	if (efd >= 0) {
 		int n = snprintf(line, sizeof(line), "%d %d%s%s", efd, fd, arg ? " " : "",
 				 arg ? arg : "");
+		ssize_t w = n < 0 || (size_t)n >= sizeof(line) ? -1 : write(ecfd, line, (size_t)n);
 
-		if (n < 0 || (size_t)n >= sizeof(line) || write(ecfd, line, (size_t)n) != n) {
+		if (w != n) {
+			e = w < 0 && n > 0 && (size_t)n < sizeof(line) ? errno : EINVAL;
 			close(efd);
-			efd = -1;
+			efd = -e;
 		}
+	} else {
+		efd = -e;
 	}
 	if (fd >= 0)
 		close(fd);
@@ -268,6 +282,34 @@ static int v1_event_register(int dfd, const char *file, const char *arg)
 		close(ecfd);
 	return efd;
 }
+/*
+ * A v1 registration that failed: counted, and said at most once in
+ * REG_WARN_NS (a thousand cgroups on a read-only cgroupfs fail together),
+ * naming the cgroup and the error, with the failures since the last message.
+ */
+static void reg_failed(struct mcg_oom_watch *w, const struct wcg *c, const char *file, int err)
+{
+	uint64_t now = mono_ns();
+	char *e;
+
+	w->st.register_failures++;
+	if (w->reg_warn_ns && now - w->reg_warn_ns < REG_WARN_NS)
+		return;
+	e = mcg_escape_dup(c->path);
+	mcg_log(w->ctx, MCG_LOG_WARNING,
+		"cannot register for %s of cgroup '%s' (cgroup.event_control): %s%s; OOM kills "
+		"there are told from the kernel log alone, without a read before the kill, and "
+		"without early warnings (%llu registration%s failed so far; memcgctl-oom(8))",
+		file, e ? e : "?", strerror(-err),
+		err == -EROFS ? " (the cgroup filesystem is mounted read-only here, e.g. by "
+				"systemd's ProtectControlGroups=)"
+			      : "",
+		(unsigned long long)w->st.register_failures,
+		w->st.register_failures == 1 ? "" : "s");
+	free(e);
+	w->reg_warn_ns = now;
+}
+
 /*
  * v1: an eventfd on memory.usage_in_bytes crossing a threshold just below
  * the limit (cgroup.event_control), so that a cgroup nearing its limit is
@@ -298,8 +340,13 @@ static void set_threshold(struct mcg_oom_watch *w, struct wcg *c, size_t idx)
 	snprintf(arg, sizeof(arg), "%llu", (unsigned long long)thr);
 	c->efd_thr = v1_event_register(mcg_group_dirfd(g), "memory.usage_in_bytes", arg);
 	mcg_group_close(g);
-	if (c->efd_thr < 0)
+	if (c->efd_thr < 0) {
+		reg_failed(w, c, "memory.usage_in_bytes", c->efd_thr);
+		c->efd_thr = -1;
+		/* tried for this limit: again when it changes, not at every read */
+		c->thr_lim = lim;
 		return;
+	}
 	ee.data.u64 = (uint64_t)TAG_THRESH << 32 | (uint64_t)idx;
 	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, c->efd_thr, &ee) < 0) {
 		close(c->efd_thr);
@@ -313,20 +360,13 @@ static void set_threshold(struct mcg_oom_watch *w, struct wcg *c, size_t idx)
 		c->armed = true;
 }
 
-/* Is there swap left on the machine (/proc/meminfo SwapFree)? */
-static bool swap_free(void)
+/* Is there swap left on the machine (SwapFree of the context's meminfo: --proc's, a fixture's)? */
+static bool swap_free(const struct mcg_ctx *ctx)
 {
-	char line[128];
-	unsigned long long kb = 0;
-	FILE *f = fopen("/proc/meminfo", "re");
+	struct mcg__meminfo m;
 
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SwapFree: %llu kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb > 0;
+	return mcg__meminfo_read(ctx, &m) == 0 && (m.valid >> MCG__MI_SWAP_FREE) & 1 &&
+	       m.v[MCG__MI_SWAP_FREE] > 0;
 }
 
 /*
@@ -371,7 +411,7 @@ static void check(struct mcg_oom_watch *w, struct wcg *c, size_t idx, uint64_t n
 		c->episode = false;
 	if (c->episode || (c->warn_ns && now - c->warn_ns < WARN_MIN_NS))
 		return;
-	if (!mcg_oom_warn_eval(prev, cur, dt, w->version, swap_free(), &wn))
+	if (!mcg_oom_warn_eval(prev, cur, dt, w->version, swap_free(w->ctx), &wn))
 		return;
 	if (mcg_grow(&w->wq, &w->capwq, w->nwq, sizeof(*w->wq), 4) < 0)
 		return;
@@ -427,7 +467,10 @@ static int add_cgroup(struct mcg_oom_watch *w, const char *path, int depth)
 	} else if (!c->root) {
 		/* the root has no memory.oom_control events to register */
 		c->efd = v1_event_register(dfd, "memory.oom_control", NULL);
-		if (c->efd >= 0) {
+		if (c->efd < 0) {
+			reg_failed(w, c, "memory.oom_control", c->efd);
+			c->efd = -1;
+		} else {
 			ee.data.u64 = (uint64_t)TAG_EVENTFD << 32 | (uint64_t)w->ncg;
 			if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, c->efd, &ee) < 0) {
 				close(c->efd);
@@ -628,12 +671,15 @@ int mcg_oom_boot_id(char *buf, size_t len)
 
 void mcg_oom_watch_stats(const struct mcg_oom_watch *w, struct mcg_oom_watch_stats *ret)
 {
-	size_t i, n = 0;
+	size_t i, n = 0, u = 0;
 
 	*ret = w->st;
-	for (i = 0; i < w->ncg; i++)
+	for (i = 0; i < w->ncg; i++) {
 		n += !w->cg[i]->gone_ns;
+		u += w->version == 1 && !w->cg[i]->gone_ns && !w->cg[i]->root && w->cg[i]->efd < 0;
+	}
 	ret->cgroups = n;
+	ret->unregistered = u;
 }
 
 static void mark_gone(struct mcg_oom_watch *w, struct wcg *c, uint64_t now)

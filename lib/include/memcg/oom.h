@@ -322,10 +322,16 @@ MCG_EXPORT int mcg_oom_watch_next_warning(struct mcg_oom_watch *w, struct mcg_oo
  * failed charge).
  */
 MCG_EXPORT int mcg_oom_watch_timeout(const struct mcg_oom_watch *w);
-/* Cgroups watched now, and what the watcher costs: wakeups and records read. */
+/*
+ * Cgroups watched now, and what the watcher costs: wakeups and records read.
+ * v1: REGISTER_FAILURES, eventfd registrations (oom_control, usage
+ * thresholds) cgroup.event_control refused, each logged at most once a
+ * minute; UNREGISTERED, cgroups watched now without their OOM notification
+ * (their kills come from the kernel log alone, with no read before them).
+ */
 struct mcg_oom_watch_stats {
-	size_t cgroups;
-	uint64_t wakeups, reads, kmsg_records, kills, lost_records, warnings;
+	size_t cgroups, unregistered;
+	uint64_t wakeups, reads, kmsg_records, kills, lost_records, warnings, register_failures;
 };
 MCG_EXPORT void mcg_oom_watch_stats(const struct mcg_oom_watch *w, struct mcg_oom_watch_stats *ret);
 /*
