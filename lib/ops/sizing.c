@@ -443,10 +443,35 @@ static int nap(uint64_t ms, const struct mcg_cancel *cancel)
 	return mcg_cancel_check(cancel);
 }
 
-/* v2 without memory.reclaim (before 5.19): a temporary memory.high at usage - BYTES. */
-static int high_step(struct mcg_txn *t, struct mcg_group *g, uint64_t bytes, uint64_t *ret_freed)
+/* memory.events "high" now; false when it cannot be read (the window is then not counted). */
+static bool events_high(struct mcg_group *g, uint64_t *ret)
 {
-	uint64_t before, after, orig, page = (uint64_t)mcg_page_size();
+	char buf[256];
+
+	return mcg_knob_read(g, "memory.events", buf, sizeof(buf)) > 0 &&
+	       mcg__kv_find(buf, "high", ret) == 0;
+}
+
+/*
+ * v2 without memory.reclaim (before 5.19): a temporary memory.high at usage - BYTES.
+ *
+ * While it stands, every charge the workload makes above it raises "high" in
+ * memory.events (reclaim_high, on the task's way back to user space, counts an
+ * event for each cgroup whose usage is above its high): those events are the
+ * probe's own doing, not the cgroup at a limit of its own, and read as a stop
+ * signal they ended the probe after its first step. So the counter is read
+ * before our high is written and after the original is back, and what rose in
+ * between is returned in RET_OWN, for the run to take out of the tick's delta.
+ * A task that passed the check against our high just before the restore and
+ * counts its event after our second read is missed (a rare event counted as
+ * the cgroup's); once the original high is back, reclaim_high compares with it
+ * and raises nothing of ours.
+ */
+static int high_step(struct mcg_txn *t, struct mcg_group *g, uint64_t bytes, uint64_t *ret_freed,
+		     uint64_t *ret_own)
+{
+	uint64_t before, after, orig, ev0 = 0, ev1 = 0, page = (uint64_t)mcg_page_size();
+	bool ev_ok;
 	int r, r2;
 
 	r = mcg_group_usage(g, &before);
@@ -458,9 +483,12 @@ static int high_step(struct mcg_txn *t, struct mcg_group *g, uint64_t bytes, uin
 	r = mcg__txn_saved_u64(t, "memory.high", &orig);
 	if (r < 0)
 		return r;
+	ev_ok = events_high(g, &ev0);
 	/* memory.high reclaims synchronously and never OOM-kills (KERNEL.md) */
 	r = mcg__txn_set(t, "memory.high", mcg__sat_sub(before, bytes) / page * page);
 	r2 = mcg__txn_set(t, "memory.high", orig);
+	if (ev_ok && events_high(g, &ev1))
+		*ret_own += mcg__sat_sub(ev1, ev0);
 	if (r == 0)
 		r = r2;
 	if (r < 0)
@@ -483,7 +511,7 @@ int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
 	struct reading *prev = NULL, *cur = NULL, *tmp;
 	const char *limit_knob = mcg_knob_file(1, MCG_K_LIMIT);
 	uint64_t t0 = mcg_monotonic_ns(), tick0, interval, freed = 0, page = (uint64_t)mcg_page_size();
-	uint64_t last_needed = 0;
+	uint64_t last_needed = 0, own_high = 0;
 	bool v1 = g->ctx->version == 1, use_high = false, psi_ok;
 	int r = 0, r2, e = 0;
 
@@ -574,7 +602,15 @@ int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
 		}
 		ob.refault_bytes = delta(&prev->rec, &cur->rec, MCG_K_REFAULT, &ob.refault_valid) * page;
 		ob.ev_max = delta(&prev->rec, &cur->rec, MCG_K_EV_MAX, NULL);
+		/* the high events our own memory.high steps raised are no signal (high_step) */
 		ob.ev_high = delta(&prev->rec, &cur->rec, MCG_K_EV_HIGH, NULL);
+		if (own_high) {
+			uint64_t own = own_high < ob.ev_high ? own_high : ob.ev_high;
+
+			ob.ev_high -= own;
+			res.ev_high_probe += own;
+			own_high = 0;
+		}
 		ob.ev_oom_kill = delta(&prev->rec, &cur->rec, MCG_K_EV_OOM_KILL, &valid);
 		tmp = prev;
 		prev = cur;
@@ -624,7 +660,7 @@ int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
 			break;
 		}
 		if (use_high) {
-			r = high_step(t, g, ask, &freed);
+			r = high_step(t, g, ask, &freed, &own_high);
 		} else {
 			struct mcg_step st;
 
@@ -649,6 +685,8 @@ int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
 		if (r < 0)
 			break;
 	}
+	/* the last step's own events, which no tick observed after it */
+	res.ev_high_probe += own_high;
 	if (c.stop == MCG_SIZE_RUNNING && o->dry_run)
 		c.stop = MCG_SIZE_RUNNING; /* a dry run does not probe */
 	if (rc) {

@@ -563,6 +563,162 @@ static void test_run_v2(void **state)
 	}
 }
 
+/*
+ * ---- the memory.high fallback on a fake kernel: its own high events are no stop ----
+ *
+ * Before 5.19 (no memory.reclaim) a step is a temporary memory.high below usage. While it
+ * stands, every charge the workload makes over it raises "high" in memory.events (the
+ * kernel's reclaim_high on the way back to user space), so a probe reading those events as
+ * "the cgroup at its own limit" stopped after its first step. The fake kernel: pwrite is
+ * wrapped (-Wl,--wrap=pwrite, tests/CMakeLists.txt); a number below memory.current written
+ * to /app/memory.high bumps /app/memory.events "high" at once, as the workload's charges
+ * during that step would.
+ */
+ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t off);
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off);
+static char fake_app[256]; /* the fake /app directory; empty: no fake kernel */
+static unsigned fake_bumped; /* high events the fake kernel raised in the probe's steps */
+
+struct fake_events {
+	unsigned long long low, high, max, oom, oom_kill;
+};
+
+static void events_rw(struct fake_events *ev, bool write_back)
+{
+	char path[320];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/memory.events", fake_app);
+	if (write_back) {
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fprintf(f, "low %llu\nhigh %llu\nmax %llu\noom %llu\noom_kill %llu\n", ev->low,
+			ev->high, ev->max, ev->oom, ev->oom_kill);
+	} else {
+		f = fopen(path, "r");
+		assert_non_null(f);
+		assert_int_equal(fscanf(f, "low %llu high %llu max %llu oom %llu oom_kill %llu",
+					&ev->low, &ev->high, &ev->max, &ev->oom, &ev->oom_kill),
+				 5);
+	}
+	fclose(f);
+}
+
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	char link[64], target[320], want[320], val[32];
+	ssize_t len;
+
+	if (fake_app[0] && n < sizeof(val)) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		len = readlink(link, target, sizeof(target) - 1);
+		snprintf(want, sizeof(want), "%s/memory.high", fake_app);
+		if (len > 0 && (target[len] = '\0', !strcmp(target, want))) {
+			char *end;
+			unsigned long long v;
+
+			memcpy(val, buf, n);
+			val[n] = '\0';
+			v = strtoull(val, &end, 10);
+			if (end != val && *end == '\0' && v < 209715200ULL) { /* fx_v2's memory.current */
+				struct fake_events ev;
+
+				events_rw(&ev, false);
+				ev.high += 7; /* the workload charged over our high a few times */
+				events_rw(&ev, true);
+				fake_bumped += 7;
+			}
+		}
+	}
+	return __real_pwrite(fd, buf, n, off);
+}
+
+/* A tick's progress: at BUMP_AT, one event of the kind asked raised by someone else. */
+struct bump {
+	unsigned ticks, at;
+	char kind; /* 'h' high (the user's own memory.high), 'm' max, 'k' oom_kill */
+};
+
+static void bump_progress(void *userdata, const struct mcg_size_progress *p)
+{
+	struct bump *b = userdata;
+	struct fake_events ev;
+
+	(void)p;
+	if (++b->ticks != b->at)
+		return;
+	events_rw(&ev, false);
+	if (b->kind == 'h')
+		ev.high++;
+	else if (b->kind == 'm')
+		ev.max++;
+	else
+		ev.oom_kill++;
+	events_rw(&ev, true);
+}
+
+static void test_run_v2_high_events(void **state)
+{
+	struct mcg_size_opts o = {0};
+	struct mcg_size_result res;
+	struct mcg_cancel c;
+	struct mcg_ctx *ctx;
+	struct mcg_group *g;
+	struct bump b;
+	char dir[64], cmd[256];
+	const char kinds[] = {0, 'h', 'm', 'k'};
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof(kinds); k++) {
+		strcpy(dir, "/tmp/test_sizing.XXXXXX");
+		assert_non_null(mkdtemp(dir));
+		fx_v2(dir, false, &ctx, &g);
+		snprintf(fake_app, sizeof(fake_app), "%s/root/app", dir);
+		fake_bumped = 0;
+		mcg_size_params_init(&o.p, PAGE);
+		o.interval_ms = 50;
+		memset(&b, 0, sizeof(b));
+		b.at = kinds[k] ? 6 : 0; /* after the warmup and three steps */
+		b.kind = kinds[k];
+		o.progress = bump_progress;
+		o.userdata = &b;
+		/* no bump: the deadline ends it; a bump: the event does, long before this one */
+		mcg_cancel_init(&c, kinds[k] ? 30000 : 1500, NULL);
+		assert_int_equal(mcg_size_run(g, &o, &c, &res), 0);
+		assert_string_equal(res.method, "memory.high");
+		/* the fake kernel saw our temporary high below usage */
+		assert_true(fake_bumped > 0);
+		if (!kinds[k]) {
+			/*
+			 * Only the probe's own high events: not a stop. The deadline ends it (usage
+			 * never moves in a tree of plain files), after many steps, all counted.
+			 */
+			assert_int_equal(res.stop, MCG_SIZE_TIMEOUT);
+			assert_true(res.steps > 3);
+			assert_int_equal(res.ev_high, 0);
+			assert_int_equal(res.ev_high_probe, fake_bumped);
+			assert_int_equal(res.ev_high_probe, 7 * res.steps);
+		} else {
+			/* an event outside the probe's steps stops it at the next tick */
+			assert_int_equal(res.stop, MCG_SIZE_EVENTS);
+			assert_int_equal(res.steps, 4);
+			assert_int_equal(res.ev_high, kinds[k] == 'h');
+			assert_int_equal(res.ev_max, kinds[k] == 'm');
+			assert_int_equal(res.ev_oom_kill, kinds[k] == 'k');
+			assert_int_equal(res.ev_high_probe, 7 * res.steps);
+		}
+		/* memory.high put back, memory.max never written, no journal */
+		assert_int_equal(knob(g, "memory.high"), MCG_MAX);
+		snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s/run/journal' 2>/dev/null)\"", dir);
+		assert_int_equal(system(cmd), 0);
+		fake_app[0] = '\0';
+		mcg_group_close(g);
+		mcg_ctx_free(ctx);
+		assert_int_equal(fx_rmtree(dir), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -578,6 +734,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_run_v1_steps_restored),
 		cmocka_unit_test(test_run_v2),
+		cmocka_unit_test(test_run_v2_high_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

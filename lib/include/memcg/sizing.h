@@ -183,6 +183,11 @@ struct mcg_size_result {
 	uint64_t reclaimed, steps, backoffs, writes;
 	uint64_t first_step;		/* a dry run: the bytes the first step would ask for */
 	uint64_t ev_max, ev_high, ev_oom_kill;
+	/*
+	 * v2 memory.high fallback: "high" events raised while the probe's own temporary
+	 * memory.high stood (the workload charging over it). Not in ev_high, not a stop.
+	 */
+	uint64_t ev_high_probe;
 	uint64_t limit_before, limit_after; /* v1 memory.limit_in_bytes */
 	uint64_t conflict_found, conflict_expected;
 	char conflict_knob[24];		/* the file another writer changed */
