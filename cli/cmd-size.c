@@ -549,6 +549,9 @@ static int size_run(struct cli *cli, int argc, char **argv)
 		mcg_group_close(g);
 		return r;
 	}
+	if (res.state_err < 0)
+		cli_warn("cannot keep the answer of '%s' for show: %s", out_esc(mcg_group_path(g)),
+			 mcg_strerror(res.state_err));
 	if (cli->json)
 		print_json(cli, g, &res, &o, timeout_ms);
 	else

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -289,6 +290,182 @@ void mcg_size_ctl_answer(const struct mcg_size_ctl *c, struct mcg_size_answer *r
 	a.cold_file = a.cold - a.cold_anon;
 	a.split_valid = c->file_start || c->anon_start;
 	*ret = a;
+}
+
+/* ---- the last answer, kept for show ------------------------------------- */
+
+#define SIZE_STATE_DIR "size"
+#define SIZE_STATE_MAGIC "memcgctl-size 1\n"
+/* what the writer writes fits in this many bytes (10 numbers of at most 20 digits) */
+#define SIZE_STATE_MAX 512
+
+static const char *const size_methods[] = {"memory.reclaim", "limit-steps", "memory.high"};
+
+static int state_dir(struct mcg_group *g, bool create, int *ret_fd)
+{
+	int rfd, r;
+
+	r = mcg__rundir_fd(g->ctx, create, &rfd);
+	if (r < 0)
+		return r;
+	return mcg__trusted_subdir(rfd, SIZE_STATE_DIR, 0755, create, ret_fd);
+}
+
+int mcg_size_state_write(struct mcg_group *g, const struct mcg_size_state *s)
+{
+	char name[256], proc[64], buf[SIZE_STATE_MAX];
+	int dfd, fd, n, r;
+
+	if (s->stop < MCG_SIZE_RUNNING || s->stop > MCG_SIZE_CONFLICT ||
+	    s->sig < MCG_SIZE_SIG_PSI || s->sig > MCG_SIZE_SIG_REFAULTS)
+		return -EINVAL;
+	n = snprintf(buf, sizeof(buf),
+		     SIZE_STATE_MAGIC "needed %llu\ncold %llu\ncold_file %llu\ncold_anon %llu\n"
+				      "split %d\ntime_ns %llu\nstop %s\nsignal %s\nmethod %s\n",
+		     (unsigned long long)s->needed, (unsigned long long)s->cold,
+		     (unsigned long long)s->cold_file, (unsigned long long)s->cold_anon,
+		     s->split_valid ? 1 : 0, (unsigned long long)s->time_ns,
+		     mcg_size_stop_name(s->stop), mcg_size_signal_name(s->sig), s->method);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return -EINVAL;
+	r = state_dir(g, true, &dfd);
+	if (r < 0)
+		return r;
+	mcg__cgroup_file_name(g->ctx->root, g->path, name, sizeof(name));
+	/*
+	 * An unnamed file (O_TMPFILE), written whole, then given the cgroup's name:
+	 * a kill at any point leaves the old answer, none, or the new one, and never
+	 * a temporary file in the run directory. The old one goes first (linkat does
+	 * not replace), so a reader may find none for that moment: it is a cache.
+	 */
+	fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		r = -errno;
+		close(dfd);
+		return r;
+	}
+	r = write(fd, buf, (size_t)n) == n ? 0 : -EIO;
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (r == 0 && unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
+		r = -errno;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (r == 0 && linkat(AT_FDCWD, proc, dfd, name, AT_SYMLINK_FOLLOW) < 0)
+		r = -errno;
+	close(fd);
+	close(dfd);
+	return r;
+}
+
+/* "KEY VALUE\n" at *POS: VALUE (NUL-terminated in BUF) and *POS past the line. */
+static bool state_line(const char **pos, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key);
+	const char *p = *pos, *nl;
+
+	if (strncmp(p, key, kl) || p[kl] != ' ')
+		return false;
+	p += kl + 1;
+	nl = strchr(p, '\n');
+	if (!nl || nl == p || (size_t)(nl - p) >= len)
+		return false;
+	memcpy(buf, p, (size_t)(nl - p));
+	buf[nl - p] = '\0';
+	*pos = nl + 1;
+	return true;
+}
+
+/* digits only, no sign, no overflow */
+static bool state_u64(const char **pos, const char *key, uint64_t *ret)
+{
+	char buf[32], *end;
+	unsigned long long v;
+
+	if (!state_line(pos, key, buf, sizeof(buf)) || buf[strspn(buf, "0123456789")] != '\0' ||
+	    (buf[0] == '0' && buf[1]))
+		return false;
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (errno || *end)
+		return false;
+	*ret = v;
+	return true;
+}
+
+static int state_parse(const char *text, struct mcg_size_state *ret)
+{
+	struct mcg_size_state s = {0};
+	const char *p = text;
+	char buf[32];
+	uint64_t split;
+	int k;
+	size_t i;
+
+	if (strncmp(p, SIZE_STATE_MAGIC, strlen(SIZE_STATE_MAGIC)))
+		return -EBADMSG;
+	p += strlen(SIZE_STATE_MAGIC);
+	if (!state_u64(&p, "needed", &s.needed) || !state_u64(&p, "cold", &s.cold) ||
+	    !state_u64(&p, "cold_file", &s.cold_file) || !state_u64(&p, "cold_anon", &s.cold_anon) ||
+	    !state_u64(&p, "split", &split) || split > 1 || !state_u64(&p, "time_ns", &s.time_ns))
+		return -EBADMSG;
+	s.split_valid = split;
+	if (s.cold_file > s.cold || s.cold_anon != s.cold - s.cold_file)
+		return -EBADMSG;
+	if (!state_line(&p, "stop", buf, sizeof(buf)))
+		return -EBADMSG;
+	for (k = MCG_SIZE_RUNNING; k <= MCG_SIZE_CONFLICT; k++)
+		if (!strcmp(buf, mcg_size_stop_name((enum mcg_size_stop)k)))
+			break;
+	if (k > MCG_SIZE_CONFLICT)
+		return -EBADMSG;
+	s.stop = (enum mcg_size_stop)k;
+	if (!state_line(&p, "signal", buf, sizeof(buf)))
+		return -EBADMSG;
+	for (k = MCG_SIZE_SIG_PSI; k <= MCG_SIZE_SIG_REFAULTS; k++)
+		if (!strcmp(buf, mcg_size_signal_name((enum mcg_size_signal)k)))
+			break;
+	if (k > MCG_SIZE_SIG_REFAULTS)
+		return -EBADMSG;
+	s.sig = (enum mcg_size_signal)k;
+	if (!state_line(&p, "method", s.method, sizeof(s.method)))
+		return -EBADMSG;
+	for (i = 0; i < MCG_ARRAY_SIZE(size_methods); i++)
+		if (!strcmp(s.method, size_methods[i]))
+			break;
+	if (i == MCG_ARRAY_SIZE(size_methods) || *p)
+		return -EBADMSG;
+	*ret = s;
+	return 0;
+}
+
+int mcg_size_state_read(struct mcg_group *g, struct mcg_size_state *ret)
+{
+	char name[256], buf[SIZE_STATE_MAX + 1];
+	struct stat st;
+	ssize_t n;
+	int dfd, fd, r;
+
+	r = state_dir(g, false, &dfd);
+	if (r < 0)
+		return r;
+	mcg__cgroup_file_name(g->ctx->root, g->path, name, sizeof(name));
+	fd = mcg__open_regular(dfd, name, O_RDONLY | O_NOFOLLOW, 0, &st);
+	close(dfd);
+	if (fd == -ELOOP)
+		return -MCG_E_UNTRUSTED; /* a symlink */
+	if (fd < 0)
+		return fd;
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		close(fd);
+		return -MCG_E_UNTRUSTED;
+	}
+	n = mcg_fd_pread(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n >= SIZE_STATE_MAX || strlen(buf) != (size_t)n)
+		return -EBADMSG;
+	return state_parse(buf, ret);
 }
 
 /* ---- the run ------------------------------------------------------------ */
@@ -748,6 +925,23 @@ int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
 	res.ev_max = c.ev_max;
 	res.ev_high = c.ev_high;
 	res.ev_oom_kill = c.ev_oom_kill;
+	/* an answer that rests on something (not a bare upper bound) is kept for show */
+	if (!o->dry_run && res.stop != MCG_SIZE_CONFLICT &&
+	    (res.ans.band_n || res.ans.floor_is_answer)) {
+		struct mcg_size_state st = {
+			.needed = res.ans.needed,
+			.cold = res.ans.cold,
+			.cold_file = res.ans.cold_file,
+			.cold_anon = res.ans.cold_anon,
+			.split_valid = res.ans.split_valid,
+			.time_ns = mcg__realtime_ns(),
+			.stop = res.stop,
+			.sig = res.sig,
+		};
+
+		snprintf(st.method, sizeof(st.method), "%s", res.method);
+		res.state_err = mcg_size_state_write(g, &st);
+	}
 	if (!o->dry_run)
 		mcg_hist_note(g->ctx, "size", g->path, "needed %llu bytes (band %llu..%llu), %s, %s",
 			      (unsigned long long)res.ans.needed, (unsigned long long)res.ans.band_lo,

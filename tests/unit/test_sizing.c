@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "memcg.h"
@@ -473,6 +474,114 @@ static void test_run_v1_steps_restored(void **state)
 	assert_int_equal(fx_rmtree(dir), 0);
 }
 
+/* the one file in DIR/run/size into BUF (its path); false if none */
+static bool state_file(const char *dir, char *buf, size_t len)
+{
+	char cmd[256];
+	FILE *f;
+	bool ok;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s/run/size' 2>/dev/null | grep -v '^\\.'", dir);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	snprintf(buf, len, "%s/run/size/", dir);
+	ok = fgets(buf + strlen(buf), (int)(len - strlen(buf)), f) != NULL;
+	pclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
+/* The last answer is kept for show: written by a run with an answer, read back only as written. */
+static void test_state(void **state)
+{
+	struct mcg_size_opts o = {0};
+	struct mcg_size_result res;
+	struct mcg_size_state st = {0}, back;
+	struct mcg_ctx *ctx;
+	struct mcg_group *g;
+	char dir[64] = "/tmp/test_sizing.XXXXXX", path[512], cmd[1200];
+	uint64_t t0;
+	struct {
+		const char *sh; /* run on the kept file ($F) */
+		int want;
+	} bad[] = {
+		{"printf 'x\\n' >>\"$F\"", -EBADMSG},			 /* a line more */
+		{"sed -i 's/^needed .*/needed 12a/' \"$F\"", -EBADMSG},	 /* not a number */
+		{"sed -i 's/^needed .*/needed -1/' \"$F\"", -EBADMSG},
+		{"sed -i 's/^cold_anon .*/cold_anon 1/' \"$F\"", -EBADMSG}, /* file + anon != cold */
+		{"sed -i 's/^stop .*/stop bogus/' \"$F\"", -EBADMSG},
+		{"sed -i 's/^method .*/method ..\\/x/' \"$F\"", -EBADMSG},
+		{"sed -i '1d' \"$F\"", -EBADMSG},				 /* no magic line */
+		{"yes | head -c 1000 >\"$F\"", -EBADMSG},			 /* too long */
+		{"mv \"$F\" \"$F.x\" && ln -s \"$F.x\" \"$F\"", -MCG_E_UNTRUSTED}, /* a symlink */
+		{"rm \"$F\" && mkfifo \"$F\"", -MCG_E_UNTRUSTED},		 /* not a regular file */
+		{"[ \"$(id -u)\" = 0 ] && chown 4321 \"$F\"", -MCG_E_UNTRUSTED}, /* another owner */
+		{"rm \"$F\"", -ENOENT},
+	};
+	size_t k, ran = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	fx_v1(dir, &ctx, &g);
+	/* no run yet: nothing kept, and no run directory needed to say so */
+	assert_int_equal(mcg_size_state_read(g, &back), -ENOENT);
+	/* a run that meets the user's floor at once: the floor is the answer, kept */
+	mcg_size_params_init(&o.p, PAGE);
+	o.interval_ms = 50;
+	o.p.floor = 399ULL << 20;
+	t0 = (uint64_t)time(NULL) * 1000000000ULL;
+	assert_int_equal(mcg_size_run(g, &o, NULL, &res), 0);
+	assert_int_equal(res.stop, MCG_SIZE_FLOOR);
+	assert_int_equal(res.state_err, 0);
+	assert_int_equal(mcg_size_state_read(g, &back), 0);
+	assert_int_equal(back.needed, res.ans.needed);
+	assert_int_equal(back.cold, res.ans.cold);
+	assert_int_equal(back.cold_file, res.ans.cold_file);
+	assert_int_equal(back.cold_anon, res.ans.cold_anon);
+	assert_int_equal(back.stop, MCG_SIZE_FLOOR);
+	assert_int_equal(back.sig, MCG_SIZE_SIG_REFAULTS);
+	assert_string_equal(back.method, "limit-steps");
+	assert_true(back.time_ns >= t0);
+	assert_true(state_file(dir, path, sizeof(path)));
+	/* a dry run keeps nothing new */
+	o.dry_run = true;
+	assert_int_equal(mcg_size_run(g, &o, NULL, &res), 0);
+	assert_int_equal(mcg_size_state_read(g, &back), 0);
+	assert_int_equal(back.stop, MCG_SIZE_FLOOR);
+
+	/* written and read back exactly; then each way of tampering with it is refused */
+	st.needed = 123 << 20;
+	st.cold = 7 << 20;
+	st.cold_file = 5 << 20;
+	st.cold_anon = 2 << 20;
+	st.split_valid = true;
+	st.time_ns = 1764000000000000000ULL;
+	st.stop = MCG_SIZE_CONVERGED;
+	st.sig = MCG_SIZE_SIG_PSI;
+	strcpy(st.method, "memory.reclaim");
+	for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		assert_int_equal(mcg_size_state_write(g, &st), 0);
+		memset(&back, 0, sizeof(back));
+		assert_int_equal(mcg_size_state_read(g, &back), 0);
+		assert_memory_equal(&back, &st, sizeof(st));
+		snprintf(cmd, sizeof(cmd), "F='%s'; rm -f \"$F.x\"; %s", path, bad[k].sh);
+		if (system(cmd) != 0)
+			continue; /* chown: not root */
+		ran++;
+		assert_int_equal(mcg_size_state_read(g, &back), bad[k].want);
+		snprintf(cmd, sizeof(cmd), "F='%s'; rm -f \"$F\" \"$F.x\"", path);
+		assert_int_equal(system(cmd), 0);
+	}
+	assert_true(ran >= sizeof(bad) / sizeof(bad[0]) - 1);
+	/* what the writer refuses to write */
+	st.stop = (enum mcg_size_stop)99;
+	assert_int_equal(mcg_size_state_write(g, &st), -EINVAL);
+	mcg_group_close(g);
+	mcg_ctx_free(ctx);
+	assert_int_equal(fx_rmtree(dir), 0);
+}
+
 /* A fake v2 tree: /app with 200 MiB current, memory.high max; memory.reclaim when RECLAIM. */
 static void fx_v2(const char *dir, bool reclaim, struct mcg_ctx **ctx, struct mcg_group **g)
 {
@@ -733,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_watch_phase_change),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_run_v1_steps_restored),
+		cmocka_unit_test(test_state),
 		cmocka_unit_test(test_run_v2),
 		cmocka_unit_test(test_run_v2_high_events),
 	};

@@ -4,7 +4,8 @@
 # loop beside COLD MiB never read again; once the first answer is printed it also reads
 # HOT2 MiB more (mcg-load grow, SIGUSR1). The answer printed first lies near HOT1 plus what
 # the cgroup holds besides page cache, a later one near HOT1 + HOT2 plus that; SIGINT then
-# ends the watch (130) with the limit read back as before, no journal, no OOM kill.
+# ends the watch (130) with the limit read back as before, no journal, no OOM kill; show then
+# gives the last answer, kept in the run directory (root's file, the watch's last line).
 set -eu
 . "$MCG_TESTLIB"
 require_cgroups
@@ -67,6 +68,25 @@ grep -q '^  stopped: interrupted' "$MCG_TMP/watch.out" ||
 	fail "no 'stopped: interrupted' in: $(cat "$MCG_TMP/watch.out")"
 ok "the final report says interrupted"
 assert_eq "no journal left" "" "$(ls "$MEMCGCTL_RUNDIR/journal" 2>/dev/null)"
+# show: the last answer, kept by the run (text and JSON, with its age)
+kept=$(ls "$MEMCGCTL_RUNDIR/size")
+[ -n "$kept" ] || fail "no answer kept in $MEMCGCTL_RUNDIR/size"
+assert_eq "kept answer's owner" "0 -rw-r--r--" "$(stat -c '%u %A' "$MEMCGCTL_RUNDIR/size/$kept")"
+assert_status "show --json" 0 "$MEMCGCTL" --json show "$CGREL"
+echo "$LAST_OUT" >"$MCG_TMP/show.json"
+assert_eq "show: needed = the watch's last answer" "$last" "$(json .size.needed_bytes <"$MCG_TMP/show.json")"
+assert_eq "show: how it was found" "interrupted limit-steps" \
+	"$(json '.size.stop + " " + .size.method' <"$MCG_TMP/show.json")"
+assert_le "show: age under 60 s" "$(json .size.age_ns <"$MCG_TMP/show.json")" 60000000000
+assert_status "show" 0 "$MEMCGCTL" --bytes show "$CGREL"
+printf '%s\n' "$LAST_OUT" | grep -q "^  needs $last, cold " ||
+	fail "show prints no kept answer: $LAST_OUT"
+ok "show prints the kept answer"
+# a link in its place is not followed (show says nothing of it)
+mv "$MEMCGCTL_RUNDIR/size/$kept" "$MCG_TMP/kept"
+ln -s "$MCG_TMP/kept" "$MEMCGCTL_RUNDIR/size/$kept"
+assert_status "show --json over a link" 0 "$MEMCGCTL" --json show "$CGREL"
+assert_eq "show: no size from a link" null "$(printf '%s\n' "$LAST_OUT" | json .size)"
 kill -0 "$LOAD" 2>/dev/null || fail "the workload died during the probe"
 ok "workload alive"
 assert_eq "no OOM kill (memory.oom_control)" 0 "$(awk '$1 == "oom_kill" { print $2 }' "$CG/memory.oom_control")"
