@@ -201,7 +201,43 @@ static bool is_normalised_key(const char *key, int version)
 	return false;
 }
 
-static void show_text(const struct mcg_info *i, const struct mcg_ctx *ctx, const char *unit)
+/* The age of a kept size answer, in ns (0 when its time is ahead of ours). */
+static uint64_t size_age(const struct mcg_size_state *sz, uint64_t now)
+{
+	return now > sz->time_ns ? now - sz->time_ns : 0;
+}
+
+/* The last answer of 'memcgctl size' (mcg_size_state_read), when one is kept. */
+static void size_text(const struct mcg_size_state *sz, uint64_t now)
+{
+	char a[32], b[32], c[32];
+
+	printf("size (the last answer of memcgctl size):\n  needs %s, cold %s",
+	       cli_size(sz->needed, a, sizeof(a)), cli_size(sz->cold, b, sizeof(b)));
+	if (sz->split_valid)
+		printf(" (file %s, anon %s)", cli_size(sz->cold_file, a, sizeof(a)),
+		       cli_size(sz->cold_anon, c, sizeof(c)));
+	printf("\n  found %.0f s ago: %s, signal %s, %s\n", (double)size_age(sz, now) / 1e9,
+	       mcg_size_stop_name(sz->stop), mcg_size_signal_name(sz->sig), sz->method);
+}
+
+static void size_json(const struct mcg_size_state *sz, uint64_t now)
+{
+	jw_open_object(stdout, "size");
+	jw_bytes(stdout, "needed_bytes", sz->needed, true);
+	jw_bytes(stdout, "cold_bytes", sz->cold, true);
+	jw_bytes(stdout, "cold_file_bytes", sz->cold_file, sz->split_valid);
+	jw_bytes(stdout, "cold_anon_bytes", sz->cold_anon, sz->split_valid);
+	jw_u64(stdout, "found_ns", sz->time_ns);
+	jw_u64(stdout, "age_ns", size_age(sz, now));
+	jw_string(stdout, "stop", mcg_size_stop_name(sz->stop));
+	jw_string(stdout, "signal", mcg_size_signal_name(sz->sig));
+	jw_string(stdout, "method", sz->method);
+	jw_close_object(stdout);
+}
+
+static void show_text(const struct mcg_info *i, const struct mcg_ctx *ctx, const char *unit,
+		      const struct mcg_size_state *sz, uint64_t now)
 {
 	const struct mcg_record *rec = &i->rec;
 	size_t k;
@@ -216,6 +252,8 @@ static void show_text(const struct mcg_info *i, const struct mcg_ctx *ctx, const
 	text_rows("memory", rec, ROWS(stat_rows));
 	text_rows("events", rec, ROWS(event_rows));
 	text_rows(NULL, rec, ROWS(count_rows));
+	if (sz)
+		size_text(sz, now);
 	if (rec->psi.some_valid || rec->psi.full_valid) {
 		printf("pressure:\n");
 		if (rec->psi.some_valid)
@@ -266,7 +304,8 @@ static void json_rows(const struct mcg_record *rec, const enum mcg_key *r, size_
 	}
 }
 
-static void show_json(const struct mcg_info *i, uint64_t ts, const char *unit)
+static void show_json(const struct mcg_info *i, uint64_t ts, const char *unit,
+		      const struct mcg_size_state *sz)
 {
 	const struct mcg_record *rec = &i->rec;
 	char key[64];
@@ -302,6 +341,8 @@ static void show_json(const struct mcg_info *i, uint64_t ts, const char *unit)
 		json_psi_line("full", &rec->psi.full, rec->psi.full_valid);
 		jw_close_object(stdout);
 	}
+	if (sz) /* absent where memcgctl size kept no answer */
+		size_json(sz, ts);
 	jw_close_object(stdout);
 	jw_end(stdout);
 }
@@ -311,10 +352,11 @@ static int show_run(struct cli *cli, int argc, char **argv)
 	struct show_args a = {0};
 	struct mcg_group *g;
 	struct mcg_info info;
+	struct mcg_size_state sz;
 	char unit[256];
-	bool has_unit;
+	bool has_unit, has_size;
 	uint64_t ts;
-	int r;
+	int r, r2;
 
 	r = cli_parse(&show_argp, argc, argv, &a);
 	if (r)
@@ -324,6 +366,12 @@ static int show_run(struct cli *cli, int argc, char **argv)
 		return cli_status(r);
 	ts = out_realtime_ns();
 	r = mcg_group_info(g, &info);
+	/* size's last answer: none, or a run directory this user cannot trust, shows nothing */
+	r2 = mcg_size_state_read(g, &sz);
+	has_size = r2 == 0;
+	if (r2 == -EBADMSG)
+		cli_warn("ignoring the kept size answer of '%s': not what memcgctl size writes",
+			 out_esc(a.cgroup));
 	mcg_group_close(g);
 	if (r < 0) {
 		cli_err("cannot read cgroup '%s': %s", out_esc(a.cgroup), mcg_strerror(r));
@@ -332,9 +380,9 @@ static int show_run(struct cli *cli, int argc, char **argv)
 	/* the unit that owns it, from systemd's naming (a delegated child: its service's) */
 	has_unit = mcg_unit_of(cli_ctx(cli), info.path, unit, sizeof(unit)) > 0;
 	if (cli->json)
-		show_json(&info, ts, has_unit ? unit : NULL);
+		show_json(&info, ts, has_unit ? unit : NULL, has_size ? &sz : NULL);
 	else
-		show_text(&info, cli_ctx(cli), has_unit ? unit : NULL);
+		show_text(&info, cli_ctx(cli), has_unit ? unit : NULL, has_size ? &sz : NULL, ts);
 	mcg_info_release(&info);
 	return EXIT_OK;
 }

@@ -353,6 +353,10 @@ static void print_text(struct cli *cli, const struct mcg_group *g, const struct 
 	if (res->ev_max || res->ev_high || res->ev_oom_kill)
 		printf("  events: max %llu, high %llu, oom_kill %llu\n", (unsigned long long)res->ev_max,
 		       (unsigned long long)res->ev_high, (unsigned long long)res->ev_oom_kill);
+	if (res->ev_high_probe)
+		printf("  high events in its own memory.high steps: %llu (the workload charging "
+		       "above the probe's temporary high; no stop)\n",
+		       (unsigned long long)res->ev_high_probe);
 	printf("  stopped: %s\n", stop_text(res));
 	if (res->stop == MCG_SIZE_CONFLICT)
 		printf("  %s: kept at %s, set by another writer (memcgctl expected %s)\n",
@@ -443,6 +447,7 @@ static void print_json(struct cli *cli, const struct mcg_group *g, const struct 
 	jw_open_object(stdout, "events");
 	jw_u64(stdout, "max", res->ev_max);
 	jw_u64(stdout, "high", res->ev_high);
+	jw_u64(stdout, "high_probe", res->ev_high_probe);
 	jw_u64(stdout, "oom_kill", res->ev_oom_kill);
 	jw_close_object(stdout);
 	jw_bytes(stdout, "limit_before_bytes", res->limit_before, v == 1);
@@ -544,6 +549,9 @@ static int size_run(struct cli *cli, int argc, char **argv)
 		mcg_group_close(g);
 		return r;
 	}
+	if (res.state_err < 0)
+		cli_warn("cannot keep the answer of '%s' for show: %s", out_esc(mcg_group_path(g)),
+			 mcg_strerror(res.state_err));
 	if (cli->json)
 		print_json(cli, g, &res, &o, timeout_ms);
 	else

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -291,6 +292,182 @@ void mcg_size_ctl_answer(const struct mcg_size_ctl *c, struct mcg_size_answer *r
 	*ret = a;
 }
 
+/* ---- the last answer, kept for show ------------------------------------- */
+
+#define SIZE_STATE_DIR "size"
+#define SIZE_STATE_MAGIC "memcgctl-size 1\n"
+/* what the writer writes fits in this many bytes (10 numbers of at most 20 digits) */
+#define SIZE_STATE_MAX 512
+
+static const char *const size_methods[] = {"memory.reclaim", "limit-steps", "memory.high"};
+
+static int state_dir(struct mcg_group *g, bool create, int *ret_fd)
+{
+	int rfd, r;
+
+	r = mcg__rundir_fd(g->ctx, create, &rfd);
+	if (r < 0)
+		return r;
+	return mcg__trusted_subdir(rfd, SIZE_STATE_DIR, 0755, create, ret_fd);
+}
+
+int mcg_size_state_write(struct mcg_group *g, const struct mcg_size_state *s)
+{
+	char name[256], proc[64], buf[SIZE_STATE_MAX];
+	int dfd, fd, n, r;
+
+	if (s->stop < MCG_SIZE_RUNNING || s->stop > MCG_SIZE_CONFLICT ||
+	    s->sig < MCG_SIZE_SIG_PSI || s->sig > MCG_SIZE_SIG_REFAULTS)
+		return -EINVAL;
+	n = snprintf(buf, sizeof(buf),
+		     SIZE_STATE_MAGIC "needed %llu\ncold %llu\ncold_file %llu\ncold_anon %llu\n"
+				      "split %d\ntime_ns %llu\nstop %s\nsignal %s\nmethod %s\n",
+		     (unsigned long long)s->needed, (unsigned long long)s->cold,
+		     (unsigned long long)s->cold_file, (unsigned long long)s->cold_anon,
+		     s->split_valid ? 1 : 0, (unsigned long long)s->time_ns,
+		     mcg_size_stop_name(s->stop), mcg_size_signal_name(s->sig), s->method);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return -EINVAL;
+	r = state_dir(g, true, &dfd);
+	if (r < 0)
+		return r;
+	mcg__cgroup_file_name(g->ctx->root, g->path, name, sizeof(name));
+	/*
+	 * An unnamed file (O_TMPFILE), written whole, then given the cgroup's name:
+	 * a kill at any point leaves the old answer, none, or the new one, and never
+	 * a temporary file in the run directory. The old one goes first (linkat does
+	 * not replace), so a reader may find none for that moment: it is a cache.
+	 */
+	fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		r = -errno;
+		close(dfd);
+		return r;
+	}
+	r = write(fd, buf, (size_t)n) == n ? 0 : -EIO;
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (r == 0 && unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
+		r = -errno;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (r == 0 && linkat(AT_FDCWD, proc, dfd, name, AT_SYMLINK_FOLLOW) < 0)
+		r = -errno;
+	close(fd);
+	close(dfd);
+	return r;
+}
+
+/* "KEY VALUE\n" at *POS: VALUE (NUL-terminated in BUF) and *POS past the line. */
+static bool state_line(const char **pos, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key);
+	const char *p = *pos, *nl;
+
+	if (strncmp(p, key, kl) || p[kl] != ' ')
+		return false;
+	p += kl + 1;
+	nl = strchr(p, '\n');
+	if (!nl || nl == p || (size_t)(nl - p) >= len)
+		return false;
+	memcpy(buf, p, (size_t)(nl - p));
+	buf[nl - p] = '\0';
+	*pos = nl + 1;
+	return true;
+}
+
+/* digits only, no sign, no overflow */
+static bool state_u64(const char **pos, const char *key, uint64_t *ret)
+{
+	char buf[32], *end;
+	unsigned long long v;
+
+	if (!state_line(pos, key, buf, sizeof(buf)) || buf[strspn(buf, "0123456789")] != '\0' ||
+	    (buf[0] == '0' && buf[1]))
+		return false;
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (errno || *end)
+		return false;
+	*ret = v;
+	return true;
+}
+
+static int state_parse(const char *text, struct mcg_size_state *ret)
+{
+	struct mcg_size_state s = {0};
+	const char *p = text;
+	char buf[32];
+	uint64_t split;
+	int k;
+	size_t i;
+
+	if (strncmp(p, SIZE_STATE_MAGIC, strlen(SIZE_STATE_MAGIC)))
+		return -EBADMSG;
+	p += strlen(SIZE_STATE_MAGIC);
+	if (!state_u64(&p, "needed", &s.needed) || !state_u64(&p, "cold", &s.cold) ||
+	    !state_u64(&p, "cold_file", &s.cold_file) || !state_u64(&p, "cold_anon", &s.cold_anon) ||
+	    !state_u64(&p, "split", &split) || split > 1 || !state_u64(&p, "time_ns", &s.time_ns))
+		return -EBADMSG;
+	s.split_valid = split;
+	if (s.cold_file > s.cold || s.cold_anon != s.cold - s.cold_file)
+		return -EBADMSG;
+	if (!state_line(&p, "stop", buf, sizeof(buf)))
+		return -EBADMSG;
+	for (k = MCG_SIZE_RUNNING; k <= MCG_SIZE_CONFLICT; k++)
+		if (!strcmp(buf, mcg_size_stop_name((enum mcg_size_stop)k)))
+			break;
+	if (k > MCG_SIZE_CONFLICT)
+		return -EBADMSG;
+	s.stop = (enum mcg_size_stop)k;
+	if (!state_line(&p, "signal", buf, sizeof(buf)))
+		return -EBADMSG;
+	for (k = MCG_SIZE_SIG_PSI; k <= MCG_SIZE_SIG_REFAULTS; k++)
+		if (!strcmp(buf, mcg_size_signal_name((enum mcg_size_signal)k)))
+			break;
+	if (k > MCG_SIZE_SIG_REFAULTS)
+		return -EBADMSG;
+	s.sig = (enum mcg_size_signal)k;
+	if (!state_line(&p, "method", s.method, sizeof(s.method)))
+		return -EBADMSG;
+	for (i = 0; i < MCG_ARRAY_SIZE(size_methods); i++)
+		if (!strcmp(s.method, size_methods[i]))
+			break;
+	if (i == MCG_ARRAY_SIZE(size_methods) || *p)
+		return -EBADMSG;
+	*ret = s;
+	return 0;
+}
+
+int mcg_size_state_read(struct mcg_group *g, struct mcg_size_state *ret)
+{
+	char name[256], buf[SIZE_STATE_MAX + 1];
+	struct stat st;
+	ssize_t n;
+	int dfd, fd, r;
+
+	r = state_dir(g, false, &dfd);
+	if (r < 0)
+		return r;
+	mcg__cgroup_file_name(g->ctx->root, g->path, name, sizeof(name));
+	fd = mcg__open_regular(dfd, name, O_RDONLY | O_NOFOLLOW, 0, &st);
+	close(dfd);
+	if (fd == -ELOOP)
+		return -MCG_E_UNTRUSTED; /* a symlink */
+	if (fd < 0)
+		return fd;
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		close(fd);
+		return -MCG_E_UNTRUSTED;
+	}
+	n = mcg_fd_pread(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n >= SIZE_STATE_MAX || strlen(buf) != (size_t)n)
+		return -EBADMSG;
+	return state_parse(buf, ret);
+}
+
 /* ---- the run ------------------------------------------------------------ */
 
 /* The tasks' delays: the last totals per task group, for deltas. */
@@ -443,10 +620,35 @@ static int nap(uint64_t ms, const struct mcg_cancel *cancel)
 	return mcg_cancel_check(cancel);
 }
 
-/* v2 without memory.reclaim (before 5.19): a temporary memory.high at usage - BYTES. */
-static int high_step(struct mcg_txn *t, struct mcg_group *g, uint64_t bytes, uint64_t *ret_freed)
+/* memory.events "high" now; false when it cannot be read (the window is then not counted). */
+static bool events_high(struct mcg_group *g, uint64_t *ret)
 {
-	uint64_t before, after, orig, page = (uint64_t)mcg_page_size();
+	char buf[256];
+
+	return mcg_knob_read(g, "memory.events", buf, sizeof(buf)) > 0 &&
+	       mcg__kv_find(buf, "high", ret) == 0;
+}
+
+/*
+ * v2 without memory.reclaim (before 5.19): a temporary memory.high at usage - BYTES.
+ *
+ * While it stands, every charge the workload makes above it raises "high" in
+ * memory.events (reclaim_high, on the task's way back to user space, counts an
+ * event for each cgroup whose usage is above its high): those events are the
+ * probe's own doing, not the cgroup at a limit of its own, and read as a stop
+ * signal they ended the probe after its first step. So the counter is read
+ * before our high is written and after the original is back, and what rose in
+ * between is returned in RET_OWN, for the run to take out of the tick's delta.
+ * A task that passed the check against our high just before the restore and
+ * counts its event after our second read is missed (a rare event counted as
+ * the cgroup's); once the original high is back, reclaim_high compares with it
+ * and raises nothing of ours.
+ */
+static int high_step(struct mcg_txn *t, struct mcg_group *g, uint64_t bytes, uint64_t *ret_freed,
+		     uint64_t *ret_own)
+{
+	uint64_t before, after, orig, ev0 = 0, ev1 = 0, page = (uint64_t)mcg_page_size();
+	bool ev_ok;
 	int r, r2;
 
 	r = mcg_group_usage(g, &before);
@@ -458,9 +660,12 @@ static int high_step(struct mcg_txn *t, struct mcg_group *g, uint64_t bytes, uin
 	r = mcg__txn_saved_u64(t, "memory.high", &orig);
 	if (r < 0)
 		return r;
+	ev_ok = events_high(g, &ev0);
 	/* memory.high reclaims synchronously and never OOM-kills (KERNEL.md) */
 	r = mcg__txn_set(t, "memory.high", mcg__sat_sub(before, bytes) / page * page);
 	r2 = mcg__txn_set(t, "memory.high", orig);
+	if (ev_ok && events_high(g, &ev1))
+		*ret_own += mcg__sat_sub(ev1, ev0);
 	if (r == 0)
 		r = r2;
 	if (r < 0)
@@ -483,7 +688,7 @@ int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
 	struct reading *prev = NULL, *cur = NULL, *tmp;
 	const char *limit_knob = mcg_knob_file(1, MCG_K_LIMIT);
 	uint64_t t0 = mcg_monotonic_ns(), tick0, interval, freed = 0, page = (uint64_t)mcg_page_size();
-	uint64_t last_needed = 0;
+	uint64_t last_needed = 0, own_high = 0;
 	bool v1 = g->ctx->version == 1, use_high = false, psi_ok;
 	int r = 0, r2, e = 0;
 
@@ -574,7 +779,15 @@ int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
 		}
 		ob.refault_bytes = delta(&prev->rec, &cur->rec, MCG_K_REFAULT, &ob.refault_valid) * page;
 		ob.ev_max = delta(&prev->rec, &cur->rec, MCG_K_EV_MAX, NULL);
+		/* the high events our own memory.high steps raised are no signal (high_step) */
 		ob.ev_high = delta(&prev->rec, &cur->rec, MCG_K_EV_HIGH, NULL);
+		if (own_high) {
+			uint64_t own = own_high < ob.ev_high ? own_high : ob.ev_high;
+
+			ob.ev_high -= own;
+			res.ev_high_probe += own;
+			own_high = 0;
+		}
 		ob.ev_oom_kill = delta(&prev->rec, &cur->rec, MCG_K_EV_OOM_KILL, &valid);
 		tmp = prev;
 		prev = cur;
@@ -624,7 +837,7 @@ int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
 			break;
 		}
 		if (use_high) {
-			r = high_step(t, g, ask, &freed);
+			r = high_step(t, g, ask, &freed, &own_high);
 		} else {
 			struct mcg_step st;
 
@@ -649,6 +862,8 @@ int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
 		if (r < 0)
 			break;
 	}
+	/* the last step's own events, which no tick observed after it */
+	res.ev_high_probe += own_high;
 	if (c.stop == MCG_SIZE_RUNNING && o->dry_run)
 		c.stop = MCG_SIZE_RUNNING; /* a dry run does not probe */
 	if (rc) {
@@ -710,6 +925,23 @@ int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
 	res.ev_max = c.ev_max;
 	res.ev_high = c.ev_high;
 	res.ev_oom_kill = c.ev_oom_kill;
+	/* an answer that rests on something (not a bare upper bound) is kept for show */
+	if (!o->dry_run && res.stop != MCG_SIZE_CONFLICT &&
+	    (res.ans.band_n || res.ans.floor_is_answer)) {
+		struct mcg_size_state st = {
+			.needed = res.ans.needed,
+			.cold = res.ans.cold,
+			.cold_file = res.ans.cold_file,
+			.cold_anon = res.ans.cold_anon,
+			.split_valid = res.ans.split_valid,
+			.time_ns = mcg__realtime_ns(),
+			.stop = res.stop,
+			.sig = res.sig,
+		};
+
+		snprintf(st.method, sizeof(st.method), "%s", res.method);
+		res.state_err = mcg_size_state_write(g, &st);
+	}
 	if (!o->dry_run)
 		mcg_hist_note(g->ctx, "size", g->path, "needed %llu bytes (band %llu..%llu), %s, %s",
 			      (unsigned long long)res.ans.needed, (unsigned long long)res.ans.band_lo,

@@ -33,6 +33,7 @@ done <<'EOF'
 show|systemd: the fixtures have no unit|.unit
 list|systemd|.cgroups[].unit
 show|zswap (5.19 on): the fixtures were captured without it|.zswap_bytes .zswap_limit_bytes .zswap_writeback
+show|the last size answer, kept by a probe: real-v1/size-watch|.size.needed_bytes .size.cold_bytes .size.cold_file_bytes .size.cold_anon_bytes .size.found_ns .size.age_ns .size.stop .size.signal .size.method
 top|counters that move, delay accounting: real-v1/top-*|.cgroups[].efficiency_percent .cgroups[].stall_ns_per_s .global.delayacct
 dirty --watch|writeback under way between two samples: real-v1/dirty-*|.writeback_for_ns
 dump|a dirty verdict that changes, a login session, a container's recorded name (cli/dump)|.events[].level .events[].loginuid .events[].name .cgroups[].name

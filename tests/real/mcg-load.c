@@ -18,6 +18,7 @@ static void usage(void)
 			"       mcg-load mlock MIB [--hold]\n"
 			"       mcg-load hold\n"
 			"       mcg-load loop FILE MS (read FILE every MS ms, ready after the first pass)\n"
+			"       mcg-load grow FILE MORE MS (loop FILE; after SIGUSR1 MORE too, 'grown')\n"
 			"       mcg-load fill FILE (append to FILE for ever, every page of its own locked)\n"
 			"       mcg-load exec-as UID GID CMD [ARGS...]\n");
 	exit(2);
@@ -123,6 +124,51 @@ static int do_loop(const char *file, long ms)
 }
 
 /*
+ * A working set that grows on demand (size --watch): FILE's page cache touched every MS
+ * ms as loop does; after SIGUSR1, MORE's as well, "grown" printed after its first pass.
+ */
+static volatile sig_atomic_t grow_now;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	grow_now = 1;
+}
+
+static int do_grow(const char *file, const char *more, long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	struct sigaction sa = {0};
+	int grown = 0;
+
+	sa.sa_handler = on_usr1;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	if (sigaction(SIGUSR1, &sa, NULL) < 0) {
+		perror("sigaction");
+		return 1;
+	}
+	if (do_read(file))
+		return 1;
+	printf("ready\n");
+	fflush(stdout);
+	for (;;) {
+		if (do_read(file))
+			return 1;
+		if (grow_now) {
+			if (do_read(more))
+				return 1;
+			if (!grown) {
+				grown = 1;
+				printf("grown\n");
+				fflush(stdout);
+			}
+		}
+		nanosleep(&ts, NULL);
+	}
+}
+
+/*
  * Charges that fail without an OOM: append to FILE (tmpfs: pages reclaim cannot free) for
  * ever, a write that fails at the limit tried again. Every page of this process is faulted
  * in and locked first (MCL_FUTURE: also the next ones), so no fault of its own waits in the
@@ -190,6 +236,8 @@ int main(int argc, char **argv)
 		hold = 1;
 	else if (!strcmp(argv[1], "loop") && argc >= 4)
 		return do_loop(argv[2], arg_mib(argv[3]));
+	else if (!strcmp(argv[1], "grow") && argc >= 5)
+		return do_grow(argv[2], argv[3], arg_mib(argv[4]));
 	else if (!strcmp(argv[1], "fill") && argc >= 3)
 		return do_fill(argv[2]);
 	else

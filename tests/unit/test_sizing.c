@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "memcg.h"
@@ -473,6 +474,114 @@ static void test_run_v1_steps_restored(void **state)
 	assert_int_equal(fx_rmtree(dir), 0);
 }
 
+/* the one file in DIR/run/size into BUF (its path); false if none */
+static bool state_file(const char *dir, char *buf, size_t len)
+{
+	char cmd[256];
+	FILE *f;
+	bool ok;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s/run/size' 2>/dev/null | grep -v '^\\.'", dir);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	snprintf(buf, len, "%s/run/size/", dir);
+	ok = fgets(buf + strlen(buf), (int)(len - strlen(buf)), f) != NULL;
+	pclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
+/* The last answer is kept for show: written by a run with an answer, read back only as written. */
+static void test_state(void **state)
+{
+	struct mcg_size_opts o = {0};
+	struct mcg_size_result res;
+	struct mcg_size_state st = {0}, back;
+	struct mcg_ctx *ctx;
+	struct mcg_group *g;
+	char dir[64] = "/tmp/test_sizing.XXXXXX", path[512], cmd[1200];
+	uint64_t t0;
+	struct {
+		const char *sh; /* run on the kept file ($F) */
+		int want;
+	} bad[] = {
+		{"printf 'x\\n' >>\"$F\"", -EBADMSG},			 /* a line more */
+		{"sed -i 's/^needed .*/needed 12a/' \"$F\"", -EBADMSG},	 /* not a number */
+		{"sed -i 's/^needed .*/needed -1/' \"$F\"", -EBADMSG},
+		{"sed -i 's/^cold_anon .*/cold_anon 1/' \"$F\"", -EBADMSG}, /* file + anon != cold */
+		{"sed -i 's/^stop .*/stop bogus/' \"$F\"", -EBADMSG},
+		{"sed -i 's/^method .*/method ..\\/x/' \"$F\"", -EBADMSG},
+		{"sed -i '1d' \"$F\"", -EBADMSG},				 /* no magic line */
+		{"yes | head -c 1000 >\"$F\"", -EBADMSG},			 /* too long */
+		{"mv \"$F\" \"$F.x\" && ln -s \"$F.x\" \"$F\"", -MCG_E_UNTRUSTED}, /* a symlink */
+		{"rm \"$F\" && mkfifo \"$F\"", -MCG_E_UNTRUSTED},		 /* not a regular file */
+		{"[ \"$(id -u)\" = 0 ] && chown 4321 \"$F\"", -MCG_E_UNTRUSTED}, /* another owner */
+		{"rm \"$F\"", -ENOENT},
+	};
+	size_t k, ran = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	fx_v1(dir, &ctx, &g);
+	/* no run yet: nothing kept, and no run directory needed to say so */
+	assert_int_equal(mcg_size_state_read(g, &back), -ENOENT);
+	/* a run that meets the user's floor at once: the floor is the answer, kept */
+	mcg_size_params_init(&o.p, PAGE);
+	o.interval_ms = 50;
+	o.p.floor = 399ULL << 20;
+	t0 = (uint64_t)time(NULL) * 1000000000ULL;
+	assert_int_equal(mcg_size_run(g, &o, NULL, &res), 0);
+	assert_int_equal(res.stop, MCG_SIZE_FLOOR);
+	assert_int_equal(res.state_err, 0);
+	assert_int_equal(mcg_size_state_read(g, &back), 0);
+	assert_int_equal(back.needed, res.ans.needed);
+	assert_int_equal(back.cold, res.ans.cold);
+	assert_int_equal(back.cold_file, res.ans.cold_file);
+	assert_int_equal(back.cold_anon, res.ans.cold_anon);
+	assert_int_equal(back.stop, MCG_SIZE_FLOOR);
+	assert_int_equal(back.sig, MCG_SIZE_SIG_REFAULTS);
+	assert_string_equal(back.method, "limit-steps");
+	assert_true(back.time_ns >= t0);
+	assert_true(state_file(dir, path, sizeof(path)));
+	/* a dry run keeps nothing new */
+	o.dry_run = true;
+	assert_int_equal(mcg_size_run(g, &o, NULL, &res), 0);
+	assert_int_equal(mcg_size_state_read(g, &back), 0);
+	assert_int_equal(back.stop, MCG_SIZE_FLOOR);
+
+	/* written and read back exactly; then each way of tampering with it is refused */
+	st.needed = 123 << 20;
+	st.cold = 7 << 20;
+	st.cold_file = 5 << 20;
+	st.cold_anon = 2 << 20;
+	st.split_valid = true;
+	st.time_ns = 1764000000000000000ULL;
+	st.stop = MCG_SIZE_CONVERGED;
+	st.sig = MCG_SIZE_SIG_PSI;
+	strcpy(st.method, "memory.reclaim");
+	for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		assert_int_equal(mcg_size_state_write(g, &st), 0);
+		memset(&back, 0, sizeof(back));
+		assert_int_equal(mcg_size_state_read(g, &back), 0);
+		assert_memory_equal(&back, &st, sizeof(st));
+		snprintf(cmd, sizeof(cmd), "F='%s'; rm -f \"$F.x\"; %s", path, bad[k].sh);
+		if (system(cmd) != 0)
+			continue; /* chown: not root */
+		ran++;
+		assert_int_equal(mcg_size_state_read(g, &back), bad[k].want);
+		snprintf(cmd, sizeof(cmd), "F='%s'; rm -f \"$F\" \"$F.x\"", path);
+		assert_int_equal(system(cmd), 0);
+	}
+	assert_true(ran >= sizeof(bad) / sizeof(bad[0]) - 1);
+	/* what the writer refuses to write */
+	st.stop = (enum mcg_size_stop)99;
+	assert_int_equal(mcg_size_state_write(g, &st), -EINVAL);
+	mcg_group_close(g);
+	mcg_ctx_free(ctx);
+	assert_int_equal(fx_rmtree(dir), 0);
+}
+
 /* A fake v2 tree: /app with 200 MiB current, memory.high max; memory.reclaim when RECLAIM. */
 static void fx_v2(const char *dir, bool reclaim, struct mcg_ctx **ctx, struct mcg_group **g)
 {
@@ -563,6 +672,162 @@ static void test_run_v2(void **state)
 	}
 }
 
+/*
+ * ---- the memory.high fallback on a fake kernel: its own high events are no stop ----
+ *
+ * Before 5.19 (no memory.reclaim) a step is a temporary memory.high below usage. While it
+ * stands, every charge the workload makes over it raises "high" in memory.events (the
+ * kernel's reclaim_high on the way back to user space), so a probe reading those events as
+ * "the cgroup at its own limit" stopped after its first step. The fake kernel: pwrite is
+ * wrapped (-Wl,--wrap=pwrite, tests/CMakeLists.txt); a number below memory.current written
+ * to /app/memory.high bumps /app/memory.events "high" at once, as the workload's charges
+ * during that step would.
+ */
+ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t off);
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off);
+static char fake_app[256]; /* the fake /app directory; empty: no fake kernel */
+static unsigned fake_bumped; /* high events the fake kernel raised in the probe's steps */
+
+struct fake_events {
+	unsigned long long low, high, max, oom, oom_kill;
+};
+
+static void events_rw(struct fake_events *ev, bool write_back)
+{
+	char path[320];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/memory.events", fake_app);
+	if (write_back) {
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fprintf(f, "low %llu\nhigh %llu\nmax %llu\noom %llu\noom_kill %llu\n", ev->low,
+			ev->high, ev->max, ev->oom, ev->oom_kill);
+	} else {
+		f = fopen(path, "r");
+		assert_non_null(f);
+		assert_int_equal(fscanf(f, "low %llu high %llu max %llu oom %llu oom_kill %llu",
+					&ev->low, &ev->high, &ev->max, &ev->oom, &ev->oom_kill),
+				 5);
+	}
+	fclose(f);
+}
+
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	char link[64], target[320], want[320], val[32];
+	ssize_t len;
+
+	if (fake_app[0] && n < sizeof(val)) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		len = readlink(link, target, sizeof(target) - 1);
+		snprintf(want, sizeof(want), "%s/memory.high", fake_app);
+		if (len > 0 && (target[len] = '\0', !strcmp(target, want))) {
+			char *end;
+			unsigned long long v;
+
+			memcpy(val, buf, n);
+			val[n] = '\0';
+			v = strtoull(val, &end, 10);
+			if (end != val && *end == '\0' && v < 209715200ULL) { /* fx_v2's memory.current */
+				struct fake_events ev;
+
+				events_rw(&ev, false);
+				ev.high += 7; /* the workload charged over our high a few times */
+				events_rw(&ev, true);
+				fake_bumped += 7;
+			}
+		}
+	}
+	return __real_pwrite(fd, buf, n, off);
+}
+
+/* A tick's progress: at BUMP_AT, one event of the kind asked raised by someone else. */
+struct bump {
+	unsigned ticks, at;
+	char kind; /* 'h' high (the user's own memory.high), 'm' max, 'k' oom_kill */
+};
+
+static void bump_progress(void *userdata, const struct mcg_size_progress *p)
+{
+	struct bump *b = userdata;
+	struct fake_events ev;
+
+	(void)p;
+	if (++b->ticks != b->at)
+		return;
+	events_rw(&ev, false);
+	if (b->kind == 'h')
+		ev.high++;
+	else if (b->kind == 'm')
+		ev.max++;
+	else
+		ev.oom_kill++;
+	events_rw(&ev, true);
+}
+
+static void test_run_v2_high_events(void **state)
+{
+	struct mcg_size_opts o = {0};
+	struct mcg_size_result res;
+	struct mcg_cancel c;
+	struct mcg_ctx *ctx;
+	struct mcg_group *g;
+	struct bump b;
+	char dir[64], cmd[256];
+	const char kinds[] = {0, 'h', 'm', 'k'};
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof(kinds); k++) {
+		strcpy(dir, "/tmp/test_sizing.XXXXXX");
+		assert_non_null(mkdtemp(dir));
+		fx_v2(dir, false, &ctx, &g);
+		snprintf(fake_app, sizeof(fake_app), "%s/root/app", dir);
+		fake_bumped = 0;
+		mcg_size_params_init(&o.p, PAGE);
+		o.interval_ms = 50;
+		memset(&b, 0, sizeof(b));
+		b.at = kinds[k] ? 6 : 0; /* after the warmup and three steps */
+		b.kind = kinds[k];
+		o.progress = bump_progress;
+		o.userdata = &b;
+		/* no bump: the deadline ends it; a bump: the event does, long before this one */
+		mcg_cancel_init(&c, kinds[k] ? 30000 : 1500, NULL);
+		assert_int_equal(mcg_size_run(g, &o, &c, &res), 0);
+		assert_string_equal(res.method, "memory.high");
+		/* the fake kernel saw our temporary high below usage */
+		assert_true(fake_bumped > 0);
+		if (!kinds[k]) {
+			/*
+			 * Only the probe's own high events: not a stop. The deadline ends it (usage
+			 * never moves in a tree of plain files), after many steps, all counted.
+			 */
+			assert_int_equal(res.stop, MCG_SIZE_TIMEOUT);
+			assert_true(res.steps > 3);
+			assert_int_equal(res.ev_high, 0);
+			assert_int_equal(res.ev_high_probe, fake_bumped);
+			assert_int_equal(res.ev_high_probe, 7 * res.steps);
+		} else {
+			/* an event outside the probe's steps stops it at the next tick */
+			assert_int_equal(res.stop, MCG_SIZE_EVENTS);
+			assert_int_equal(res.steps, 4);
+			assert_int_equal(res.ev_high, kinds[k] == 'h');
+			assert_int_equal(res.ev_max, kinds[k] == 'm');
+			assert_int_equal(res.ev_oom_kill, kinds[k] == 'k');
+			assert_int_equal(res.ev_high_probe, 7 * res.steps);
+		}
+		/* memory.high put back, memory.max never written, no journal */
+		assert_int_equal(knob(g, "memory.high"), MCG_MAX);
+		snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s/run/journal' 2>/dev/null)\"", dir);
+		assert_int_equal(system(cmd), 0);
+		fake_app[0] = '\0';
+		mcg_group_close(g);
+		mcg_ctx_free(ctx);
+		assert_int_equal(fx_rmtree(dir), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -577,7 +842,9 @@ int main(void)
 		cmocka_unit_test(test_watch_phase_change),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_run_v1_steps_restored),
+		cmocka_unit_test(test_state),
 		cmocka_unit_test(test_run_v2),
+		cmocka_unit_test(test_run_v2_high_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -183,10 +183,16 @@ struct mcg_size_result {
 	uint64_t reclaimed, steps, backoffs, writes;
 	uint64_t first_step;		/* a dry run: the bytes the first step would ask for */
 	uint64_t ev_max, ev_high, ev_oom_kill;
+	/*
+	 * v2 memory.high fallback: "high" events raised while the probe's own temporary
+	 * memory.high stood (the workload charging over it). Not in ev_high, not a stop.
+	 */
+	uint64_t ev_high_probe;
 	uint64_t limit_before, limit_after; /* v1 memory.limit_in_bytes */
 	uint64_t conflict_found, conflict_expected;
 	char conflict_knob[24];		/* the file another writer changed */
 	char method[24];		/* "memory.reclaim", "limit-steps", "memory.high", "dry-run" */
+	int state_err;			/* keeping the answer for show failed (mcg_size_state_write) */
 };
 
 /*
@@ -200,5 +206,31 @@ struct mcg_size_result {
  */
 MCG_EXPORT int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
 			    const struct mcg_cancel *cancel, struct mcg_size_result *ret);
+
+/*
+ * The last answer per cgroup, kept by mcg_size_run in the run directory's
+ * "size" subdirectory (one file per cgroup, named as journals are) when it has
+ * one (converged, the floor, or adjustments seen before a stop), for show.
+ */
+struct mcg_size_state {
+	uint64_t needed, cold, cold_file, cold_anon;
+	bool split_valid;
+	uint64_t time_ns;		/* CLOCK_REALTIME when it was found */
+	enum mcg_size_stop stop;	/* how it was found: why the probe stopped, */
+	enum mcg_size_signal sig;	/* the signal, */
+	char method[24];		/* and the method (mcg_size_result.method) */
+};
+/*
+ * Write S for G's cgroup under the trusted run directory (created 0755 where
+ * missing): an unnamed file (O_TMPFILE) written whole, then linked in place of
+ * the old one, so a kill leaves no temporary file. 0 or -errno.
+ */
+MCG_EXPORT int mcg_size_state_write(struct mcg_group *g, const struct mcg_size_state *s);
+/*
+ * Read G's last answer: the file must be a regular file owned by root or the
+ * effective uid below the trusted run directory, and exactly what
+ * mcg_size_state_write writes. 0, -ENOENT (none), -MCG_E_UNTRUSTED, -EBADMSG.
+ */
+MCG_EXPORT int mcg_size_state_read(struct mcg_group *g, struct mcg_size_state *ret);
 
 #endif
