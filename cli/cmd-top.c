@@ -72,7 +72,6 @@ static const struct {
 	[TOP_FULL] = {"psi_full_percent", OUT_NUM},
 	[TOP_STALL] = {"stall_ns_per_s", OUT_NUM},
 	[TOP_ASYNC] = {"async", OUT_BOOL},
-	[TOP_DPCT] = {"dirty_percent", OUT_PCT},
 };
 
 static error_t top_parse(int key, char *arg, struct argp_state *state)

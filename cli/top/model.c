@@ -40,7 +40,6 @@ const struct top_col_desc top_cols[TOP_COL__COUNT] = {
 	[TOP_STALL] = {"STALL", "stall", 5, false, TOP_V1 | TOP_V2,
 		       "ms/s in direct reclaim (taskstats)"},
 	[TOP_ASYNC] = {"ASYNC", "async", 5, false, TOP_V1 | TOP_V2, "async-reclaim on/off"},
-	[TOP_DPCT] = {"%DIRTY", "dirty_pct", 6, false, TOP_V1 | TOP_V2, "dirty in % of the page cache"},
 };
 
 bool top_col_on(enum top_col c, int version)
@@ -96,8 +95,6 @@ bool top_cell_value(const struct mcg_snapshot *s, const struct mcg_sample_row *r
 		return false;
 	case TOP_PCT:
 		return mcg_field_usage_percent(&r->rec, ret);
-	case TOP_DPCT:
-		return mcg_field_dirty_percent(&r->rec, ret);
 	case TOP_RECL:
 		return rate(r, s->version == 2 ? MCG_K_PGSTEAL : MCG_K_PGPGOUT, ps, ret);
 	case TOP_DRECL:

@@ -33,7 +33,6 @@ enum top_col {
 	TOP_FULL,
 	TOP_STALL, /* taskstats: ms of direct-reclaim stall per second */
 	TOP_ASYNC,
-	TOP_DPCT, /* dirty in % of file */
 	TOP_COL__COUNT
 };
 

@@ -68,14 +68,6 @@ bool mcg_field_usage_percent(const struct mcg_record *r, double *ret)
 	return true;
 }
 
-bool mcg_field_dirty_percent(const struct mcg_record *r, double *ret)
-{
-	if (!mcg_record_has(r, MCG_K_DIRTY) || !mcg_record_has(r, MCG_K_FILE) || !r->v[MCG_K_FILE])
-		return false;
-	*ret = 100.0 * (double)r->v[MCG_K_DIRTY] / (double)r->v[MCG_K_FILE];
-	return true;
-}
-
 uint64_t mcg_field_kernel_floor(const struct mcg_record *r, int version)
 {
 	/*

@@ -161,22 +161,6 @@ static void test_kernel_floor(void **state)
 	assert_true(mcg_field_kernel_floor(&r, 2) == 0);
 }
 
-static void test_dirty_percent(void **state)
-{
-	struct mcg_record r = {0};
-	double v;
-
-	(void)state;
-	assert_false(mcg_field_dirty_percent(&r, &v));
-	mcg_record_set(&r, MCG_K_FILE, 0);
-	mcg_record_set(&r, MCG_K_DIRTY, 0);
-	assert_false(mcg_field_dirty_percent(&r, &v));
-	mcg_record_set(&r, MCG_K_FILE, 4 * M);
-	mcg_record_set(&r, MCG_K_DIRTY, M);
-	assert_true(mcg_field_dirty_percent(&r, &v));
-	assert_true(v == 25.0);
-}
-
 /* dirty's counters, one list for dirty, record and export: per version. */
 static void test_dirty_keys(void **state)
 {
@@ -400,7 +384,6 @@ int main(void)
 		cmocka_unit_test(test_lineages),
 		cmocka_unit_test(test_kernel_floor),
 		cmocka_unit_test(test_dirty_keys),
-		cmocka_unit_test(test_dirty_percent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

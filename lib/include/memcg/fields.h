@@ -63,8 +63,6 @@ MCG_EXPORT void mcg_snapshot_lineage(const struct mcg_snapshot *s, size_t row,
 				     const struct mcg_record **buf, size_t max,
 				     struct mcg_lineage *ret);
 
-/* Dirty page cache in percent of the page cache: false without either, or no file pages. */
-MCG_EXPORT bool mcg_field_dirty_percent(const struct mcg_record *r, double *ret);
 /*
  * The kernel memory reclaim cannot take from the cgroup of R, in bytes: v2's
  * memory.stat kernel minus slab_reclaimable; 0 on v1, which does not split it.
