@@ -747,7 +747,7 @@ static int visit(const char *path, int depth, void *userdata)
 	return 0;
 }
 
-static void fams_keys(unsigned fams, struct mcg_keyset *ks);
+static void fams_keys(int version, unsigned fams, struct mcg_keyset *ks);
 
 static int collect_walk(struct mcg_ctx *ctx, const char *path, int depth, unsigned fams,
 			struct ex_set *set)
@@ -758,7 +758,7 @@ static int collect_walk(struct mcg_ctx *ctx, const char *path, int depth, unsign
 	int r;
 
 	set_clear(set);
-	fams_keys(fams, &keys);
+	fams_keys(mcg_ctx_version(ctx), fams, &keys);
 	r = mcg_reader_new(ctx, &keys, 0, &w.rd);
 	if (r < 0)
 		return r;
@@ -778,22 +778,16 @@ static int collect_walk(struct mcg_ctx *ctx, const char *path, int depth, unsign
  * file no selected counter needs is never opened), and what the dirty state
  * is computed from.
  */
-static void fams_keys(unsigned fams, struct mcg_keyset *ks)
+static void fams_keys(int version, unsigned fams, struct mcg_keyset *ks)
 {
-	static const enum mcg_key dirty_keys[] = {
-		MCG_K_DIRTY, MCG_K_WRITEBACK, MCG_K_INACTIVE_FILE, MCG_K_ACTIVE_FILE,
-		MCG_K_EFFECTIVE_LIMIT, MCG_K_LIMIT, MCG_K_HIGH, MCG_K_USAGE,
-	};
 	unsigned k;
-	size_t i;
 
 	memset(ks, 0, sizeof(*ks));
 	for (k = 0; k < MCG_K__COUNT; k++)
 		if (fams & (1u << key_family(k)))
 			mcg_keyset_add(ks, k);
 	if (fams & (1u << FAM_DIRTY))
-		for (i = 0; i < sizeof(dirty_keys) / sizeof(dirty_keys[0]); i++)
-			mcg_keyset_add(ks, dirty_keys[i]);
+		mcg_dirty_keys(version, ks);
 	if (fams & (1u << FAM_OOM))
 		mcg_keyset_add(ks, MCG_K_EV_OOM_KILL);
 }
@@ -1593,7 +1587,7 @@ static int sampler_open(struct server *s, const char *path)
 	r = mcg_sampler_new(s->x->ctx, path, s->flags, &s->sampler);
 	if (r < 0)
 		return r;
-	fams_keys(s->x->a->fams, &keys);
+	fams_keys(mcg_ctx_version(s->x->ctx), s->x->a->fams, &keys);
 	r = mcg_sampler_set_keys(s->sampler, &keys);
 	if (r < 0) {
 		mcg_sampler_free(s->sampler);

@@ -288,17 +288,10 @@ static int *top_fill(struct out_table *t, const struct mcg_snapshot *s, const st
 			if (k == TOP_ASYNC) {
 				if (r->async >= 0)
 					out_cell_bool(row, k, r->async == 1);
-			} else if (top_json[k].type == OUT_BYTES) {
-				enum mcg_key mc = k == TOP_USAGE   ? MCG_K_USAGE
-						  : k == TOP_LIMIT ? MCG_K_LIMIT
-						  : k == TOP_HIGH  ? MCG_K_HIGH
-						  : k == TOP_ANON  ? MCG_K_ANON
-						  : k == TOP_FILE  ? MCG_K_FILE
-						  : k == TOP_DIRTY ? MCG_K_DIRTY
-								   : MCG_K_WRITEBACK;
-
-				if (mcg_record_has(&r->rec, mc))
-					out_cell_u64(row, k, r->rec.v[mc]);
+			} else if (top_cols[k].amount) {
+				/* the exact counter, not top_cell_value()'s double */
+				if (mcg_record_has(&r->rec, top_cols[k].counter))
+					out_cell_u64(row, k, r->rec.v[top_cols[k].counter]);
 			} else if (top_cell_value(s, r, k, &v)) {
 				if (top_json[k].type == OUT_U64)
 					out_cell_u64(row, k, v < 0 ? 0 : (uint64_t)v);

@@ -10,14 +10,17 @@
 
 const struct top_col_desc top_cols[TOP_COL__COUNT] = {
 	[TOP_NAME] = {"CGROUP", "name", 24, true, TOP_V1 | TOP_V2, "cgroup name (tree) or path (flat)"},
-	[TOP_USAGE] = {"USAGE", "usage", 6, false, TOP_V1 | TOP_V2, "memory charged"},
-	[TOP_LIMIT] = {"LIMIT", "limit", 6, false, TOP_V1 | TOP_V2, "hard limit"},
-	[TOP_HIGH] = {"HIGH", "high", 6, false, TOP_V2, "memory.high throttle limit"},
+	[TOP_USAGE] = {"USAGE", "usage", 6, false, TOP_V1 | TOP_V2, "memory charged", true, MCG_K_USAGE},
+	[TOP_LIMIT] = {"LIMIT", "limit", 6, false, TOP_V1 | TOP_V2, "hard limit", true, MCG_K_LIMIT},
+	[TOP_HIGH] = {"HIGH", "high", 6, false, TOP_V2, "memory.high throttle limit", true,
+		      MCG_K_HIGH},
 	[TOP_PCT] = {"%LIM", "pct", 5, false, TOP_V1 | TOP_V2, "usage in % of the limit"},
-	[TOP_ANON] = {"ANON", "anon", 6, false, TOP_V1 | TOP_V2, "anonymous memory"},
-	[TOP_FILE] = {"FILE", "file", 6, false, TOP_V1 | TOP_V2, "page cache"},
-	[TOP_DIRTY] = {"DIRTY", "dirty", 6, false, TOP_V1 | TOP_V2, "dirty page cache"},
-	[TOP_WB] = {"WBACK", "writeback", 6, false, TOP_V1 | TOP_V2, "page cache under writeback"},
+	[TOP_ANON] = {"ANON", "anon", 6, false, TOP_V1 | TOP_V2, "anonymous memory", true, MCG_K_ANON},
+	[TOP_FILE] = {"FILE", "file", 6, false, TOP_V1 | TOP_V2, "page cache", true, MCG_K_FILE},
+	[TOP_DIRTY] = {"DIRTY", "dirty", 6, false, TOP_V1 | TOP_V2, "dirty page cache", true,
+		       MCG_K_DIRTY},
+	[TOP_WB] = {"WBACK", "writeback", 6, false, TOP_V1 | TOP_V2, "page cache under writeback",
+		    true, MCG_K_WRITEBACK},
 	[TOP_RECL] = {"RECL/s", "reclaim", 6, false, TOP_V1 | TOP_V2,
 		      "reclaimed bytes/s (v2 pgsteal, v1 pgpgout)"},
 	[TOP_DRECL] = {"DRCL/s", "reclaim_direct", 6, false, TOP_V2,
@@ -85,25 +88,13 @@ bool top_cell_value(const struct mcg_snapshot *s, const struct mcg_sample_row *r
 {
 	double ps = (double)s->page_size, a, b;
 
+	if ((unsigned)c < TOP_COL__COUNT && top_cols[c].amount)
+		return amount(r, top_cols[c].counter, ret);
 	switch (c) {
 	case TOP_NAME:
 		return false;
-	case TOP_USAGE:
-		return amount(r, MCG_K_USAGE, ret);
-	case TOP_LIMIT:
-		return amount(r, MCG_K_LIMIT, ret);
-	case TOP_HIGH:
-		return amount(r, MCG_K_HIGH, ret);
 	case TOP_PCT:
 		return mcg_field_usage_percent(&r->rec, ret);
-	case TOP_ANON:
-		return amount(r, MCG_K_ANON, ret);
-	case TOP_FILE:
-		return amount(r, MCG_K_FILE, ret);
-	case TOP_DIRTY:
-		return amount(r, MCG_K_DIRTY, ret);
-	case TOP_WB:
-		return amount(r, MCG_K_WRITEBACK, ret);
 	case TOP_RECL:
 		return rate(r, s->version == 2 ? MCG_K_PGSTEAL : MCG_K_PGPGOUT, ps, ret);
 	case TOP_DRECL:
@@ -150,7 +141,7 @@ bool top_cell_value(const struct mcg_snapshot *s, const struct mcg_sample_row *r
 			return false;
 		*ret = r->async;
 		return true;
-	case TOP_COL__COUNT:
+	default: /* the amounts (top_cols[].counter, above) */
 		break;
 	}
 	return false;
@@ -230,21 +221,16 @@ void top_cell_format(const struct mcg_snapshot *s, const struct mcg_sample_row *
 		put(buf, len, "-");
 		return;
 	}
-	switch (c) {
-	case TOP_USAGE:
-	case TOP_LIMIT:
-	case TOP_HIGH:
-	case TOP_ANON:
-	case TOP_FILE:
-	case TOP_DIRTY:
-	case TOP_WB:
+	if (top_cols[c].amount) {
 		if (v >= (double)MCG_MAX)
 			put(buf, len, "max");
 		else if (raw)
 			fmt_int(v, 0, buf, len);
 		else
 			top_fmt_size(v, buf, len);
-		break;
+		return;
+	}
+	switch (c) {
 	case TOP_RECL:
 	case TOP_DRECL:
 	case TOP_SCAN:

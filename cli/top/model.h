@@ -45,6 +45,13 @@ struct top_col_desc {
 	bool left;
 	unsigned versions; /* TOP_V1 | TOP_V2: where the kernel has it */
 	const char *help;
+	/*
+	 * An amount: the cell is counter COUNTER of the record, in bytes (a size in
+	 * text, "max" for no limit, the exact number in JSON). Else the column
+	 * has its case in top_cell_value().
+	 */
+	bool amount;
+	enum mcg_key counter;
 };
 extern const struct top_col_desc top_cols[TOP_COL__COUNT];
 

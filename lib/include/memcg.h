@@ -105,7 +105,6 @@ MCG_EXPORT int mcg_ctx_new_root(const char *root, int version, mcg_log_fn log, v
 				struct mcg_ctx **ret);
 MCG_EXPORT void mcg_ctx_free(struct mcg_ctx *ctx);
 MCG_EXPORT int mcg_ctx_version(const struct mcg_ctx *ctx);
-MCG_EXPORT enum mcg_mode mcg_ctx_mode(const struct mcg_ctx *ctx);
 MCG_EXPORT const char *mcg_ctx_root(const struct mcg_ctx *ctx);
 MCG_EXPORT int mcg_ctx_rootfd(const struct mcg_ctx *ctx);
 /* Where /proc lives ("/proc" by default; a fixture's proc/ for tests). */

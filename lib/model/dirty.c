@@ -284,23 +284,29 @@ enum mcg_dirty_state mcg_dirty_global_state(const struct mcg_dirty_global *g)
 /* ---- one cgroup ------------------------------------------------------- */
 
 /* The counters 'dirty' reads (v1: the hierarchical total_ keys only, like v2's recursive ones). */
-static struct mcg_keyset dirty_keys(int version)
+void mcg_dirty_keys(int version, struct mcg_keyset *ks)
 {
 	static const enum mcg_key common[] = {MCG_K_DIRTY, MCG_K_WRITEBACK, MCG_K_INACTIVE_FILE,
 					      MCG_K_ACTIVE_FILE};
-	struct mcg_keyset k = {{0}};
 	size_t i;
 
 	for (i = 0; i < MCG_ARRAY_SIZE(common); i++)
-		mcg_keyset_add(&k, common[i]);
+		mcg_keyset_add(ks, common[i]);
 	/* v1: memory.stat's hierarchical_memory_limit; v2: the ancestors' max, high, current */
 	if (version == 2) {
-		mcg_keyset_add(&k, MCG_K_LIMIT);
-		mcg_keyset_add(&k, MCG_K_HIGH);
-		mcg_keyset_add(&k, MCG_K_USAGE);
+		mcg_keyset_add(ks, MCG_K_LIMIT);
+		mcg_keyset_add(ks, MCG_K_HIGH);
+		mcg_keyset_add(ks, MCG_K_USAGE);
 	} else {
-		mcg_keyset_add(&k, MCG_K_EFFECTIVE_LIMIT);
+		mcg_keyset_add(ks, MCG_K_EFFECTIVE_LIMIT);
 	}
+}
+
+static struct mcg_keyset dirty_keys(int version)
+{
+	struct mcg_keyset k = {{0}};
+
+	mcg_dirty_keys(version, &k);
 	return k;
 }
 

@@ -68,19 +68,25 @@ bool mcg_field_usage_percent(const struct mcg_record *r, double *ret)
 	return true;
 }
 
-uint64_t mcg_floor_from_record(const struct mcg_record *r, int version, uint64_t swap_headroom)
+uint64_t mcg_field_kernel_floor(const struct mcg_record *r, int version)
 {
-	uint64_t kernel = 0, swapbacked, unevictable = mcg_record_get(r, MCG_K_UNEVICTABLE, 0);
-
-	if (version == 2)
-		/* reclaimable slab goes with the shrinkers; the rest stays */
-		kernel = mcg__sat_sub(mcg_record_get(r, MCG_K_KERNEL, 0),
-				 mcg_record_get(r, MCG_K_SLAB_RECLAIMABLE, 0));
 	/*
 	 * v1 does not split kernel memory into reclaimable and not: a shrink that
-	 * meets what is not gets EBUSY. Mlocked pages are counted in anon/file
-	 * and in unevictable: the larger of the two.
+	 * meets what is not gets EBUSY.
 	 */
+	if (version != 2)
+		return 0;
+	/* reclaimable slab goes with the shrinkers; the rest stays */
+	return mcg__sat_sub(mcg_record_get(r, MCG_K_KERNEL, 0),
+			    mcg_record_get(r, MCG_K_SLAB_RECLAIMABLE, 0));
+}
+
+uint64_t mcg_floor_from_record(const struct mcg_record *r, int version, uint64_t swap_headroom)
+{
+	uint64_t kernel = mcg_field_kernel_floor(r, version), swapbacked,
+		 unevictable = mcg_record_get(r, MCG_K_UNEVICTABLE, 0);
+
+	/* Mlocked pages are counted in anon/file and in unevictable: the larger of the two. */
 	swapbacked = mcg__sat_sub(mcg_record_get(r, MCG_K_ANON, 0) + mcg_record_get(r, MCG_K_SHMEM, 0),
 			     swap_headroom);
 	return kernel + (swapbacked > unevictable ? swapbacked : unevictable);

@@ -328,14 +328,8 @@ int mcg_limit_preflight(const struct mcg_group *g, const struct mcg_limit_req *r
 	p.unevictable = mcg_record_get(&i, MCG_K_UNEVICTABLE, 0);
 	p.dirty = mcg_record_get(&i, MCG_K_DIRTY, 0);
 	p.writeback = mcg_record_get(&i, MCG_K_WRITEBACK, 0);
-	if (p.version == 2)
-		/* reclaimable slab goes with the shrinkers; the rest stays */
-		p.kernel = mcg__sat_sub(mcg_record_get(&i, MCG_K_KERNEL, 0),
-				   mcg_record_get(&i, MCG_K_SLAB_RECLAIMABLE, 0));
-	else
-		/* v1 does not split kernel memory into reclaimable and not: the kernel
-		 * answers EBUSY when a shrink meets what is not, and we roll back. */
-		p.kernel = 0;
+	/* v1: 0; the kernel answers EBUSY when a shrink meets what stays, and we roll back */
+	p.kernel = mcg_field_kernel_floor(&i, p.version);
 
 	/* Swap the cgroup could still push anon and shmem to. */
 	headroom = swap_free(g->ctx);

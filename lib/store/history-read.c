@@ -1173,11 +1173,6 @@ void mcg_hist_frame_free(struct mcg_hist_frame *f)
 	free(f);
 }
 
-int mcg_hist_reader_version(const struct mcg_hist_reader *r)
-{
-	return r->have_cur ? r->seg[r->cur_seg].version : 0;
-}
-
 int mcg_hist_reader_span(struct mcg_hist_reader *r, uint64_t *ret_first, uint64_t *ret_last)
 {
 	size_t si = 0, i = 0, sl, il;

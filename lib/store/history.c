@@ -297,7 +297,7 @@ struct mcg_hist_writer {
 	gid_t gid;
 	char *root;
 	char seg[64];
-	uint64_t seg_start, seg_bytes, frames, last_bytes;
+	uint64_t seg_start, seg_bytes, frames;
 	struct wslot *slot;
 	size_t nslot, cap;
 	uint32_t *hash; /* slot index + 1 by ext id; 0 empty */
@@ -486,7 +486,6 @@ static int write_frame(struct mcg_hist_writer *w, uint8_t type, uint64_t time_ns
 	if (w->o.sync && fdatasync(w->fd) < 0)
 		return -errno;
 	w->seg_bytes += w->out.len;
-	w->last_bytes = w->out.len;
 	return 0;
 }
 
@@ -628,11 +627,6 @@ void mcg_hist_writer_set_global(struct mcg_hist_writer *w, const struct mcg_samp
 int mcg_hist_writer_dirfd(const struct mcg_hist_writer *w)
 {
 	return w->dirfd;
-}
-
-uint64_t mcg_hist_writer_last_bytes(const struct mcg_hist_writer *w)
-{
-	return w->last_bytes;
 }
 
 static void valid_bytes(const struct mcg_record *rec, uint8_t *vb)

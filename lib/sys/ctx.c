@@ -267,11 +267,6 @@ int mcg_ctx_version(const struct mcg_ctx *ctx)
 	return ctx->version;
 }
 
-enum mcg_mode mcg_ctx_mode(const struct mcg_ctx *ctx)
-{
-	return ctx->mode;
-}
-
 const char *mcg_ctx_root(const struct mcg_ctx *ctx)
 {
 	return ctx->root;

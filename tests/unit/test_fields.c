@@ -1,4 +1,4 @@
-/* test_fields.c: the derived values (effective limit, v2 writeback headroom, usage percent) on captured v1 and v2 trees and on hand-made lineages, against the files read here. */
+/* test_fields.c: the derived values (effective limit, v2 writeback headroom, usage percent, the kernel floor) and dirty's counters on captured v1 and v2 trees and on hand-made lineages, against the files read here. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -107,6 +107,85 @@ static void test_v2_tree(void **state)
 	mcg_lineage_free(&b);
 	mcg_group_close(g);
 	mcg_ctx_free(ctx);
+}
+
+/* The value of KEY in DIR's memory.stat (the oracle, parsed here). */
+static uint64_t stat_u64(const char *dir, const char *key)
+{
+	char path[4608], line[256];
+	size_t n = strlen(key);
+	uint64_t v = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/memory.stat", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ' ') {
+			v = strtoull(line + n + 1, NULL, 10);
+			found = true;
+		}
+	fclose(f);
+	assert_true(found);
+	return v;
+}
+
+/* v2: kernel - slab_reclaimable of memory.stat, the floor's kernel part; v1 does not split it. */
+static void test_kernel_floor(void **state)
+{
+	char dir[4200], d[4400];
+	struct mcg_ctx *ctx = fixture("v2-guest", 2, dir, sizeof(dir));
+	struct mcg_group *g;
+	struct mcg_record r;
+	uint64_t want;
+
+	(void)state;
+	snprintf(d, sizeof(d), "%s/fixture/app", dir);
+	want = stat_u64(d, "kernel") - stat_u64(d, "slab_reclaimable");
+	assert_int_equal(mcg_group_open(ctx, "/fixture/app", &g), 0);
+	assert_int_equal(mcg_group_read_record(g, &r, NULL), 0);
+	assert_true(mcg_field_kernel_floor(&r, 2) == want);
+	assert_true(mcg_field_kernel_floor(&r, 1) == 0);
+	/* the floor counts it once, and no more than it when nothing else stays */
+	assert_true(mcg_floor_from_record(&r, 2, UINT64_MAX / 4) >= want);
+	mcg_group_close(g);
+	mcg_ctx_free(ctx);
+
+	/* more reclaimable slab than kernel (raced reads): none, not a wrapped number */
+	memset(&r, 0, sizeof(r));
+	mcg_record_set(&r, MCG_K_KERNEL, 4096);
+	mcg_record_set(&r, MCG_K_SLAB_RECLAIMABLE, 8192);
+	assert_true(mcg_field_kernel_floor(&r, 2) == 0);
+	memset(&r, 0, sizeof(r));
+	assert_true(mcg_field_kernel_floor(&r, 2) == 0);
+}
+
+/* dirty's counters, one list for dirty, record and export: per version. */
+static void test_dirty_keys(void **state)
+{
+	struct mcg_keyset k1 = {{0}}, k2 = {{0}};
+	static const enum mcg_key both[] = {MCG_K_DIRTY, MCG_K_WRITEBACK, MCG_K_INACTIVE_FILE,
+					    MCG_K_ACTIVE_FILE};
+	size_t i;
+
+	(void)state;
+	mcg_dirty_keys(1, &k1);
+	mcg_dirty_keys(2, &k2);
+	for (i = 0; i < sizeof(both) / sizeof(both[0]); i++) {
+		assert_true(mcg_keyset_has(&k1, both[i]));
+		assert_true(mcg_keyset_has(&k2, both[i]));
+	}
+	assert_true(mcg_keyset_has(&k1, MCG_K_EFFECTIVE_LIMIT));
+	assert_false(mcg_keyset_has(&k1, MCG_K_LIMIT));
+	assert_true(mcg_keyset_has(&k2, MCG_K_LIMIT));
+	assert_true(mcg_keyset_has(&k2, MCG_K_HIGH));
+	assert_true(mcg_keyset_has(&k2, MCG_K_USAGE));
+	assert_false(mcg_keyset_has(&k2, MCG_K_EFFECTIVE_LIMIT));
+	/* it adds: a caller's keys stay */
+	mcg_keyset_add(&k1, MCG_K_SWAP_USAGE);
+	mcg_dirty_keys(1, &k1);
+	assert_true(mcg_keyset_has(&k1, MCG_K_SWAP_USAGE));
 }
 
 /* v1: memory.stat's hierarchical_memory_limit is the kernel's answer; the walk agrees with it. */
@@ -303,6 +382,8 @@ int main(void)
 		cmocka_unit_test(test_group_effective_limit),
 		cmocka_unit_test(test_lineage_of_rows),
 		cmocka_unit_test(test_lineages),
+		cmocka_unit_test(test_kernel_floor),
+		cmocka_unit_test(test_dirty_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -115,6 +115,12 @@ MCG_EXPORT enum mcg_dirty_level mcg_dirty_verdict(const struct mcg_dirty_cg *c, 
 						  char *buf, size_t len);
 
 /*
+ * Add to KS the counters a cgroup's dirty state is computed from on VERSION
+ * (v1 memory.stat's hierarchical limit; v2 the max, high and current the
+ * headroom needs up the lineage): what every reader of dirty state asks for.
+ */
+MCG_EXPORT void mcg_dirty_keys(int version, struct mcg_keyset *ks);
+/*
  * The counters of C from a record (struct mcg_record: memory.stat's dirty,
  * writeback, file LRUs; v1 the hierarchical limit): pure, -ENOENT without
  * dirty and writeback. The domain and states come from mcg_dirty_cg_eval().

@@ -64,6 +64,11 @@ MCG_EXPORT void mcg_snapshot_lineage(const struct mcg_snapshot *s, size_t row,
 				     struct mcg_lineage *ret);
 
 /*
+ * The kernel memory reclaim cannot take from the cgroup of R, in bytes: v2's
+ * memory.stat kernel minus slab_reclaimable; 0 on v1, which does not split it.
+ */
+MCG_EXPORT uint64_t mcg_field_kernel_floor(const struct mcg_record *r, int version);
+/*
  * A lower bound of what reclaim cannot take from the cgroup of R, in bytes:
  * kernel memory that is not reclaimable slab (v2; 0 on v1, which does not
  * split it), plus the larger of the mlocked/unevictable pages and the anon and

@@ -222,8 +222,6 @@ MCG_EXPORT void mcg_hist_writer_set_global(struct mcg_hist_writer *w,
 MCG_EXPORT int mcg_hist_write_snapshot(struct mcg_hist_writer *w, uint64_t time_ns,
 				       const struct mcg_snapshot *snap,
 				       const struct mcg_hist_event *ev, size_t nev);
-/* Bytes the last frame took on disk, and frames written. */
-MCG_EXPORT uint64_t mcg_hist_writer_last_bytes(const struct mcg_hist_writer *w);
 /* Delete whole old segments by the writer's retention (the open one stays). Segments removed. */
 MCG_EXPORT int mcg_hist_writer_retain(struct mcg_hist_writer *w, uint64_t now_ns);
 /* fdatasync and close; 0 or the first error. */
@@ -269,8 +267,6 @@ struct mcg_hist_reader;
 MCG_EXPORT int mcg_hist_reader_open(const char *dir, mcg_hist_bad_fn bad, void *userdata,
 				    struct mcg_hist_reader **ret);
 MCG_EXPORT void mcg_hist_reader_free(struct mcg_hist_reader *r);
-/* Version and root of the segment of the current frame (0/NULL before the first). */
-MCG_EXPORT int mcg_hist_reader_version(const struct mcg_hist_reader *r);
 /* The time of the first and last readable frames of the store; -ENOENT when empty. */
 MCG_EXPORT int mcg_hist_reader_span(struct mcg_hist_reader *r, uint64_t *ret_first,
 				    uint64_t *ret_last);
