@@ -11,6 +11,7 @@
 
 #include "memcg.h"
 
+
 /* Feed FILE (one /dev/kmsg record a line, as read) to P; the kills into K (at most N). */
 static size_t feed_file(struct mcg_oom_parser *p, const char *name, struct mcg_oom_kill *k,
 			size_t n)
@@ -396,7 +397,7 @@ static void test_event_roundtrip(void **state)
 	assert_string_equal(b.victim_cgroup, a.victim_cgroup);
 	assert_string_equal(b.why, a.why);
 	assert_string_equal(b.comm, a.comm);
-	assert_ptr_equal(b.limit_name, a.limit_name);
+	assert_string_equal(b.limit_name, a.limit_name);
 	assert_int_equal(b.limit, a.limit);
 	assert_int_equal(b.swap_limit, a.swap_limit);
 	assert_int_equal(b.usage, a.usage);
@@ -429,6 +430,214 @@ static void test_event_roundtrip(void **state)
 	ev.detail = "v1 r.limit=18446744073709551616";
 	assert_int_equal(mcg_oom_autopsy_from_event(&ev, &b), -MCG_E_CORRUPT);
 	mcg_oom_parser_free(p);
+}
+
+/*
+ * Every field of both events, each a distinct value, through the encoder and
+ * back: the detail text is the one the encoders wrote before they became
+ * table-driven (captured from main at 6f1be3c), the decoded struct the one encoded.
+ */
+static const char autopsy_detail[] =
+	"v1 seq=11 bd=sample age_us=20 oom=/oom%20cg/a=b victim=/oom%20cg/a=b/victim "
+	"unit=web%25x.service anon_rss=12 file_rss=13 shmem_rss=14 total_vm=15 pgtables=16 adj=-17 "
+	"limit_name=memory.memsw.limit_in_bytes limit=21 swap_limit=22 usage=23 growth_bps=-24 "
+	"growth_us=25 r.usage=18 r.limit=18446744073709551615 r.file=19 p=4242,1001,26,stress "
+	"p=27,-1,28,a%20b,c p=29,0,30,- why=why:%20it%20hit%2021%20bytes,%20100%25";
+static const char warning_detail[] =
+	"v1 usage=31 limit=32 reclaimable=33 interval_us=35 psi_full_us=36 "
+	"limit_name=memory.swap.max unit=w.scope why=near:%2031%20of%2032";
+
+static void test_event_every_field(void **state)
+{
+	struct mcg_oom_autopsy a, b;
+	struct mcg_oom_warning w, x;
+	struct mcg_hist_event ev;
+	static char buf[16384];
+	size_t i, n;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.time_ns = 1700000000123456789ULL;
+	a.kmsg_seq = 11;
+	a.scope = MCG_OOM_SCOPE_MEMCG;
+	snprintf(a.oom_cgroup, sizeof(a.oom_cgroup), "/oom cg/a=b");
+	snprintf(a.victim_cgroup, sizeof(a.victim_cgroup), "/oom cg/a=b/victim");
+	snprintf(a.unit, sizeof(a.unit), "web%%x.service");
+	a.pid = 4242;
+	a.uid = 1001;
+	snprintf(a.comm, sizeof(a.comm), "stress");
+	a.anon_rss = 12;
+	a.file_rss = 13;
+	a.shmem_rss = 14;
+	a.total_vm = 15;
+	a.pgtables = 16;
+	a.oom_score_adj = -17;
+	mcg_record_set(&a.rec, MCG_K_USAGE, 18);
+	mcg_record_set(&a.rec, MCG_K_LIMIT, UINT64_MAX);
+	mcg_record_set(&a.rec, MCG_K_FILE, 19);
+	a.breakdown = MCG_OOM_BD_SAMPLE;
+	a.age_us = 20;
+	a.limit = 21;
+	a.swap_limit = 22;
+	a.limit_name = "memory.memsw.limit_in_bytes";
+	a.usage = 23;
+	snprintf(a.why, sizeof(a.why), "why: it hit 21 bytes, 100%%");
+	a.has_growth = true;
+	a.growth_bps = -24;
+	a.growth_us = 25;
+	a.nprocs = 3;
+	a.procs[0] = (struct mcg_oom_proc){4242, 1001, 26, "stress"};
+	a.procs[1] = (struct mcg_oom_proc){27, -1, 28, "a b,c"};
+	a.procs[2] = (struct mcg_oom_proc){29, 0, 30, ""};
+	assert_int_equal(mcg_oom_autopsy_to_event(&a, &ev, buf, sizeof(buf)), 0);
+	assert_string_equal(ev.detail, autopsy_detail);
+	assert_int_equal(mcg_oom_autopsy_from_event(&ev, &b), 0);
+	assert_int_equal(b.time_ns, a.time_ns);
+	assert_int_equal(b.kmsg_seq, a.kmsg_seq);
+	assert_int_equal(b.scope, a.scope);
+	assert_string_equal(b.oom_cgroup, a.oom_cgroup);
+	assert_string_equal(b.victim_cgroup, a.victim_cgroup);
+	assert_string_equal(b.unit, a.unit);
+	assert_int_equal(b.pid, a.pid);
+	assert_int_equal(b.uid, a.uid);
+	assert_string_equal(b.comm, a.comm);
+	assert_int_equal(b.anon_rss, a.anon_rss);
+	assert_int_equal(b.file_rss, a.file_rss);
+	assert_int_equal(b.shmem_rss, a.shmem_rss);
+	assert_int_equal(b.total_vm, a.total_vm);
+	assert_int_equal(b.pgtables, a.pgtables);
+	assert_int_equal(b.oom_score_adj, a.oom_score_adj);
+	assert_memory_equal(&b.rec, &a.rec, sizeof(a.rec));
+	assert_int_equal(b.breakdown, a.breakdown);
+	assert_int_equal(b.age_us, a.age_us);
+	assert_int_equal(b.limit, a.limit);
+	assert_int_equal(b.swap_limit, a.swap_limit);
+	assert_string_equal(b.limit_name, a.limit_name);
+	assert_int_equal(b.usage, a.usage);
+	assert_string_equal(b.why, a.why);
+	assert_true(b.has_growth);
+	assert_int_equal(b.growth_bps, a.growth_bps);
+	assert_int_equal(b.growth_us, a.growth_us);
+	assert_int_equal(b.nprocs, a.nprocs);
+	for (i = 0; i < a.nprocs; i++) {
+		assert_int_equal(b.procs[i].pid, a.procs[i].pid);
+		assert_int_equal(b.procs[i].uid, a.procs[i].uid);
+		assert_int_equal(b.procs[i].rss, a.procs[i].rss);
+		assert_string_equal(b.procs[i].name, a.procs[i].name);
+	}
+	/* what is left out: no limits, no growth, no strings */
+	a.limit = a.swap_limit = MCG_MAX;
+	a.has_growth = false;
+	a.oom_cgroup[0] = a.unit[0] = a.why[0] = '\0';
+	a.limit_name = NULL;
+	assert_int_equal(mcg_oom_autopsy_to_event(&a, &ev, buf, sizeof(buf)), 0);
+	assert_null(strstr(ev.detail, " limit="));
+	assert_null(strstr(ev.detail, " swap_limit="));
+	assert_null(strstr(ev.detail, "growth"));
+	assert_non_null(strstr(ev.detail, " oom=- "));
+	assert_int_equal(mcg_oom_autopsy_from_event(&ev, &b), 0);
+	assert_int_equal(b.limit, MCG_MAX);
+	assert_int_equal(b.swap_limit, MCG_MAX);
+	assert_false(b.has_growth);
+	assert_null(b.limit_name);
+	assert_string_equal(b.oom_cgroup, "");
+	/* every buffer too small is refused, at every length */
+	n = strlen(ev.detail);
+	for (i = 0; i <= n; i += 7)
+		assert_int_equal(mcg_oom_autopsy_to_event(&a, &ev, buf, i), -ENOSPC);
+
+	memset(&w, 0, sizeof(w));
+	w.time_ns = 1700000000987654321ULL;
+	snprintf(w.cgroup, sizeof(w.cgroup), "/warn cg");
+	snprintf(w.unit, sizeof(w.unit), "w.scope");
+	w.usage = 31;
+	w.limit = 32;
+	w.limit_name = "memory.swap.max";
+	w.reclaimable = 33;
+	w.signal = "under_oom";
+	w.events = 34;
+	w.interval_us = 35;
+	w.has_psi_full = true;
+	w.psi_full_us = 36;
+	snprintf(w.why, sizeof(w.why), "near: 31 of 32");
+	assert_int_equal(mcg_oom_warning_to_event(&w, &ev, buf, sizeof(buf)), 0);
+	assert_string_equal(ev.detail, warning_detail);
+	assert_int_equal(mcg_oom_warning_from_event(&ev, &x), 0);
+	assert_int_equal(x.time_ns, w.time_ns);
+	assert_string_equal(x.cgroup, w.cgroup);
+	assert_string_equal(x.unit, w.unit);
+	assert_int_equal(x.usage, w.usage);
+	assert_int_equal(x.limit, w.limit);
+	assert_string_equal(x.limit_name, w.limit_name);
+	assert_int_equal(x.reclaimable, w.reclaimable);
+	assert_string_equal(x.signal, w.signal);
+	assert_int_equal(x.events, w.events);
+	assert_int_equal(x.interval_us, w.interval_us);
+	assert_true(x.has_psi_full);
+	assert_int_equal(x.psi_full_us, w.psi_full_us);
+	assert_string_equal(x.why, w.why);
+	w.has_psi_full = false;
+	assert_int_equal(mcg_oom_warning_to_event(&w, &ev, buf, sizeof(buf)), 0);
+	assert_null(strstr(ev.detail, "psi_full_us"));
+	assert_int_equal(mcg_oom_warning_from_event(&ev, &x), 0);
+	assert_false(x.has_psi_full);
+	n = strlen(ev.detail);
+	for (i = 0; i <= n; i += 5)
+		assert_int_equal(mcg_oom_warning_to_event(&w, &ev, buf, i), -ENOSPC);
+}
+
+/* What the decoders accept and refuse, beyond what the encoders write. */
+static void test_event_decode_edges(void **state)
+{
+	struct mcg_hist_event ev = {.type = MCG_HEV_OOM_AUTOPSY, .cgroup = "/"};
+	struct mcg_oom_autopsy b;
+	struct mcg_oom_warning x;
+	static const char *const bad[] = {
+		"", "v1x", "seq=1", "v1 =1", "v1 seq", "v1 seq=", "v1 seq=-1", "v1 adj=1001",
+		"v1 adj=-1001", "v1 adj=", "v1 growth_bps=9223372036854775808", "v1 growth_bps=-",
+		"v1 p=1,2,3", "v1 p=2147483648,0,1,x", "v1 p=1,4294967296,1,x", "v1 p=1,-2,1,x",
+		"v1 p=1,0,x,y", "v1 p=1,0,1,%zz", "v1 bd=%zz", "v1 limit_name=%zz", 
+		"v1 r.usage=x", "v1 why=%zz", "v1 unit=%zz", "v1 victim=%zz",
+	};
+	static const char *const wbad[] = {"", "v1 usage=x", "v1 psi_full_us=", "v1 why=%zz",
+					   "v1 =", "v2", "v1 limit_name=%zz"};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ev.detail = bad[i];
+		if (mcg_oom_autopsy_from_event(&ev, &b) != -MCG_E_CORRUPT)
+			fail_msg("accepted '%s'", bad[i]);
+	}
+	/* later keys win; an unknown limit name keeps the one before; an unknown bd is none */
+	ev.detail = "v1 seq=1 seq=2 limit_name=memory.max limit_name=memory.nope bd=kernel bd=x "
+		    "adj=-1000 growth_bps=-9223372036854775807 r. =3 x=%zz r=1 p=1,-1,5,- v1";
+	assert_int_equal(mcg_oom_autopsy_from_event(&ev, &b), -MCG_E_CORRUPT);
+	ev.detail = "v1 seq=1 seq=2 limit_name=memory.max limit_name=memory.nope bd=kernel bd=x "
+		    "adj=-1000 growth_bps=-9223372036854775807 x=%zz r=1 p=1,-1,5,- future= r.=1";
+	assert_int_equal(mcg_oom_autopsy_from_event(&ev, &b), 0);
+	assert_int_equal(b.kmsg_seq, 2);
+	assert_string_equal(b.limit_name, "memory.max");
+	assert_int_equal(b.breakdown, MCG_OOM_BD_NONE);
+	assert_int_equal(b.oom_score_adj, -1000);
+	assert_int_equal(b.growth_bps, -INT64_MAX);
+	assert_true(b.has_growth);
+	assert_int_equal(b.nprocs, 1);
+	assert_int_equal(b.procs[0].uid, -1);
+	assert_string_equal(b.procs[0].name, "");
+	assert_int_equal(b.limit, MCG_MAX);
+
+	ev.type = MCG_HEV_OOM_WARNING;
+	ev.detail = "v1 usage=1 usage=7 psi_full_us=0 limit_name=memory.max limit_name=x future=1";
+	assert_int_equal(mcg_oom_warning_from_event(&ev, &x), 0);
+	assert_int_equal(x.usage, 7);
+	assert_true(x.has_psi_full);
+	assert_string_equal(x.limit_name, "memory.max");
+	for (i = 0; i < sizeof(wbad) / sizeof(wbad[0]); i++) {
+		ev.detail = wbad[i];
+		if (mcg_oom_warning_from_event(&ev, &x) != -MCG_E_CORRUPT)
+			fail_msg("accepted '%s'", wbad[i]);
+	}
 }
 
 /* The sentence from a sample (no kernel dump): the record's age is said. */
@@ -654,6 +863,7 @@ int main(void)
 		cmocka_unit_test(test_explain_sample), cmocka_unit_test(test_captured_v2),
 		cmocka_unit_test(test_cut_record), cmocka_unit_test(test_hostile_comm),
 		cmocka_unit_test(test_growth_captured), cmocka_unit_test(test_warn_eval),
+		cmocka_unit_test(test_event_every_field), cmocka_unit_test(test_event_decode_edges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
