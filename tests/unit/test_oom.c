@@ -447,88 +447,80 @@ static const char warning_detail[] =
 	"v1 usage=31 limit=32 reclaimable=33 interval_us=35 psi_full_us=36 "
 	"limit_name=memory.swap.max unit=w.scope why=near:%2031%20of%2032";
 
+static const struct mcg_oom_autopsy every_autopsy = {
+	.time_ns = 1700000000123456789ULL,
+	.kmsg_seq = 11,
+	.scope = MCG_OOM_SCOPE_MEMCG,
+	.oom_cgroup = "/oom cg/a=b",
+	.victim_cgroup = "/oom cg/a=b/victim",
+	.unit = "web%x.service",
+	.pid = 4242,
+	.uid = 1001,
+	.comm = "stress",
+	.anon_rss = 12,
+	.file_rss = 13,
+	.shmem_rss = 14,
+	.total_vm = 15,
+	.pgtables = 16,
+	.oom_score_adj = -17,
+	.breakdown = MCG_OOM_BD_SAMPLE,
+	.age_us = 20,
+	.limit = 21,
+	.swap_limit = 22,
+	.limit_name = "memory.memsw.limit_in_bytes",
+	.usage = 23,
+	.why = "why: it hit 21 bytes, 100%",
+	.has_growth = true,
+	.growth_bps = -24,
+	.growth_us = 25,
+	.procs = {{4242, 1001, 26, "stress"}, {27, -1, 28, "a b,c"}, {29, 0, 30, ""}},
+	.nprocs = 3,
+};
+static const struct mcg_oom_warning every_warning = {
+	.time_ns = 1700000000987654321ULL, .cgroup = "/warn cg", .unit = "w.scope",
+	.usage = 31, .limit = 32, .limit_name = "memory.swap.max", .reclaimable = 33,
+	.signal = "under_oom", .events = 34, .interval_us = 35,
+	.has_psi_full = true, .psi_full_us = 36,
+	.why = "near: 31 of 32",
+};
+
+/*
+ * The decoded struct is the encoded one byte for byte (both start zeroed, the
+ * static names compared as text first).
+ */
+static void assert_autopsy_same(struct mcg_oom_autopsy *b, const struct mcg_oom_autopsy *a)
+{
+	assert_string_equal(b->limit_name ? b->limit_name : "(null)",
+			    a->limit_name ? a->limit_name : "(null)");
+	b->limit_name = a->limit_name;
+	assert_memory_equal(b, a, sizeof(*a));
+}
+
 static void test_event_every_field(void **state)
 {
-	struct mcg_oom_autopsy a, b;
-	struct mcg_oom_warning w, x;
+	static struct mcg_oom_autopsy a, b;
+	static struct mcg_oom_warning w, x;
 	struct mcg_hist_event ev;
 	static char buf[16384];
 	size_t i, n;
 
 	(void)state;
-	memset(&a, 0, sizeof(a));
-	a.time_ns = 1700000000123456789ULL;
-	a.kmsg_seq = 11;
-	a.scope = MCG_OOM_SCOPE_MEMCG;
-	snprintf(a.oom_cgroup, sizeof(a.oom_cgroup), "/oom cg/a=b");
-	snprintf(a.victim_cgroup, sizeof(a.victim_cgroup), "/oom cg/a=b/victim");
-	snprintf(a.unit, sizeof(a.unit), "web%%x.service");
-	a.pid = 4242;
-	a.uid = 1001;
-	snprintf(a.comm, sizeof(a.comm), "stress");
-	a.anon_rss = 12;
-	a.file_rss = 13;
-	a.shmem_rss = 14;
-	a.total_vm = 15;
-	a.pgtables = 16;
-	a.oom_score_adj = -17;
+	memcpy(&a, &every_autopsy, sizeof(a));
 	mcg_record_set(&a.rec, MCG_K_USAGE, 18);
 	mcg_record_set(&a.rec, MCG_K_LIMIT, UINT64_MAX);
 	mcg_record_set(&a.rec, MCG_K_FILE, 19);
-	a.breakdown = MCG_OOM_BD_SAMPLE;
-	a.age_us = 20;
-	a.limit = 21;
-	a.swap_limit = 22;
-	a.limit_name = "memory.memsw.limit_in_bytes";
-	a.usage = 23;
-	snprintf(a.why, sizeof(a.why), "why: it hit 21 bytes, 100%%");
-	a.has_growth = true;
-	a.growth_bps = -24;
-	a.growth_us = 25;
-	a.nprocs = 3;
-	a.procs[0] = (struct mcg_oom_proc){4242, 1001, 26, "stress"};
-	a.procs[1] = (struct mcg_oom_proc){27, -1, 28, "a b,c"};
-	a.procs[2] = (struct mcg_oom_proc){29, 0, 30, ""};
 	assert_int_equal(mcg_oom_autopsy_to_event(&a, &ev, buf, sizeof(buf)), 0);
 	assert_string_equal(ev.detail, autopsy_detail);
 	assert_int_equal(mcg_oom_autopsy_from_event(&ev, &b), 0);
-	assert_int_equal(b.time_ns, a.time_ns);
-	assert_int_equal(b.kmsg_seq, a.kmsg_seq);
-	assert_int_equal(b.scope, a.scope);
-	assert_string_equal(b.oom_cgroup, a.oom_cgroup);
-	assert_string_equal(b.victim_cgroup, a.victim_cgroup);
-	assert_string_equal(b.unit, a.unit);
-	assert_int_equal(b.pid, a.pid);
-	assert_int_equal(b.uid, a.uid);
-	assert_string_equal(b.comm, a.comm);
-	assert_int_equal(b.anon_rss, a.anon_rss);
-	assert_int_equal(b.file_rss, a.file_rss);
-	assert_int_equal(b.shmem_rss, a.shmem_rss);
-	assert_int_equal(b.total_vm, a.total_vm);
-	assert_int_equal(b.pgtables, a.pgtables);
-	assert_int_equal(b.oom_score_adj, a.oom_score_adj);
-	assert_memory_equal(&b.rec, &a.rec, sizeof(a.rec));
-	assert_int_equal(b.breakdown, a.breakdown);
-	assert_int_equal(b.age_us, a.age_us);
-	assert_int_equal(b.limit, a.limit);
-	assert_int_equal(b.swap_limit, a.swap_limit);
-	assert_string_equal(b.limit_name, a.limit_name);
-	assert_int_equal(b.usage, a.usage);
-	assert_string_equal(b.why, a.why);
-	assert_true(b.has_growth);
-	assert_int_equal(b.growth_bps, a.growth_bps);
-	assert_int_equal(b.growth_us, a.growth_us);
-	assert_int_equal(b.nprocs, a.nprocs);
-	for (i = 0; i < a.nprocs; i++) {
-		assert_int_equal(b.procs[i].pid, a.procs[i].pid);
-		assert_int_equal(b.procs[i].uid, a.procs[i].uid);
-		assert_int_equal(b.procs[i].rss, a.procs[i].rss);
-		assert_string_equal(b.procs[i].name, a.procs[i].name);
-	}
+	assert_autopsy_same(&b, &a);
 	/* what is left out: no limits, no growth, no strings */
 	a.limit = a.swap_limit = MCG_MAX;
 	a.has_growth = false;
-	a.oom_cgroup[0] = a.unit[0] = a.why[0] = '\0';
+	a.growth_bps = 0;
+	a.growth_us = 0;
+	memset(a.oom_cgroup, 0, sizeof(a.oom_cgroup));
+	memset(a.unit, 0, sizeof(a.unit));
+	memset(a.why, 0, sizeof(a.why));
 	a.limit_name = NULL;
 	assert_int_equal(mcg_oom_autopsy_to_event(&a, &ev, buf, sizeof(buf)), 0);
 	assert_null(strstr(ev.detail, " limit="));
@@ -536,51 +528,28 @@ static void test_event_every_field(void **state)
 	assert_null(strstr(ev.detail, "growth"));
 	assert_non_null(strstr(ev.detail, " oom=- "));
 	assert_int_equal(mcg_oom_autopsy_from_event(&ev, &b), 0);
-	assert_int_equal(b.limit, MCG_MAX);
-	assert_int_equal(b.swap_limit, MCG_MAX);
-	assert_false(b.has_growth);
-	assert_null(b.limit_name);
-	assert_string_equal(b.oom_cgroup, "");
+	assert_autopsy_same(&b, &a);
 	/* every buffer too small is refused, at every length */
 	n = strlen(ev.detail);
 	for (i = 0; i <= n; i += 7)
 		assert_int_equal(mcg_oom_autopsy_to_event(&a, &ev, buf, i), -ENOSPC);
 
-	memset(&w, 0, sizeof(w));
-	w.time_ns = 1700000000987654321ULL;
-	snprintf(w.cgroup, sizeof(w.cgroup), "/warn cg");
-	snprintf(w.unit, sizeof(w.unit), "w.scope");
-	w.usage = 31;
-	w.limit = 32;
-	w.limit_name = "memory.swap.max";
-	w.reclaimable = 33;
-	w.signal = "under_oom";
-	w.events = 34;
-	w.interval_us = 35;
-	w.has_psi_full = true;
-	w.psi_full_us = 36;
-	snprintf(w.why, sizeof(w.why), "near: 31 of 32");
+	memcpy(&w, &every_warning, sizeof(w));
 	assert_int_equal(mcg_oom_warning_to_event(&w, &ev, buf, sizeof(buf)), 0);
 	assert_string_equal(ev.detail, warning_detail);
-	assert_int_equal(mcg_oom_warning_from_event(&ev, &x), 0);
-	assert_int_equal(x.time_ns, w.time_ns);
-	assert_string_equal(x.cgroup, w.cgroup);
-	assert_string_equal(x.unit, w.unit);
-	assert_int_equal(x.usage, w.usage);
-	assert_int_equal(x.limit, w.limit);
-	assert_string_equal(x.limit_name, w.limit_name);
-	assert_int_equal(x.reclaimable, w.reclaimable);
-	assert_string_equal(x.signal, w.signal);
-	assert_int_equal(x.events, w.events);
-	assert_int_equal(x.interval_us, w.interval_us);
-	assert_true(x.has_psi_full);
-	assert_int_equal(x.psi_full_us, w.psi_full_us);
-	assert_string_equal(x.why, w.why);
-	w.has_psi_full = false;
-	assert_int_equal(mcg_oom_warning_to_event(&w, &ev, buf, sizeof(buf)), 0);
-	assert_null(strstr(ev.detail, "psi_full_us"));
-	assert_int_equal(mcg_oom_warning_from_event(&ev, &x), 0);
-	assert_false(x.has_psi_full);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(mcg_oom_warning_from_event(&ev, &x), 0);
+		assert_string_equal(x.limit_name, w.limit_name);
+		assert_string_equal(x.signal, w.signal);
+		x.limit_name = w.limit_name;
+		x.signal = w.signal;
+		assert_memory_equal(&x, &w, sizeof(w));
+		/* then without psi */
+		w.has_psi_full = false;
+		w.psi_full_us = 0;
+		assert_int_equal(mcg_oom_warning_to_event(&w, &ev, buf, sizeof(buf)), 0);
+		assert_null(strstr(ev.detail, "psi_full_us"));
+	}
 	n = strlen(ev.detail);
 	for (i = 0; i <= n; i += 5)
 		assert_int_equal(mcg_oom_warning_to_event(&w, &ev, buf, i), -ENOSPC);
