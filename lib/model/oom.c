@@ -1,6 +1,7 @@
 /* oom.c: the autopsy of an OOM kill: the kernel's report joined with the cgroup's record, the sentence, the history event (pure). */
 #include "model/model.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,68 +358,6 @@ static const char *dup_in(struct out *b, const char *s)
 	return d;
 }
 
-int mcg_oom_autopsy_to_event(const struct mcg_oom_autopsy *a, struct mcg_hist_event *ev,
-			     char *buf, size_t len)
-{
-	struct out b = {buf, len, 0, false};
-	const char *detail;
-	unsigned k;
-	size_t i;
-
-	if (!len)
-		return -ENOSPC;
-	memset(ev, 0, sizeof(*ev));
-	ev->type = MCG_HEV_OOM_AUTOPSY;
-	ev->time_ns = a->time_ns;
-	ev->pid = a->pid > 0 ? a->pid : -1;
-	ev->uid = a->uid;
-	ev->loginuid = -1;
-	ev->count = a->anon_rss + a->file_rss + a->shmem_rss;
-	detail = b.buf;
-	put(&b, "v1 seq=%llu bd=%s age_us=%llu", (unsigned long long)a->kmsg_seq,
-	    mcg_oom_breakdown_name(a->breakdown), (unsigned long long)a->age_us);
-	put_str(&b, "oom", a->oom_cgroup);
-	put_str(&b, "victim", a->victim_cgroup);
-	put_str(&b, "unit", a->unit);
-	put(&b, " anon_rss=%llu file_rss=%llu shmem_rss=%llu total_vm=%llu pgtables=%llu adj=%d",
-	    (unsigned long long)a->anon_rss, (unsigned long long)a->file_rss,
-	    (unsigned long long)a->shmem_rss, (unsigned long long)a->total_vm,
-	    (unsigned long long)a->pgtables, a->oom_score_adj);
-	put_str(&b, "limit_name", a->limit_name);
-	if (a->limit != MCG_MAX)
-		put(&b, " limit=%llu", (unsigned long long)a->limit);
-	if (a->swap_limit != MCG_MAX)
-		put(&b, " swap_limit=%llu", (unsigned long long)a->swap_limit);
-	put(&b, " usage=%llu", (unsigned long long)a->usage);
-	if (a->has_growth)
-		put(&b, " growth_bps=%lld growth_us=%llu", (long long)a->growth_bps,
-		    (unsigned long long)a->growth_us);
-	mcg_keyset_foreach(k, &a->rec.valid)
-		put(&b, " r.%s=%llu", mcg_key_name((enum mcg_key)k), (unsigned long long)a->rec.v[k]);
-	/* a process: p=PID,UID,RSS,NAME (NAME escaped; UID -1 unknown) */
-	for (i = 0; i < a->nprocs && i < MCG_OOM_TASKS; i++) {
-		char enc[4 * MCG_OOM_COMM_MAX];
-
-		if (!a->procs[i].name[0])
-			snprintf(enc, sizeof(enc), "-");
-		else if (!mcg__field_encode(a->procs[i].name, enc, sizeof(enc)))
-			return -ENOSPC;
-		put(&b, " p=%lld,%lld,%llu,%s", (long long)a->procs[i].pid,
-		    (long long)a->procs[i].uid, (unsigned long long)a->procs[i].rss, enc);
-	}
-	put_str(&b, "why", a->why);
-	if (b.full)
-		return -ENOSPC;
-	b.o++; /* the NUL */
-	ev->detail = detail;
-	ev->op = dup_in(&b, mcg_oom_scope_name(a->scope));
-	ev->comm = a->comm[0] ? dup_in(&b, a->comm) : NULL;
-	ev->cgroup = dup_in(&b, a->victim_cgroup[0] ? a->victim_cgroup
-				: a->oom_cgroup[0]     ? a->oom_cgroup
-						       : "/");
-	return b.full ? -ENOSPC : 0;
-}
-
 static bool num(const char *s, size_t n, uint64_t *ret)
 {
 	uint64_t v = 0;
@@ -484,13 +423,321 @@ static int detail_next(struct detail_iter *it, const char **key, size_t *kl, con
 	return 0;
 }
 
+/*
+ * The keys of a stored event's detail, one table an event type: which field
+ * of the struct each names and how its value is written. detail_put writes
+ * them in the table's order; detail_parse reads them in any order (a later
+ * key wins; a key not in the table, a later version's, is skipped). Each key
+ * is named once.
+ */
+enum detail_kind {
+	DK_U64,        /* uint64_t, decimal */
+	DK_U64_LIMIT,  /* the same, left out when MCG_MAX (the decoder's default) */
+	DK_S64,        /* int64_t, decimal, '-' first when negative */
+	DK_ADJ,        /* int, an oom_score_adj: -1000 to 1000 */
+	DK_STR,        /* char[size], mcg__field_encode'd, "-" when empty */
+	DK_LIMIT_NAME, /* const char *, one of limit_names (static), as DK_STR */
+	DK_BD,         /* int, enum mcg_oom_breakdown by its name */
+	DK_REC,        /* struct mcg_record: KEY (a prefix) COUNTER=N for each valid counter */
+	DK_PROCS,      /* struct mcg_oom_autopsy's procs: p=PID,UID,RSS,NAME each */
+};
+
+#define DK_ALWAYS SIZE_MAX
+struct detail_key {
+	const char *key;
+	enum detail_kind kind;
+	size_t off, size;
+	size_t flag; /* a bool's offset: written only when true, set when read; or DK_ALWAYS */
+};
+#define DKEY(T, key, kind, m) {key, kind, offsetof(T, m), sizeof(((T *)0)->m), DK_ALWAYS}
+#define DKEY_IF(T, key, kind, m, f)                                                                \
+	{key, kind, offsetof(T, m), sizeof(((T *)0)->m), offsetof(T, f)}
+
+/* a process: p=PID,UID,RSS,NAME (NAME escaped; UID -1 unknown) */
+static void procs_put(struct out *b, const char *key, const struct mcg_oom_autopsy *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nprocs && i < MCG_OOM_TASKS; i++) {
+		char enc[4 * MCG_OOM_COMM_MAX];
+
+		if (!a->procs[i].name[0])
+			snprintf(enc, sizeof(enc), "-");
+		else if (!mcg__field_encode(a->procs[i].name, enc, sizeof(enc))) {
+			b->full = true;
+			return;
+		}
+		put(b, " %s=%lld,%lld,%llu,%s", key, (long long)a->procs[i].pid,
+		    (long long)a->procs[i].uid, (unsigned long long)a->procs[i].rss, enc);
+	}
+}
+
+/*
+ * EV's detail: "v1" and KEYS of OBJ at the start of B's buffer, and its NUL;
+ * false when that buffer is too small.
+ */
+static bool detail_put(struct out *b, struct mcg_hist_event *ev, const struct detail_key *keys,
+		       size_t n, const void *obj)
+{
+	const char *base = obj;
+	size_t i;
+
+	put(b, "v1");
+	for (i = 0; i < n; i++) {
+		const struct detail_key *d = &keys[i];
+		const void *f = base + d->off;
+		unsigned k;
+
+		if (d->flag != DK_ALWAYS && !*(const bool *)(const void *)(base + d->flag))
+			continue;
+		switch (d->kind) {
+		case DK_U64:
+		case DK_U64_LIMIT:
+			if (d->kind == DK_U64_LIMIT && *(const uint64_t *)f == MCG_MAX)
+				break;
+			put(b, " %s=%llu", d->key, (unsigned long long)*(const uint64_t *)f);
+			break;
+		case DK_S64:
+			put(b, " %s=%lld", d->key, (long long)*(const int64_t *)f);
+			break;
+		case DK_ADJ:
+			put(b, " %s=%d", d->key, *(const int *)f);
+			break;
+		case DK_STR:
+			put_str(b, d->key, f);
+			break;
+		case DK_LIMIT_NAME:
+			put_str(b, d->key, *(const char *const *)f);
+			break;
+		case DK_BD:
+			put(b, " %s=%s", d->key, mcg_oom_breakdown_name(*(const int *)f));
+			break;
+		case DK_REC:
+			mcg_keyset_foreach(k, &((const struct mcg_record *)f)->valid)
+				put(b, " %s%s=%llu", d->key, mcg_key_name((enum mcg_key)k),
+				    (unsigned long long)((const struct mcg_record *)f)->v[k]);
+			break;
+		case DK_PROCS:
+			procs_put(b, d->key, obj);
+			break;
+		}
+	}
+	if (b->full)
+		return false;
+	b->o++; /* the NUL */
+	ev->detail = b->buf;
+	return true;
+}
+
+/* EV cleared for an event of TYPE at TIME_NS, when there is room (LEN) for its text */
+static int event_start(struct mcg_hist_event *ev, int type, uint64_t time_ns, size_t len)
+{
+	if (!len)
+		return -ENOSPC;
+	memset(ev, 0, sizeof(*ev));
+	ev->type = type;
+	ev->time_ns = time_ns;
+	return 0;
+}
+
+/* a signed number no larger than MAX either way */
+static bool snum(const char *s, size_t n, uint64_t max, int64_t *ret)
+{
+	bool neg = n && s[0] == '-';
+	uint64_t v;
+
+	if (!num(s + neg, n - neg, &v) || v > max)
+		return false;
+	*ret = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+
+static bool proc_parse(const char *s, size_t n, struct mcg_oom_autopsy *a)
+{
+	struct mcg_oom_proc pr = {0};
+	const char *f[4], *q = s, *e = s + n;
+	size_t fl[4], j;
+	uint64_t u;
+
+	for (j = 0; j < 4; j++) {
+		const char *c = j < 3 ? memchr(q, ',', (size_t)(e - q)) : e;
+
+		if (!c)
+			return false;
+		f[j] = q;
+		fl[j] = (size_t)(c - q);
+		q = c + 1;
+	}
+	if (!num(f[0], fl[0], &u) || u > INT32_MAX)
+		return false;
+	pr.pid = (int64_t)u;
+	if (fl[1] == 2 && !memcmp(f[1], "-1", 2))
+		pr.uid = -1;
+	else if (!num(f[1], fl[1], &u) || u > UINT32_MAX)
+		return false;
+	else
+		pr.uid = (int64_t)u;
+	if (!num(f[2], fl[2], &pr.rss) || !str(f[3], fl[3], pr.name, sizeof(pr.name)))
+		return false;
+	if (a->nprocs < MCG_OOM_TASKS)
+		a->procs[a->nprocs++] = pr;
+	return true;
+}
+
+/* one value S (N bytes) of D into OBJ; false: not what the encoder writes */
+static bool detail_value(const struct detail_key *d, const char *name, size_t nl, const char *s,
+			 size_t n, void *obj)
+{
+	char *f = (char *)obj + d->off, tmp[64];
+	uint64_t v;
+	int64_t sv;
+	size_t i;
+
+	switch (d->kind) {
+	case DK_U64:
+	case DK_U64_LIMIT:
+		if (!num(s, n, &v))
+			return false;
+		*(uint64_t *)(void *)f = v;
+		break;
+	case DK_S64:
+		if (!snum(s, n, INT64_MAX, &sv))
+			return false;
+		*(int64_t *)(void *)f = sv;
+		break;
+	case DK_ADJ:
+		if (!snum(s, n, 1000, &sv))
+			return false;
+		*(int *)(void *)f = (int)sv;
+		break;
+	case DK_STR:
+		return str(s, n, f, d->size);
+	case DK_LIMIT_NAME:
+		if (!str(s, n, tmp, sizeof(tmp)))
+			return false;
+		/* only the names memcgctl writes: the pointer is static */
+		for (i = 0; i < MCG_ARRAY_SIZE(limit_names); i++)
+			if (!strcmp(tmp, limit_names[i]))
+				*(const char **)(void *)f = limit_names[i];
+		break;
+	case DK_BD:
+		if (!str(s, n, tmp, sizeof(tmp)))
+			return false;
+		*(int *)(void *)f = !strcmp(tmp, "kernel")   ? MCG_OOM_BD_KERNEL
+				    : !strcmp(tmp, "sample") ? MCG_OOM_BD_SAMPLE
+							     : MCG_OOM_BD_NONE;
+		break;
+	case DK_REC: {
+		int key;
+
+		if (nl >= sizeof(tmp) || !num(s, n, &v))
+			return false;
+		memcpy(tmp, name, nl);
+		tmp[nl] = '\0';
+		/* a counter this build does not know (a newer table) is skipped */
+		key = mcg_key_lookup(tmp);
+		if (key >= 0)
+			mcg_record_set((struct mcg_record *)(void *)f, (enum mcg_key)key, v);
+		break;
+	}
+	case DK_PROCS:
+		return proc_parse(s, n, obj);
+	}
+	return true;
+}
+
+/* DETAIL into OBJ (its defaults already set) by KEYS; -MCG_E_CORRUPT for what the encoder does not write */
+static int detail_parse(const char *detail, const struct detail_key *keys, size_t n, void *obj)
+{
+	struct detail_iter it = {.p = detail, .end = detail + strlen(detail)};
+	const char *t, *eq;
+	size_t kl, vl, i;
+	int r;
+
+	while ((r = detail_next(&it, &t, &kl, &eq, &vl)) > 0) {
+		for (i = 0; i < n; i++) {
+			const struct detail_key *d = &keys[i];
+			size_t l = strlen(d->key);
+
+			if (d->kind == DK_REC ? kl > l && !memcmp(t, d->key, l)
+					      : kl == l && !memcmp(t, d->key, l))
+				break;
+		}
+		if (i == n)
+			continue; /* a later version's key, skipped */
+		if (!detail_value(&keys[i], t + strlen(keys[i].key), kl - strlen(keys[i].key), eq + 1,
+				  vl, obj))
+			return -MCG_E_CORRUPT;
+		if (keys[i].flag != DK_ALWAYS)
+			*(bool *)(void *)((char *)obj + keys[i].flag) = true;
+	}
+	if (r < 0 || !it.seen_v)
+		return -MCG_E_CORRUPT;
+	return 0;
+}
+
+/* each event's keys, in the order its encoder writes them */
+#define AKEY(key, kind, m) DKEY(struct mcg_oom_autopsy, key, kind, m)
+#define WKEY(key, kind, m) DKEY(struct mcg_oom_warning, key, kind, m)
+static const struct detail_key autopsy_keys[] = {
+	AKEY("seq", DK_U64, kmsg_seq),
+	AKEY("bd", DK_BD, breakdown),
+	AKEY("age_us", DK_U64, age_us),
+	AKEY("oom", DK_STR, oom_cgroup),
+	AKEY("victim", DK_STR, victim_cgroup),
+	AKEY("unit", DK_STR, unit),
+	AKEY("anon_rss", DK_U64, anon_rss),
+	AKEY("file_rss", DK_U64, file_rss),
+	AKEY("shmem_rss", DK_U64, shmem_rss),
+	AKEY("total_vm", DK_U64, total_vm),
+	AKEY("pgtables", DK_U64, pgtables),
+	AKEY("adj", DK_ADJ, oom_score_adj),
+	AKEY("limit_name", DK_LIMIT_NAME, limit_name),
+	AKEY("limit", DK_U64_LIMIT, limit),
+	AKEY("swap_limit", DK_U64_LIMIT, swap_limit),
+	AKEY("usage", DK_U64, usage),
+	DKEY_IF(struct mcg_oom_autopsy, "growth_bps", DK_S64, growth_bps, has_growth),
+	DKEY_IF(struct mcg_oom_autopsy, "growth_us", DK_U64, growth_us, has_growth),
+	AKEY("r.", DK_REC, rec),
+	AKEY("p", DK_PROCS, procs),
+	AKEY("why", DK_STR, why),
+}, warning_keys[] = {
+	WKEY("usage", DK_U64, usage),
+	WKEY("limit", DK_U64, limit),
+	WKEY("reclaimable", DK_U64, reclaimable),
+	WKEY("interval_us", DK_U64, interval_us),
+	DKEY_IF(struct mcg_oom_warning, "psi_full_us", DK_U64, psi_full_us, has_psi_full),
+	WKEY("limit_name", DK_LIMIT_NAME, limit_name),
+	WKEY("unit", DK_STR, unit),
+	WKEY("why", DK_STR, why),
+};
+#undef AKEY
+#undef WKEY
+
+int mcg_oom_autopsy_to_event(const struct mcg_oom_autopsy *a, struct mcg_hist_event *ev,
+			     char *buf, size_t len)
+{
+	struct out b = {buf, len, 0, false};
+
+	if (event_start(ev, MCG_HEV_OOM_AUTOPSY, a->time_ns, len) < 0)
+		return -ENOSPC;
+	ev->pid = a->pid > 0 ? a->pid : -1;
+	ev->uid = a->uid;
+	ev->loginuid = -1;
+	ev->count = a->anon_rss + a->file_rss + a->shmem_rss;
+	if (!detail_put(&b, ev, autopsy_keys, MCG_ARRAY_SIZE(autopsy_keys), a))
+		return -ENOSPC;
+	ev->op = dup_in(&b, mcg_oom_scope_name(a->scope));
+	ev->comm = a->comm[0] ? dup_in(&b, a->comm) : NULL;
+	ev->cgroup = dup_in(&b, a->victim_cgroup[0] ? a->victim_cgroup
+				: a->oom_cgroup[0]     ? a->oom_cgroup
+						       : "/");
+	return b.full ? -ENOSPC : 0;
+}
+
 int mcg_oom_autopsy_from_event(const struct mcg_hist_event *ev, struct mcg_oom_autopsy *ret)
 {
 	struct mcg_oom_autopsy a;
-	struct detail_iter it;
-	const char *t, *eq;
-	char tmp[64];
-	size_t kl, vl;
 	int r;
 
 	if (!ev || ev->type != MCG_HEV_OOM_AUTOPSY || !ev->detail)
@@ -505,128 +752,9 @@ int mcg_oom_autopsy_from_event(const struct mcg_hist_event *ev, struct mcg_oom_a
 	a.scope = ev->op && !strcmp(ev->op, "memcg")    ? MCG_OOM_SCOPE_MEMCG
 		  : ev->op && !strcmp(ev->op, "global") ? MCG_OOM_SCOPE_GLOBAL
 							: MCG_OOM_SCOPE_UNKNOWN;
-	it = (struct detail_iter){.p = ev->detail, .end = ev->detail + strlen(ev->detail)};
-	while ((r = detail_next(&it, &t, &kl, &eq, &vl)) > 0) {
-		const char *e = eq + 1 + vl; /* the token's end */
-		uint64_t v = 0;
-
-#define K(name) (kl == strlen(name) && !memcmp(t, name, kl))
-#define N(field)                                                                                   \
-	do {                                                                                       \
-		if (!num(eq + 1, vl, &v))                                                          \
-			return -MCG_E_CORRUPT;                                                     \
-		field = v;                                                                         \
-	} while (0)
-		if (K("seq"))
-			N(a.kmsg_seq);
-		else if (K("age_us"))
-			N(a.age_us);
-		else if (K("anon_rss"))
-			N(a.anon_rss);
-		else if (K("file_rss"))
-			N(a.file_rss);
-		else if (K("shmem_rss"))
-			N(a.shmem_rss);
-		else if (K("total_vm"))
-			N(a.total_vm);
-		else if (K("pgtables"))
-			N(a.pgtables);
-		else if (K("limit"))
-			N(a.limit);
-		else if (K("swap_limit"))
-			N(a.swap_limit);
-		else if (K("usage"))
-			N(a.usage);
-		else if (K("growth_us")) {
-			N(a.growth_us);
-			a.has_growth = true;
-		} else if (K("growth_bps")) {
-			bool neg = vl && eq[1] == '-';
-
-			if (!num(eq + 1 + neg, vl - neg, &v) || v > (uint64_t)INT64_MAX)
-				return -MCG_E_CORRUPT;
-			a.growth_bps = neg ? -(int64_t)v : (int64_t)v;
-			a.has_growth = true;
-		} else if (K("adj")) {
-			bool neg = vl && eq[1] == '-';
-
-			if (!num(eq + 1 + neg, vl - neg, &v) || v > 1000)
-				return -MCG_E_CORRUPT;
-			a.oom_score_adj = neg ? -(int)v : (int)v;
-		} else if (K("bd")) {
-			if (!str(eq + 1, vl, tmp, sizeof(tmp)))
-				return -MCG_E_CORRUPT;
-			a.breakdown = !strcmp(tmp, "kernel")   ? MCG_OOM_BD_KERNEL
-				      : !strcmp(tmp, "sample") ? MCG_OOM_BD_SAMPLE
-							       : MCG_OOM_BD_NONE;
-		} else if (K("oom")) {
-			if (!str(eq + 1, vl, a.oom_cgroup, sizeof(a.oom_cgroup)))
-				return -MCG_E_CORRUPT;
-		} else if (K("victim")) {
-			if (!str(eq + 1, vl, a.victim_cgroup, sizeof(a.victim_cgroup)))
-				return -MCG_E_CORRUPT;
-		} else if (K("unit")) {
-			if (!str(eq + 1, vl, a.unit, sizeof(a.unit)))
-				return -MCG_E_CORRUPT;
-		} else if (K("why")) {
-			if (!str(eq + 1, vl, a.why, sizeof(a.why)))
-				return -MCG_E_CORRUPT;
-		} else if (K("limit_name")) {
-			size_t i;
-
-			if (!str(eq + 1, vl, tmp, sizeof(tmp)))
-				return -MCG_E_CORRUPT;
-			/* only the names memcgctl writes: the pointer is static */
-			for (i = 0; i < MCG_ARRAY_SIZE(limit_names); i++)
-				if (!strcmp(tmp, limit_names[i]))
-					a.limit_name = limit_names[i];
-		} else if (K("p")) {
-			struct mcg_oom_proc pr = {0};
-			const char *f[4], *q = eq + 1;
-			size_t fl[4], j;
-			uint64_t u;
-
-			for (j = 0; j < 4; j++) {
-				const char *c = j < 3 ? memchr(q, ',', (size_t)(e - q)) : e;
-
-				if (!c)
-					return -MCG_E_CORRUPT;
-				f[j] = q;
-				fl[j] = (size_t)(c - q);
-				q = c + 1;
-			}
-			if (!num(f[0], fl[0], &u) || u > INT32_MAX)
-				return -MCG_E_CORRUPT;
-			pr.pid = (int64_t)u;
-			if (fl[1] == 2 && !memcmp(f[1], "-1", 2))
-				pr.uid = -1;
-			else if (!num(f[1], fl[1], &u) || u > UINT32_MAX)
-				return -MCG_E_CORRUPT;
-			else
-				pr.uid = (int64_t)u;
-			if (!num(f[2], fl[2], &pr.rss) || !str(f[3], fl[3], pr.name, sizeof(pr.name)))
-				return -MCG_E_CORRUPT;
-			if (a.nprocs < MCG_OOM_TASKS)
-				a.procs[a.nprocs++] = pr;
-		} else if (kl > 2 && t[0] == 'r' && t[1] == '.') {
-			char name[64];
-			int key;
-
-			if (kl - 2 >= sizeof(name) || !num(eq + 1, vl, &v))
-				return -MCG_E_CORRUPT;
-			memcpy(name, t + 2, kl - 2);
-			name[kl - 2] = '\0';
-			/* a counter this build does not know (a newer table) is skipped */
-			key = mcg_key_lookup(name);
-			if (key >= 0)
-				mcg_record_set(&a.rec, (enum mcg_key)key, v);
-		}
-		/* other keys: a later version's, skipped */
-#undef K
-#undef N
-	}
-	if (r < 0 || !it.seen_v)
-		return -MCG_E_CORRUPT;
+	r = detail_parse(ev->detail, autopsy_keys, MCG_ARRAY_SIZE(autopsy_keys), &a);
+	if (r < 0)
+		return r;
 	*ret = a;
 	return 0;
 }
@@ -741,28 +869,13 @@ int mcg_oom_warning_to_event(const struct mcg_oom_warning *wn, struct mcg_hist_e
 			     char *buf, size_t len)
 {
 	struct out b = {buf, len, 0, false};
-	const char *detail;
 
-	if (!len)
+	if (event_start(ev, MCG_HEV_OOM_WARNING, wn->time_ns, len) < 0)
 		return -ENOSPC;
-	memset(ev, 0, sizeof(*ev));
-	ev->type = MCG_HEV_OOM_WARNING;
-	ev->time_ns = wn->time_ns;
 	ev->uid = ev->loginuid = ev->pid = -1;
 	ev->count = wn->events;
-	detail = b.buf;
-	put(&b, "v1 usage=%llu limit=%llu reclaimable=%llu interval_us=%llu",
-	    (unsigned long long)wn->usage, (unsigned long long)wn->limit,
-	    (unsigned long long)wn->reclaimable, (unsigned long long)wn->interval_us);
-	if (wn->has_psi_full)
-		put(&b, " psi_full_us=%llu", (unsigned long long)wn->psi_full_us);
-	put_str(&b, "limit_name", wn->limit_name);
-	put_str(&b, "unit", wn->unit);
-	put_str(&b, "why", wn->why);
-	if (b.full)
+	if (!detail_put(&b, ev, warning_keys, MCG_ARRAY_SIZE(warning_keys), wn))
 		return -ENOSPC;
-	b.o++; /* the NUL */
-	ev->detail = detail;
 	ev->op = dup_in(&b, wn->signal ? wn->signal : "-");
 	ev->cgroup = dup_in(&b, wn->cgroup[0] ? wn->cgroup : "/");
 	return b.full ? -ENOSPC : 0;
@@ -771,10 +884,7 @@ int mcg_oom_warning_to_event(const struct mcg_oom_warning *wn, struct mcg_hist_e
 int mcg_oom_warning_from_event(const struct mcg_hist_event *ev, struct mcg_oom_warning *ret)
 {
 	struct mcg_oom_warning wn;
-	struct detail_iter it;
-	const char *t, *eq;
-	char tmp[64];
-	size_t i, kl, vl;
+	size_t i;
 	int r;
 
 	if (!ev || ev->type != MCG_HEV_OOM_WARNING || !ev->detail || !ev->cgroup ||
@@ -788,47 +898,9 @@ int mcg_oom_warning_from_event(const struct mcg_hist_event *ev, struct mcg_oom_w
 	for (i = 0; ev->op && i < MCG_ARRAY_SIZE(signal_names); i++)
 		if (!strcmp(ev->op, signal_names[i]))
 			wn.signal = signal_names[i];
-	it = (struct detail_iter){.p = ev->detail, .end = ev->detail + strlen(ev->detail)};
-	while ((r = detail_next(&it, &t, &kl, &eq, &vl)) > 0) {
-		uint64_t v = 0;
-
-#define K(name) (kl == strlen(name) && !memcmp(t, name, kl))
-#define N(field)                                                                                   \
-	do {                                                                                       \
-		if (!num(eq + 1, vl, &v))                                                          \
-			return -MCG_E_CORRUPT;                                                     \
-		field = v;                                                                         \
-	} while (0)
-		if (K("usage"))
-			N(wn.usage);
-		else if (K("limit"))
-			N(wn.limit);
-		else if (K("reclaimable"))
-			N(wn.reclaimable);
-		else if (K("interval_us"))
-			N(wn.interval_us);
-		else if (K("psi_full_us")) {
-			N(wn.psi_full_us);
-			wn.has_psi_full = true;
-		} else if (K("unit")) {
-			if (!str(eq + 1, vl, wn.unit, sizeof(wn.unit)))
-				return -MCG_E_CORRUPT;
-		} else if (K("why")) {
-			if (!str(eq + 1, vl, wn.why, sizeof(wn.why)))
-				return -MCG_E_CORRUPT;
-		} else if (K("limit_name")) {
-			if (!str(eq + 1, vl, tmp, sizeof(tmp)))
-				return -MCG_E_CORRUPT;
-			for (i = 0; i < MCG_ARRAY_SIZE(limit_names); i++)
-				if (!strcmp(tmp, limit_names[i]))
-					wn.limit_name = limit_names[i];
-		}
-		/* other keys: a later version's, skipped */
-#undef K
-#undef N
-	}
-	if (r < 0 || !it.seen_v)
-		return -MCG_E_CORRUPT;
+	r = detail_parse(ev->detail, warning_keys, MCG_ARRAY_SIZE(warning_keys), &wn);
+	if (r < 0)
+		return r;
 	*ret = wn;
 	return 0;
 }

@@ -11,6 +11,7 @@
 
 #include "memcg.h"
 
+
 /* Feed FILE (one /dev/kmsg record a line, as read) to P; the kills into K (at most N). */
 static size_t feed_file(struct mcg_oom_parser *p, const char *name, struct mcg_oom_kill *k,
 			size_t n)
@@ -396,7 +397,7 @@ static void test_event_roundtrip(void **state)
 	assert_string_equal(b.victim_cgroup, a.victim_cgroup);
 	assert_string_equal(b.why, a.why);
 	assert_string_equal(b.comm, a.comm);
-	assert_ptr_equal(b.limit_name, a.limit_name);
+	assert_string_equal(b.limit_name, a.limit_name);
 	assert_int_equal(b.limit, a.limit);
 	assert_int_equal(b.swap_limit, a.swap_limit);
 	assert_int_equal(b.usage, a.usage);
@@ -429,6 +430,183 @@ static void test_event_roundtrip(void **state)
 	ev.detail = "v1 r.limit=18446744073709551616";
 	assert_int_equal(mcg_oom_autopsy_from_event(&ev, &b), -MCG_E_CORRUPT);
 	mcg_oom_parser_free(p);
+}
+
+/*
+ * Every field of both events, each a distinct value, through the encoder and
+ * back: the detail text is the one the encoders wrote before they became
+ * table-driven (captured from main at 6f1be3c), the decoded struct the one encoded.
+ */
+static const char autopsy_detail[] =
+	"v1 seq=11 bd=sample age_us=20 oom=/oom%20cg/a=b victim=/oom%20cg/a=b/victim "
+	"unit=web%25x.service anon_rss=12 file_rss=13 shmem_rss=14 total_vm=15 pgtables=16 adj=-17 "
+	"limit_name=memory.memsw.limit_in_bytes limit=21 swap_limit=22 usage=23 growth_bps=-24 "
+	"growth_us=25 r.usage=18 r.limit=18446744073709551615 r.file=19 p=4242,1001,26,stress "
+	"p=27,-1,28,a%20b,c p=29,0,30,- why=why:%20it%20hit%2021%20bytes,%20100%25";
+static const char warning_detail[] =
+	"v1 usage=31 limit=32 reclaimable=33 interval_us=35 psi_full_us=36 "
+	"limit_name=memory.swap.max unit=w.scope why=near:%2031%20of%2032";
+
+static const struct mcg_oom_autopsy every_autopsy = {
+	.time_ns = 1700000000123456789ULL,
+	.kmsg_seq = 11,
+	.scope = MCG_OOM_SCOPE_MEMCG,
+	.oom_cgroup = "/oom cg/a=b",
+	.victim_cgroup = "/oom cg/a=b/victim",
+	.unit = "web%x.service",
+	.pid = 4242,
+	.uid = 1001,
+	.comm = "stress",
+	.anon_rss = 12,
+	.file_rss = 13,
+	.shmem_rss = 14,
+	.total_vm = 15,
+	.pgtables = 16,
+	.oom_score_adj = -17,
+	.breakdown = MCG_OOM_BD_SAMPLE,
+	.age_us = 20,
+	.limit = 21,
+	.swap_limit = 22,
+	.limit_name = "memory.memsw.limit_in_bytes",
+	.usage = 23,
+	.why = "why: it hit 21 bytes, 100%",
+	.has_growth = true,
+	.growth_bps = -24,
+	.growth_us = 25,
+	.procs = {{4242, 1001, 26, "stress"}, {27, -1, 28, "a b,c"}, {29, 0, 30, ""}},
+	.nprocs = 3,
+};
+static const struct mcg_oom_warning every_warning = {
+	.time_ns = 1700000000987654321ULL, .cgroup = "/warn cg", .unit = "w.scope",
+	.usage = 31, .limit = 32, .limit_name = "memory.swap.max", .reclaimable = 33,
+	.signal = "under_oom", .events = 34, .interval_us = 35,
+	.has_psi_full = true, .psi_full_us = 36,
+	.why = "near: 31 of 32",
+};
+
+/*
+ * The decoded struct is the encoded one byte for byte (both start zeroed, the
+ * static names compared as text first).
+ */
+static void assert_autopsy_same(struct mcg_oom_autopsy *b, const struct mcg_oom_autopsy *a)
+{
+	assert_string_equal(b->limit_name ? b->limit_name : "(null)",
+			    a->limit_name ? a->limit_name : "(null)");
+	b->limit_name = a->limit_name;
+	assert_memory_equal(b, a, sizeof(*a));
+}
+
+static void test_event_every_field(void **state)
+{
+	static struct mcg_oom_autopsy a, b;
+	static struct mcg_oom_warning w, x;
+	struct mcg_hist_event ev;
+	static char buf[16384];
+	size_t i, n;
+
+	(void)state;
+	memcpy(&a, &every_autopsy, sizeof(a));
+	mcg_record_set(&a.rec, MCG_K_USAGE, 18);
+	mcg_record_set(&a.rec, MCG_K_LIMIT, UINT64_MAX);
+	mcg_record_set(&a.rec, MCG_K_FILE, 19);
+	assert_int_equal(mcg_oom_autopsy_to_event(&a, &ev, buf, sizeof(buf)), 0);
+	assert_string_equal(ev.detail, autopsy_detail);
+	assert_int_equal(mcg_oom_autopsy_from_event(&ev, &b), 0);
+	assert_autopsy_same(&b, &a);
+	/* what is left out: no limits, no growth, no strings */
+	a.limit = a.swap_limit = MCG_MAX;
+	a.has_growth = false;
+	a.growth_bps = 0;
+	a.growth_us = 0;
+	memset(a.oom_cgroup, 0, sizeof(a.oom_cgroup));
+	memset(a.unit, 0, sizeof(a.unit));
+	memset(a.why, 0, sizeof(a.why));
+	a.limit_name = NULL;
+	assert_int_equal(mcg_oom_autopsy_to_event(&a, &ev, buf, sizeof(buf)), 0);
+	assert_null(strstr(ev.detail, " limit="));
+	assert_null(strstr(ev.detail, " swap_limit="));
+	assert_null(strstr(ev.detail, "growth"));
+	assert_non_null(strstr(ev.detail, " oom=- "));
+	assert_int_equal(mcg_oom_autopsy_from_event(&ev, &b), 0);
+	assert_autopsy_same(&b, &a);
+	/* every buffer too small is refused, at every length */
+	n = strlen(ev.detail);
+	for (i = 0; i <= n; i += 7)
+		assert_int_equal(mcg_oom_autopsy_to_event(&a, &ev, buf, i), -ENOSPC);
+
+	memcpy(&w, &every_warning, sizeof(w));
+	assert_int_equal(mcg_oom_warning_to_event(&w, &ev, buf, sizeof(buf)), 0);
+	assert_string_equal(ev.detail, warning_detail);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(mcg_oom_warning_from_event(&ev, &x), 0);
+		assert_string_equal(x.limit_name, w.limit_name);
+		assert_string_equal(x.signal, w.signal);
+		x.limit_name = w.limit_name;
+		x.signal = w.signal;
+		assert_memory_equal(&x, &w, sizeof(w));
+		/* then without psi */
+		w.has_psi_full = false;
+		w.psi_full_us = 0;
+		assert_int_equal(mcg_oom_warning_to_event(&w, &ev, buf, sizeof(buf)), 0);
+		assert_null(strstr(ev.detail, "psi_full_us"));
+	}
+	n = strlen(ev.detail);
+	for (i = 0; i <= n; i += 5)
+		assert_int_equal(mcg_oom_warning_to_event(&w, &ev, buf, i), -ENOSPC);
+}
+
+/* What the decoders accept and refuse, beyond what the encoders write. */
+static void test_event_decode_edges(void **state)
+{
+	struct mcg_hist_event ev = {.type = MCG_HEV_OOM_AUTOPSY, .cgroup = "/"};
+	struct mcg_oom_autopsy b;
+	struct mcg_oom_warning x;
+	static const char *const bad[] = {
+		"", "v1x", "seq=1", "v1 =1", "v1 seq", "v1 seq=", "v1 seq=-1", "v1 adj=1001",
+		"v1 adj=-1001", "v1 adj=", "v1 growth_bps=9223372036854775808", "v1 growth_bps=-",
+		"v1 p=1,2,3", "v1 p=2147483648,0,1,x", "v1 p=1,4294967296,1,x", "v1 p=1,-2,1,x",
+		"v1 p=1,0,x,y", "v1 p=1,0,1,%zz", "v1 bd=%zz", "v1 limit_name=%zz", 
+		"v1 r.usage=x", "v1 why=%zz", "v1 unit=%zz", "v1 victim=%zz",
+	};
+	static const char *const wbad[] = {"", "v1 usage=x", "v1 psi_full_us=", "v1 why=%zz",
+					   "v1 =", "v2", "v1 limit_name=%zz"};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ev.detail = bad[i];
+		if (mcg_oom_autopsy_from_event(&ev, &b) != -MCG_E_CORRUPT)
+			fail_msg("accepted '%s'", bad[i]);
+	}
+	/* later keys win; an unknown limit name keeps the one before; an unknown bd is none */
+	ev.detail = "v1 seq=1 seq=2 limit_name=memory.max limit_name=memory.nope bd=kernel bd=x "
+		    "adj=-1000 growth_bps=-9223372036854775807 r. =3 x=%zz r=1 p=1,-1,5,- v1";
+	assert_int_equal(mcg_oom_autopsy_from_event(&ev, &b), -MCG_E_CORRUPT);
+	ev.detail = "v1 seq=1 seq=2 limit_name=memory.max limit_name=memory.nope bd=kernel bd=x "
+		    "adj=-1000 growth_bps=-9223372036854775807 x=%zz r=1 p=1,-1,5,- future= r.=1";
+	assert_int_equal(mcg_oom_autopsy_from_event(&ev, &b), 0);
+	assert_int_equal(b.kmsg_seq, 2);
+	assert_string_equal(b.limit_name, "memory.max");
+	assert_int_equal(b.breakdown, MCG_OOM_BD_NONE);
+	assert_int_equal(b.oom_score_adj, -1000);
+	assert_int_equal(b.growth_bps, -INT64_MAX);
+	assert_true(b.has_growth);
+	assert_int_equal(b.nprocs, 1);
+	assert_int_equal(b.procs[0].uid, -1);
+	assert_string_equal(b.procs[0].name, "");
+	assert_int_equal(b.limit, MCG_MAX);
+
+	ev.type = MCG_HEV_OOM_WARNING;
+	ev.detail = "v1 usage=1 usage=7 psi_full_us=0 limit_name=memory.max limit_name=x future=1";
+	assert_int_equal(mcg_oom_warning_from_event(&ev, &x), 0);
+	assert_int_equal(x.usage, 7);
+	assert_true(x.has_psi_full);
+	assert_string_equal(x.limit_name, "memory.max");
+	for (i = 0; i < sizeof(wbad) / sizeof(wbad[0]); i++) {
+		ev.detail = wbad[i];
+		if (mcg_oom_warning_from_event(&ev, &x) != -MCG_E_CORRUPT)
+			fail_msg("accepted '%s'", wbad[i]);
+	}
 }
 
 /* The sentence from a sample (no kernel dump): the record's age is said. */
@@ -654,6 +832,7 @@ int main(void)
 		cmocka_unit_test(test_explain_sample), cmocka_unit_test(test_captured_v2),
 		cmocka_unit_test(test_cut_record), cmocka_unit_test(test_hostile_comm),
 		cmocka_unit_test(test_growth_captured), cmocka_unit_test(test_warn_eval),
+		cmocka_unit_test(test_event_every_field), cmocka_unit_test(test_event_decode_edges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
