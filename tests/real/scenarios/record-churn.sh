@@ -61,7 +61,7 @@ while [ $(($(date +%s) - start)) -lt $CHURN_S ]; do
 	kill -0 "$REC" 2>/dev/null || fail "record exited during the churn: $(cat "$MCG_TMP/rec.err")"
 	# a leaf that held a process (reaped), removed; a new one under a new name
 	s=s$((n % 3 + 1))
-	leaf=$(first "$TOP/$s"/c*)
+	leaf=$(first "$TOP/$s"/c[0-9]*)
 	[ -d "$TOP/$s/$leaf" ] || fail "no leaf left in $TOP/$s"
 	run_in "$TOP/$s/$leaf" true || fail "cannot run a child in $TOP/$s/$leaf"
 	rmdir "$TOP/$s/$leaf" || fail "cannot remove $TOP/$s/$leaf"
@@ -78,11 +78,15 @@ while [ $(($(date +%s) - start)) -lt $CHURN_S ]; do
 		mk_pod samepod
 	fi
 	if [ $can_rename = 1 ] && [ $((n % 4)) = 0 ]; then
-		leaf=$(first "$TOP/$s"/c*)
-		[ "$leaf" != "c$seq_no" ] || leaf=$(second "$TOP/$s"/c*)
+		leaf=$(first "$TOP/$s"/c[0-9]*)
+		[ "$leaf" != "c$seq_no" ] || leaf=$(second "$TOP/$s"/c[0-9]*)
+		[ -d "$TOP/$s/$leaf" ] || fail "no leaf to rename in $TOP/$s"
 		mv "$TOP/$s/$leaf" "$TOP/$s/r$seq_no" || fail "cannot rename $TOP/$s/$leaf"
 		echo "$TREL/$s/$leaf $(now_ceil)" >>"$REMOVED"
 		renames=$((renames + 1))
+		# keep 20 leaves named c<number> in each parent however many rounds a fast host runs
+		seq_no=$((seq_no + 1))
+		mkdir "$TOP/$s/c$seq_no"
 	fi
 done
 end=$(now_ceil)
