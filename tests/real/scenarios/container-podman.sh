@@ -2,7 +2,8 @@
 # tiers: v1
 # A real podman container (rootful, the cgroupfs manager, from a busybox image imported here):
 # memcgctl resolves it by name and by ID prefix to the cgroup the kernel has, reads its limit,
-# sets one through podman:NAME that the kernel file then holds, shows it in list and top, and
+# sets one through podman:NAME that the kernel file then holds, shows it in list, top and export,
+# records it (dump names the container after podman removed it), and
 # refuses a name podman does not have (64). Skips (77) where podman cannot run a container.
 set -eu
 . "$MCG_TESTLIB"
@@ -105,6 +106,12 @@ grep -q "^memcgctl_limit_bytes{cgroup=\"$want\",container=\"$name\"} $((64 * 104
 }
 ok "export: container=\"$name\" on the limit sample"
 
+# record keeps the name with the samples: dump shows it once the container is gone (below)
+STORE="$MCG_TMP/store"
+"$MEMCGCTL" record --store "$STORE" -d 100ms -n 3 --no-oom "$CGREL" >"$MCG_TMP/rec.out" 2>&1 ||
+	{ cat "$MCG_TMP/rec.out" >&2; fail "record -n 3 $CGREL"; }
+ok "recorded 3 frames of $CGREL"
+
 # a name podman does not have: 64, and the message says what was read
 set +e
 "$MEMCGCTL" show "podman:$MCG_PREFIX-nosuch" >/dev/null 2>"$MCG_TMP/bad.err"
@@ -126,3 +133,15 @@ st=$?
 set -e
 assert_eq "removed container: status" 64 "$st"
 ok "removed: $(cat "$MCG_TMP/gone.err")"
+
+# the history still names it: every recorded frame of the container's cgroup carries the name
+"$MEMCGCTL" dump --store "$STORE" --json >"$MCG_TMP/dump.json" || fail "dump --json"
+nf=$(jq -s --arg p "$want" '[.[] | .. | objects | select(.cgroup? == $p)] | length' "$MCG_TMP/dump.json")
+named=$(jq -s --arg p "$want" '[.[] | .. | objects | select(.cgroup? == $p and (.name? // "") != "")] | length' "$MCG_TMP/dump.json")
+assert_le "frames of the container's cgroup in the store" 3 "$nf"
+assert_eq "frames that name it, after podman removed it" "$nf" "$named"
+nm=$(jq -rs --arg p "$want" '[.[] | .. | objects | select(.cgroup? == $p) | .name][0]' "$MCG_TMP/dump.json")
+case $nm in
+*"$name"*) ok "dump names the removed container: $nm" ;;
+*) fail "dump names $want '$nm', not the container $name" ;;
+esac
