@@ -106,7 +106,7 @@ static const struct argp dump_argp = {
 	"cgroups below them) at each recorded sample, with rates per second of the event "
 	"counters between samples computed as top computes them live, and the events recorded "
 	"(cgroups created and removed, OOM kills, max and high events, dirty verdict changes, "
-	"changes memcgctl made) in time order among the samples. TIME without a zone is local "
+	"changes memcgctl made, new answers of memcgctl size) in time order among the samples. TIME without a zone is local "
 	"time; every time printed is UTC (RFC 3339). A CGROUP never recorded is a usage error "
 	"(64); a window with nothing recorded says what the store holds (exit 1). A corrupt frame "
 	"is reported on stderr by segment and frame, and the dump goes on past it (exit status 1 "

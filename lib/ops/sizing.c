@@ -438,15 +438,14 @@ static int state_parse(const char *text, struct mcg_size_state *ret)
 	return 0;
 }
 
-/* The answer kept for the cgroup PATH of ROOT in the state directory DFD (mcg_size_state_read). */
-static int state_read_at(int dfd, const char *root, const char *path, struct mcg_size_state *ret)
+/* The answer kept in the state directory DFD under NAME (mcg_size_state_read). */
+static int state_read_at(int dfd, const char *name, struct mcg_size_state *ret)
 {
-	char name[256], buf[SIZE_STATE_MAX + 1];
+	char buf[SIZE_STATE_MAX + 1];
 	struct stat st;
 	ssize_t n;
 	int fd;
 
-	mcg__cgroup_file_name(root, path, name, sizeof(name));
 	/* a cgroup without an answer costs this one failed openat */
 	fd = mcg__open_regular(dfd, name, O_RDONLY | O_NOFOLLOW, 0, &st);
 	if (fd == -ELOOP)
@@ -468,19 +467,26 @@ static int state_read_at(int dfd, const char *root, const char *path, struct mcg
 
 int mcg_size_state_read(struct mcg_group *g, struct mcg_size_state *ret)
 {
+	char name[256];
 	int dfd, r;
 
 	r = state_dir(g, false, &dfd);
 	if (r < 0)
 		return r;
-	r = state_read_at(dfd, g->ctx->root, g->path, ret);
+	mcg__cgroup_file_name(g->ctx->root, g->path, name, sizeof(name));
+	r = state_read_at(dfd, name, ret);
 	close(dfd);
 	return r;
 }
 
+/* the length up to which a file name is the escaped path, not a hash (mcg__cgroup_file_name) */
+#define SIZE_NAME_PLAIN 200
+
 struct mcg_size_states {
 	struct mcg_ctx *ctx;
 	int dfd;
+	char name[256]; /* the root's part of every name, then the path's (mcg__cgroup_file_name) */
+	size_t root_len;
 };
 
 int mcg_size_states_open(struct mcg_ctx *ctx, struct mcg_size_states **ret)
@@ -501,15 +507,42 @@ int mcg_size_states_open(struct mcg_ctx *ctx, struct mcg_size_states **ret)
 	}
 	s->ctx = ctx;
 	s->dfd = dfd;
+	mcg__cgroup_file_name(ctx->root, "/", s->name, sizeof(s->name));
+	s->root_len = strlen(s->name);
 	*ret = s;
 	return 0;
 }
 
 int mcg_size_states_get(struct mcg_size_states *s, const char *path, struct mcg_size_state *ret)
 {
+	char hashed[256];
+	size_t o;
+	const char *p;
+
 	if (!s)
 		return -ENOENT;
-	return state_read_at(s->dfd, s->ctx->root, path, ret);
+	/*
+	 * The name mcg__cgroup_file_name gives, made here from the root's part
+	 * (once) and the path's, escaped as it escapes ('/' and '%' as %XX): a
+	 * thousand rows cost a tenth of its snprintf per character. A name past
+	 * the plain length is its hash: that one is asked for.
+	 */
+	o = s->root_len;
+	for (p = strcmp(path, "/") ? path : ""; *p && o <= SIZE_NAME_PLAIN; p++) {
+		if (*p == '/' || *p == '%') {
+			s->name[o++] = '%';
+			s->name[o++] = '2';
+			s->name[o++] = *p == '/' ? 'f' : '5';
+		} else {
+			s->name[o++] = *p;
+		}
+	}
+	s->name[o] = '\0';
+	if (o > SIZE_NAME_PLAIN) {
+		mcg__cgroup_file_name(s->ctx->root, path, hashed, sizeof(hashed));
+		return state_read_at(s->dfd, hashed, ret);
+	}
+	return state_read_at(s->dfd, s->name, ret);
 }
 
 void mcg_size_states_close(struct mcg_size_states *s)

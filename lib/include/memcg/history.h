@@ -56,7 +56,7 @@ enum mcg_hist_event_type {
 #define MCG_HEV_TYPE_MAX 127
 /*
  * "created", "removed", "oom_kill", "oom", "max", "high", "failcnt", "dirty", "change",
- * "oom_autopsy", "oom_warning", "size"; NULL.
+ * "oom_autopsy", "oom_warning", "size_answer"; NULL.
  */
 MCG_EXPORT const char *mcg_hist_event_name(int type);
 

@@ -93,22 +93,22 @@ STORE=$MCG_TMP/store
 assert_status "record -n 3" 0 "$MEMCGCTL" record --store "$STORE" -n 3 -d 100ms "$PREL"
 assert_status "dump --events --json" 0 "$MEMCGCTL" --json dump --store "$STORE" --events
 printf '%s\n' "$LAST_OUT" >"$MCG_TMP/events.json"
-n=$(jq -c --arg c "$CGREL" 'select(.event == "size" and .cgroup == $c)' "$MCG_TMP/events.json" | wc -l)
-assert_eq "dump: one size event in three samples" 1 "$n"
+n=$(jq -c --arg c "$CGREL" 'select(.event == "size_answer" and .cgroup == $c)' "$MCG_TMP/events.json" | wc -l)
+assert_eq "dump: one size_answer event in three samples" 1 "$n"
 assert_eq "dump --json: needed_bytes" "$need" \
-	"$(jq -r --arg c "$CGREL" 'select(.event == "size" and .cgroup == $c) | .needed_bytes' "$MCG_TMP/events.json")"
+	"$(jq -r --arg c "$CGREL" 'select(.event == "size_answer" and .cgroup == $c) | .needed_bytes' "$MCG_TMP/events.json")"
 assert_eq "dump --json: cold_bytes" "$cold" \
-	"$(jq -r --arg c "$CGREL" 'select(.event == "size" and .cgroup == $c) | .cold_bytes' "$MCG_TMP/events.json")"
+	"$(jq -r --arg c "$CGREL" 'select(.event == "size_answer" and .cgroup == $c) | .cold_bytes' "$MCG_TMP/events.json")"
 assert_status "show --json (found_ns)" 0 "$MEMCGCTL" --json show "$CGREL"
 found=$(printf '%s\n' "$LAST_OUT" | json .size.found_ns)
 assert_eq "dump --json: the event's time is the answer's" "$found" \
-	"$(jq -r --arg c "$CGREL" 'select(.event == "size" and .cgroup == $c) | .timestamp_ns' "$MCG_TMP/events.json")"
+	"$(jq -r --arg c "$CGREL" 'select(.event == "size_answer" and .cgroup == $c) | .timestamp_ns' "$MCG_TMP/events.json")"
 assert_status "dump --events --csv" 0 "$MEMCGCTL" --bytes dump --store "$STORE" --events --csv -o cgroup,event,detail
-printf '%s\n' "$LAST_OUT" | grep -q "^$CGREL,size,\"*needs $need, cold $cold" ||
+printf '%s\n' "$LAST_OUT" | grep -q "^$CGREL,size_answer,\"*needs $need, cold $cold" ||
 	fail "dump --csv has no size event: $LAST_OUT"
 ok "dump --csv: the size event"
 assert_status "dump --events" 0 "$MEMCGCTL" --bytes dump --store "$STORE" --events
-printf '%s\n' "$LAST_OUT" | grep -q " event size $CGREL: needs $need, cold $cold" ||
+printf '%s\n' "$LAST_OUT" | grep -q " event size_answer $CGREL: needs $need, cold $cold" ||
 	fail "dump (text) has no size event: $LAST_OUT"
 ok "dump text: the size event"
 
