@@ -2,7 +2,7 @@
 # tiers: v1
 # size's answer as a field of the fleet views (issue 26, "a continuous number"): size on a
 # workload of known shape (HOT MiB of page cache read in a loop beside COLD MiB written once)
-# keeps its answer; show --json, export (one-shot and --families size), top -b with the NEED
+# keeps its answer; show --json, export (one-shot, --families size, --listen), top -b with the NEED
 # column (-o, text and JSON) and dump --events after a record run all give the same bytes; a
 # sibling cgroup without an answer has none anywhere (no sample, a blank cell). Then size
 # --watch keeps its answer while it runs (stop "converged", before any SIGINT) and keeps it
@@ -67,6 +67,18 @@ assert_eq "export: labels as usage's" "$ul" "$nl"
 assert_status "export --families size" 0 "$MEMCGCTL" export --families size
 printf '%s\n' "$LAST_OUT" >"$MCG_TMP/export-size.prom"
 exp_check "$MCG_TMP/export-size.prom" "--families size"
+# export --listen: the sampler's rows carry it too, read at each scrape
+if command -v curl >/dev/null && command -v python3 >/dev/null; then
+	. "$MCG_SRCDIR/tests/real/export/lib-export.sh"
+	port=$(free_port)
+	serve export "$MEMCGCTL" export --listen "127.0.0.1:$port" "$PREL"
+	scraped() { curl -fsS -o "$MCG_TMP/listen.prom" "http://127.0.0.1:$port/metrics" 2>/dev/null; }
+	wait_until "export --listen answering" 60 scraped
+	exp_check "$MCG_TMP/listen.prom" "--listen"
+	kill -TERM "$SERVE_PID"
+	wait "$SERVE_PID" || fail "export --listen exited $? after SIGTERM"
+	ok "export --listen stopped"
+fi
 if command -v promtool >/dev/null; then
 	promtool check metrics <"$MCG_TMP/export.prom" || fail "promtool check metrics"
 	ok "promtool check metrics"
