@@ -230,7 +230,7 @@ static const struct out_col *top_out_cols(void)
 		"POD", "pod", "the Kubernetes pod that owns the cgroup (top -b, --json)", OUT_STR,
 		OUT_EXTRA | OUT_TRUNC, 0};
 	top_out[TOP_B_NEED] = (struct out_col){
-		"NEED", "need_bytes",
+		"NEED", "needed_bytes",
 		"memory the workload needs, as memcgctl size last found it (blank: none kept)",
 		OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0};
 	for (c = 0; c < TOP_COL__COUNT; c++) {

@@ -95,10 +95,10 @@ assert_eq "top -b: NEED of $CGREL" "$need" "$got"
 got=$(awk -v c="$NONE" '$1 == c { print NF }' "$MCG_TMP/top.txt")
 assert_eq "top -b: NEED of $NONE is blank" 1 "$got"
 assert_status "top --json -o CGROUP,NEED" 0 "$MEMCGCTL" --json top -b -n 1 --flat -o CGROUP,NEED "$PREL"
-assert_eq "top --json: need_bytes" "$need" \
-	"$(printf '%s\n' "$LAST_OUT" | jq -r --arg c "$CGREL" '.cgroups[] | select(.cgroup == $c) | .need_bytes')"
-assert_eq "top --json: no need_bytes for $NONE" null \
-	"$(printf '%s\n' "$LAST_OUT" | jq -r --arg c "$NONE" '.cgroups[] | select(.cgroup == $c) | .need_bytes')"
+assert_eq "top --json: needed_bytes" "$need" \
+	"$(printf '%s\n' "$LAST_OUT" | jq -r --arg c "$CGREL" '.cgroups[] | select(.cgroup == $c) | .needed_bytes')"
+assert_eq "top --json: no needed_bytes for $NONE" null \
+	"$(printf '%s\n' "$LAST_OUT" | jq -r --arg c "$NONE" '.cgroups[] | select(.cgroup == $c) | .needed_bytes')"
 
 # record: the answer kept before it started is an event in its first frame, once
 STORE=$MCG_TMP/store
