@@ -106,7 +106,7 @@ static const struct argp dump_argp = {
 	"cgroups below them) at each recorded sample, with rates per second of the event "
 	"counters between samples computed as top computes them live, and the events recorded "
 	"(cgroups created and removed, OOM kills, max and high events, dirty verdict changes, "
-	"changes memcgctl made) in time order among the samples. TIME without a zone is local "
+	"changes memcgctl made, new answers of memcgctl size) in time order among the samples. TIME without a zone is local "
 	"time; every time printed is UTC (RFC 3339). A CGROUP never recorded is a usage error "
 	"(64); a window with nothing recorded says what the store holds (exit 1). A corrupt frame "
 	"is reported on stderr by segment and frame, and the dump goes on past it (exit status 1 "
@@ -455,10 +455,35 @@ static void warning_text(const struct mcg_hist_event *e, char *buf, size_t len)
 			 (unsigned long long)wn.events);
 }
 
+/* A size answer in words: what show says of it (the detail as stored when it does not read). */
+static void size_text(const struct mcg_hist_event *e, char *buf, size_t len)
+{
+	struct mcg_size_state s;
+	char a[32], b[32], c[32], d[32];
+
+	if (mcg_size_state_from_event(e, &s) < 0) {
+		snprintf(buf, len, "%llu%s%s", (unsigned long long)e->count, e->detail ? " " : "",
+			 e->detail ? e->detail : "");
+		return;
+	}
+	if (s.split_valid)
+		snprintf(buf, len, "needs %s, cold %s (file %s, anon %s): %s, signal %s, %s",
+			 cli_size(s.needed, a, sizeof(a)), cli_size(s.cold, b, sizeof(b)),
+			 cli_size(s.cold_file, c, sizeof(c)),
+			 cli_size(s.cold_anon, d, sizeof(d)), mcg_size_stop_name(s.stop),
+			 mcg_size_signal_name(s.sig), s.method);
+	else
+		snprintf(buf, len, "needs %s, cold %s: %s, signal %s, %s",
+			 cli_size(s.needed, a, sizeof(a)), cli_size(s.cold, b, sizeof(b)),
+			 mcg_size_stop_name(s.stop), mcg_size_signal_name(s.sig), s.method);
+}
+
 static void event_text(const struct mcg_hist_event *e, char *buf, size_t len)
 {
 	buf[0] = '\0';
-	if (e->type == MCG_HEV_CHANGE)
+	if (e->type == MCG_HEV_SIZE)
+		size_text(e, buf, len);
+	else if (e->type == MCG_HEV_CHANGE)
 		snprintf(buf, len, "%s%s%s (uid %lld, loginuid %lld, pid %lld, %s)",
 			 e->op ? e->op : "", e->detail ? ": " : "", e->detail ? e->detail : "",
 			 (long long)e->uid, (long long)e->loginuid, (long long)e->pid,
@@ -477,6 +502,7 @@ static void json_event(struct dump *d, const struct mcg_hist_event *e, const cha
 {
 	FILE *o = d->out;
 	struct mcg_oom_warning wn;
+	struct mcg_size_state sz;
 	char when[40];
 
 	jw_open_object(o, NULL);
@@ -486,6 +512,18 @@ static void json_event(struct dump *d, const struct mcg_hist_event *e, const cha
 	jw_string(o, "cgroup", e->cgroup);
 	if (name && (!d->chosen || d->want_name))
 		jw_string(o, "name", name);
+	/* a size answer: its fields, as show --json's .size prints them */
+	if (e->type == MCG_HEV_SIZE && mcg_size_state_from_event(e, &sz) == 0) {
+		jw_bytes(o, "needed_bytes", sz.needed, true);
+		jw_bytes(o, "cold_bytes", sz.cold, true);
+		jw_bytes(o, "cold_file_bytes", sz.cold_file, sz.split_valid);
+		jw_bytes(o, "cold_anon_bytes", sz.cold_anon, sz.split_valid);
+		jw_string(o, "stop", mcg_size_stop_name(sz.stop));
+		jw_string(o, "signal", mcg_size_signal_name(sz.sig));
+		jw_string(o, "method", sz.method);
+		jw_close_object(o);
+		return;
+	}
 	if (e->type != MCG_HEV_CREATED && e->type != MCG_HEV_REMOVED && e->type != MCG_HEV_CHANGE &&
 	    e->type != MCG_HEV_DIRTY)
 		jw_u64(o, "count", e->count);

@@ -54,13 +54,15 @@ enum fam {
 	FAM_DIRTY,
 	FAM_RECLAIMD,
 	FAM_OOM,
+	FAM_SIZE,  /* memcgctl size's kept answers (memcgctl-size(8)) */
 	FAM_STORE, /* opt-in: the history store's events (not in the default set) */
 	FAM__COUNT
 };
 static const char *const fam_names[FAM__COUNT] = {
-	"usage", "limits", "memory", "reclaim", "events", "psi", "tree", "dirty", "reclaimd", "oom", "store",
+	"usage", "limits", "memory", "reclaim", "events", "psi", "tree", "dirty", "reclaimd", "oom", "size",
+	"store",
 };
-#define FAM_LIST "usage, limits, memory, reclaim, events, psi, tree, dirty, reclaimd, oom, store"
+#define FAM_LIST "usage, limits, memory, reclaim, events, psi, tree, dirty, reclaimd, oom, size, store"
 /* the families exported when --families is not given: all but store (it reads the history) */
 #define FAM_DEFAULT (((1u << FAM__COUNT) - 1) & ~(1u << FAM_STORE))
 
@@ -323,6 +325,8 @@ struct ex_row {
 	bool has_rd;
 	bool has_wm; /* reclaimd's watermarks hold: not in error, not without a limit */
 	uint64_t rd[RD__COUNT];
+	bool has_size; /* memcgctl size kept an answer for it (mcg_size_states_get) */
+	struct mcg_size_state size;
 	/* the counters: the walk's (set->recs) or the sampler's snapshot row's (held while rendered) */
 	const struct mcg_record *rec;
 };
@@ -338,6 +342,7 @@ struct ex_set {
 	bool dirty_valid;
 	size_t skipped; /* cgroups of the tree the scrape could not read (not removed ones) */
 	struct mcg_dirty_global dirty;
+	uint64_t size_now_ns; /* CLOCK_REALTIME when the kept answers were read (their age) */
 	ssize_t stack[MCG_WALK_MAX_DEPTH + 2]; /* the last row seen at each depth */
 };
 
@@ -535,6 +540,78 @@ static void print_seconds_ns(struct obuf *f, uint64_t v)
 	ob_put(f, "\n", 1);
 }
 
+/* ---- memcgctl size's kept answers: one small file per cgroup that has one ---- */
+
+/*
+ * Read with the trusted reader (mcg_size_states_get: a regular file of root or
+ * ours under the trusted run directory, exactly what size writes); a cgroup
+ * without one costs one failed openat, and no directory at all costs nothing
+ * per cgroup.
+ */
+static void read_sizes(struct mcg_ctx *ctx, struct ex_set *s)
+{
+	struct mcg_size_states *st;
+	size_t i;
+
+	if (mcg_size_states_open(ctx, &st) < 0)
+		return;
+	for (i = 0; i < s->n; i++)
+		s->rows[i].has_size = mcg_size_states_get(st, s->rows[i].path, &s->rows[i].size) == 0;
+	mcg_size_states_close(st);
+	s->size_now_ns = out_realtime_ns();
+}
+
+static const struct {
+	const char *name, *help;
+} size_fams[] = {
+	{"memcgctl_needed_bytes",
+	 "memory the cgroup's workload needs, as memcgctl size last found it (memcgctl-size(8)): "
+	 "the usage below which reclaim began to cost it more than the target"},
+	{"memcgctl_cold_bytes",
+	 "memory the workload did not miss when memcgctl size last probed it: usage at the "
+	 "probe's start minus the needed bytes"},
+	{"memcgctl_cold_file_bytes", "the page cache part of memcgctl_cold_bytes"},
+	{"memcgctl_cold_anon_bytes", "the anonymous part of memcgctl_cold_bytes (gone to swap)"},
+	{"memcgctl_needed_age_seconds",
+	 "seconds since memcgctl size found memcgctl_needed_bytes (a watch keeps it fresh)"},
+};
+
+/* One gauge family a kept answer's field, one sample per cgroup that has an answer. */
+static void render_size(const struct ex_set *s, struct obuf *f)
+{
+	size_t i, k;
+
+	for (k = 0; k < sizeof(size_fams) / sizeof(size_fams[0]); k++) {
+		bool head = false, split = k == 2 || k == 3;
+
+		for (i = 0; i < s->n; i++) {
+			const struct ex_row *row = &s->rows[i];
+			const struct mcg_size_state *z = &row->size;
+			uint64_t v;
+
+			if (!row->has_size || (split && !z->split_valid))
+				continue;
+			if (!head) {
+				ob_printf(f, "# HELP %s %s\n# TYPE %s gauge\n", size_fams[k].name,
+					  size_fams[k].help, size_fams[k].name);
+				head = true;
+			}
+			ob_puts(f, size_fams[k].name);
+			ob_put(f, "{", 1);
+			ob_puts(f, row->labels);
+			ob_put(f, "} ", 2);
+			if (k == 4) {
+				/* a time ahead of ours (a clock stepped back) is age 0 */
+				print_seconds_ns(f, s->size_now_ns > z->time_ns ? s->size_now_ns - z->time_ns : 0);
+				continue;
+			}
+			v = k == 0 ? z->needed : k == 1 ? z->cold : k == 2 ? z->cold_file : z->cold_anon;
+			ob_u64(f, v, 1);
+			ob_put(f, "\n", 1);
+		}
+	}
+}
+
 static void render_dirty(const struct ex_set *s, struct obuf *f)
 {
 	const struct mcg_dirty_global *g = &s->dirty;
@@ -694,6 +771,8 @@ static void render(const struct ex_set *s, unsigned fams, struct obuf *f)
 		render_reclaimd(s, f);
 	if (fams & (1u << FAM_OOM))
 		render_oom(s, f);
+	if (fams & (1u << FAM_SIZE))
+		render_size(s, f);
 }
 
 /* ---- the rows by a walk: every counter of the record (stdout, --textfile) --- */
@@ -1451,6 +1530,8 @@ static void annotate(struct exporter *x)
 		eval_dirty(x->ctx, &x->set);
 	if (x->a->fams & (1u << FAM_RECLAIMD))
 		read_reclaimd(x->statedir, &x->set);
+	if (x->a->fams & (1u << FAM_SIZE))
+		read_sizes(x->ctx, &x->set);
 }
 
 /* The exposition of the set into x->out. */

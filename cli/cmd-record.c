@@ -5,6 +5,7 @@
 #include "containers.h"
 #include "oom-watch.h"
 #include "output.h"
+#include "size-field.h"
 
 #include <fcntl.h>
 #include <stdarg.h>
@@ -538,6 +539,18 @@ static int run_record(struct cli *cli, int argc, char **argv)
 
 				if (e)
 					*e = batch.ev[i];
+			}
+		}
+		{
+			/* memcgctl size's answers kept since the last sample (cli/size-field.c) */
+			const struct mcg_hist_event *se;
+			size_t i, ns = cli_size_events(rc.ctx, snap, &se);
+
+			for (i = 0; i < ns; i++) {
+				struct mcg_hist_event *e = ev_add(&l, MCG_HEV_SIZE, NULL, 0);
+
+				if (e)
+					*e = se[i];
 			}
 		}
 		r = mcg_hist_write_snapshot(w, t, snap, l.ev, l.n);

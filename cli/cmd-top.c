@@ -6,6 +6,7 @@
 #include "top/top.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio_ext.h>
 #include <string.h>
 #include <strings.h>
@@ -150,6 +151,8 @@ static const struct argp top_argp = {
 
 /* --replay -b: the recorded sample's time instead of now, and the names recorded with it */
 static uint64_t replay_ts;
+/* the context live samples are read with: NEED reads the kept size answers through it */
+static struct mcg_ctx *top_ctx;
 static const char *const *replay_names;
 
 static void header_text(const struct mcg_snapshot *s, const struct top_opts *o)
@@ -211,7 +214,7 @@ static void header_text(const struct mcg_snapshot *s, const struct top_opts *o)
  * (cli/containers.c). The live view's columns are model.c's, which reads no
  * runtime state.
  */
-enum { TOP_B_CONTAINER = TOP_COL__COUNT, TOP_B_POD, TOP_B__COUNT };
+enum { TOP_B_CONTAINER = TOP_COL__COUNT, TOP_B_POD, TOP_B_NEED, TOP_B__COUNT };
 static struct out_col top_out[TOP_B__COUNT];
 
 static const struct out_col *top_out_cols(void)
@@ -226,6 +229,10 @@ static const struct out_col *top_out_cols(void)
 	top_out[TOP_B_POD] = (struct out_col){
 		"POD", "pod", "the Kubernetes pod that owns the cgroup (top -b, --json)", OUT_STR,
 		OUT_EXTRA | OUT_TRUNC, 0};
+	top_out[TOP_B_NEED] = (struct out_col){
+		"NEED", "needed_bytes",
+		"memory the workload needs, as memcgctl size last found it (blank: none kept)",
+		OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0};
 	for (c = 0; c < TOP_COL__COUNT; c++) {
 		top_out[c].name = top_cols[c].header;
 		top_out[c].json = top_json[c].json;
@@ -248,12 +255,16 @@ static int *top_fill(struct out_table *t, const struct mcg_snapshot *s, const st
 		     bool raw, bool text)
 {
 	int *rows = malloc((s->n_rows ? s->n_rows : 1) * sizeof(*rows));
+	struct mcg_size_states *sizes = NULL;
 	size_t n, i;
 	unsigned k;
 
 	if (!rows)
 		return NULL;
 	n = top_model_rows(&o->model, s, rows);
+	/* NEED: memcgctl size's kept answers (a cgroup without one: a failed openat), live only */
+	if (out_table_has(t, TOP_B_NEED) && !replay_ts && mcg_size_states_open(top_ctx, &sizes) < 0)
+		sizes = NULL;
 	for (i = 0; i < n; i++) {
 		const struct mcg_sample_row *r = &s->rows[rows[i]];
 		struct out_row *row = out_row_new(t, NULL);
@@ -273,6 +284,20 @@ static int *top_fill(struct out_table *t, const struct mcg_snapshot *s, const st
 			if (replay_ts ? cli_replay_pod(s, replay_names, (size_t)rows[i], who, sizeof(who))
 				      : cli_pod_of(r->path, who, sizeof(who)))
 				out_cell_str(row, TOP_B_POD, who);
+		}
+		if (out_table_has(t, TOP_B_NEED)) {
+			struct mcg_size_state z;
+			char cell[32] = ""; /* blank: none kept */
+
+			if (mcg_size_states_get(sizes, r->path, &z) == 0) {
+				out_cell_u64(row, TOP_B_NEED, z.needed);
+				if (raw)
+					snprintf(cell, sizeof(cell), "%llu", (unsigned long long)z.needed);
+				else
+					top_fmt_size((double)z.needed, cell, sizeof(cell));
+			}
+			if (text)
+				out_cell_text(row, TOP_B_NEED, cell);
 		}
 		for (k = TOP_NAME + 1; k < TOP_COL__COUNT; k++) {
 			char cell[64];
@@ -300,6 +325,7 @@ static int *top_fill(struct out_table *t, const struct mcg_snapshot *s, const st
 			}
 		}
 	}
+	mcg_size_states_close(sizes);
 	return rows; /* the snapshot row of each table row, in order */
 }
 
@@ -425,8 +451,20 @@ static int batch(struct cli *cli, struct top_opts *o, struct mcg_sampler *s)
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (;;) {
 		struct mcg_snapshot *snap;
+		int held[8];
+		unsigned h;
 
+		/*
+		 * The sampler keeps a descriptor per file and takes every one left (a
+		 * host of 10000 cgroups): a few held back while it samples stay free for
+		 * what the rows read after it (NEED: the kept size answers).
+		 */
+		for (h = 0; h < 8; h++)
+			held[h] = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		r = mcg_sampler_sample(s, &snap);
+		for (h = 0; h < 8; h++)
+			if (held[h] >= 0)
+				close(held[h]);
 		if (r < 0) {
 			cli_err("cannot sample cgroup '%s': %s", o->cgroup ? o->cgroup : "/",
 				mcg_strerror(r));
@@ -573,6 +611,7 @@ static int top_run(struct cli *cli, int argc, char **argv)
 	ctx = cli_ctx(cli);
 	if (!ctx)
 		return EXIT_FAILURE;
+	top_ctx = ctx;
 	/* one kept descriptor per control file: 4-6 per cgroup */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;

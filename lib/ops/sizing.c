@@ -438,19 +438,16 @@ static int state_parse(const char *text, struct mcg_size_state *ret)
 	return 0;
 }
 
-int mcg_size_state_read(struct mcg_group *g, struct mcg_size_state *ret)
+/* The answer kept in the state directory DFD under NAME (mcg_size_state_read). */
+static int state_read_at(int dfd, const char *name, struct mcg_size_state *ret)
 {
-	char name[256], buf[SIZE_STATE_MAX + 1];
+	char buf[SIZE_STATE_MAX + 1];
 	struct stat st;
 	ssize_t n;
-	int dfd, fd, r;
+	int fd;
 
-	r = state_dir(g, false, &dfd);
-	if (r < 0)
-		return r;
-	mcg__cgroup_file_name(g->ctx->root, g->path, name, sizeof(name));
+	/* a cgroup without an answer costs this one failed openat */
 	fd = mcg__open_regular(dfd, name, O_RDONLY | O_NOFOLLOW, 0, &st);
-	close(dfd);
 	if (fd == -ELOOP)
 		return -MCG_E_UNTRUSTED; /* a symlink */
 	if (fd < 0)
@@ -466,6 +463,197 @@ int mcg_size_state_read(struct mcg_group *g, struct mcg_size_state *ret)
 	if ((size_t)n >= SIZE_STATE_MAX || strlen(buf) != (size_t)n)
 		return -EBADMSG;
 	return state_parse(buf, ret);
+}
+
+int mcg_size_state_read(struct mcg_group *g, struct mcg_size_state *ret)
+{
+	char name[256];
+	int dfd, r;
+
+	r = state_dir(g, false, &dfd);
+	if (r < 0)
+		return r;
+	mcg__cgroup_file_name(g->ctx->root, g->path, name, sizeof(name));
+	r = state_read_at(dfd, name, ret);
+	close(dfd);
+	return r;
+}
+
+/* the length up to which a file name is the escaped path, not a hash (mcg__cgroup_file_name) */
+#define SIZE_NAME_PLAIN 200
+
+struct mcg_size_states {
+	struct mcg_ctx *ctx;
+	int dfd;
+	char name[256]; /* the root's part of every name, then the path's (mcg__cgroup_file_name) */
+	size_t root_len;
+};
+
+int mcg_size_states_open(struct mcg_ctx *ctx, struct mcg_size_states **ret)
+{
+	struct mcg_size_states *s;
+	int rfd, dfd, r;
+
+	r = mcg__rundir_fd(ctx, false, &rfd);
+	if (r < 0)
+		return r;
+	r = mcg__trusted_subdir(rfd, SIZE_STATE_DIR, 0755, false, &dfd);
+	if (r < 0)
+		return r;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		close(dfd);
+		return -ENOMEM;
+	}
+	s->ctx = ctx;
+	s->dfd = dfd;
+	mcg__cgroup_file_name(ctx->root, "/", s->name, sizeof(s->name));
+	s->root_len = strlen(s->name);
+	*ret = s;
+	return 0;
+}
+
+int mcg_size_states_get(struct mcg_size_states *s, const char *path, struct mcg_size_state *ret)
+{
+	char hashed[256];
+	size_t o;
+	const char *p;
+
+	if (!s)
+		return -ENOENT;
+	/*
+	 * The name mcg__cgroup_file_name gives, made here from the root's part
+	 * (once) and the path's, escaped as it escapes ('/' and '%' as %XX): a
+	 * thousand rows cost a tenth of its snprintf per character. A name past
+	 * the plain length is its hash: that one is asked for.
+	 */
+	o = s->root_len;
+	for (p = strcmp(path, "/") ? path : ""; *p && o <= SIZE_NAME_PLAIN; p++) {
+		if (*p == '/' || *p == '%') {
+			s->name[o++] = '%';
+			s->name[o++] = '2';
+			s->name[o++] = *p == '/' ? 'f' : '5';
+		} else {
+			s->name[o++] = *p;
+		}
+	}
+	s->name[o] = '\0';
+	if (o > SIZE_NAME_PLAIN) {
+		mcg__cgroup_file_name(s->ctx->root, path, hashed, sizeof(hashed));
+		return state_read_at(s->dfd, hashed, ret);
+	}
+	return state_read_at(s->dfd, s->name, ret);
+}
+
+void mcg_size_states_close(struct mcg_size_states *s)
+{
+	if (!s)
+		return;
+	close(s->dfd);
+	free(s);
+}
+
+/* ---- the kept answer as a history event --------------------------------- */
+
+/*
+ * detail: "v1 cold=N cold_file=N cold_anon=N split=0|1 signal=S method=M";
+ * count the needed bytes, op the stop, time the answer's.
+ */
+int mcg_size_state_to_event(const struct mcg_size_state *s, const char *cgroup,
+			    struct mcg_hist_event *ev, char *buf, size_t len)
+{
+	int n;
+
+	if (!cgroup || cgroup[0] != '/')
+		return -EINVAL;
+	n = snprintf(buf, len, "v1 cold=%llu cold_file=%llu cold_anon=%llu split=%d signal=%s method=%s",
+		     (unsigned long long)s->cold, (unsigned long long)s->cold_file,
+		     (unsigned long long)s->cold_anon, s->split_valid ? 1 : 0,
+		     mcg_size_signal_name(s->sig), s->method);
+	if (n < 0 || (size_t)n >= len)
+		return -ENOSPC;
+	memset(ev, 0, sizeof(*ev));
+	ev->type = MCG_HEV_SIZE;
+	ev->time_ns = s->time_ns;
+	ev->cgroup = cgroup;
+	ev->count = s->needed;
+	ev->uid = ev->loginuid = ev->pid = -1;
+	ev->op = mcg_size_stop_name(s->stop);
+	ev->detail = buf;
+	return 0;
+}
+
+/* " KEY=" at *P: the value up to the next blank, into BUF */
+static bool ev_word(const char **p, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key), n;
+	const char *q = *p;
+
+	if (*q != ' ' || strncmp(q + 1, key, kl) || q[1 + kl] != '=')
+		return false;
+	q += kl + 2;
+	n = strcspn(q, " ");
+	if (!n || n >= len)
+		return false;
+	memcpy(buf, q, n);
+	buf[n] = '\0';
+	*p = q + n;
+	return true;
+}
+
+static bool ev_u64(const char **p, const char *key, uint64_t *ret)
+{
+	char buf[24], *end;
+
+	if (!ev_word(p, key, buf, sizeof(buf)) || buf[strspn(buf, "0123456789")] ||
+	    (buf[0] == '0' && buf[1]))
+		return false;
+	errno = 0;
+	*ret = strtoull(buf, &end, 10);
+	return !errno && !*end;
+}
+
+int mcg_size_state_from_event(const struct mcg_hist_event *ev, struct mcg_size_state *ret)
+{
+	struct mcg_size_state s = {0};
+	const char *p;
+	char buf[32];
+	uint64_t split;
+	size_t i;
+	int k;
+
+	if (!ev || ev->type != MCG_HEV_SIZE || !ev->detail || !ev->op || strncmp(ev->detail, "v1", 2))
+		return -MCG_E_CORRUPT;
+	s.needed = ev->count;
+	s.time_ns = ev->time_ns;
+	for (k = MCG_SIZE_RUNNING; k <= MCG_SIZE_CONFLICT; k++)
+		if (!strcmp(ev->op, mcg_size_stop_name((enum mcg_size_stop)k)))
+			break;
+	if (k > MCG_SIZE_CONFLICT)
+		return -MCG_E_CORRUPT;
+	s.stop = (enum mcg_size_stop)k;
+	p = ev->detail + 2;
+	if (!ev_u64(&p, "cold", &s.cold) || !ev_u64(&p, "cold_file", &s.cold_file) ||
+	    !ev_u64(&p, "cold_anon", &s.cold_anon) || !ev_u64(&p, "split", &split) || split > 1 ||
+	    !ev_word(&p, "signal", buf, sizeof(buf)))
+		return -MCG_E_CORRUPT;
+	s.split_valid = split;
+	for (k = MCG_SIZE_SIG_PSI; k <= MCG_SIZE_SIG_REFAULTS; k++)
+		if (!strcmp(buf, mcg_size_signal_name((enum mcg_size_signal)k)))
+			break;
+	if (k > MCG_SIZE_SIG_REFAULTS)
+		return -MCG_E_CORRUPT;
+	s.sig = (enum mcg_size_signal)k;
+	if (!ev_word(&p, "method", s.method, sizeof(s.method)))
+		return -MCG_E_CORRUPT;
+	for (i = 0; i < MCG_ARRAY_SIZE(size_methods); i++)
+		if (!strcmp(s.method, size_methods[i]))
+			break;
+	/* a later version's keys after these are skipped */
+	if (i == MCG_ARRAY_SIZE(size_methods) || (*p && *p != ' '))
+		return -MCG_E_CORRUPT;
+	*ret = s;
+	return 0;
 }
 
 /* ---- the run ------------------------------------------------------------ */
@@ -677,6 +865,35 @@ static int high_step(struct mcg_txn *t, struct mcg_group *g, uint64_t bytes, uin
 	return 0;
 }
 
+/* Keep answer A for show, export, top and record (mcg_size_state_write). */
+static int keep_answer(struct mcg_group *g, const struct mcg_size_answer *a, enum mcg_size_stop stop,
+		       enum mcg_size_signal sig, const char *method)
+{
+	struct mcg_size_state st = {
+		.needed = a->needed,
+		.cold = a->cold,
+		.cold_file = a->cold_file,
+		.cold_anon = a->cold_anon,
+		.split_valid = a->split_valid,
+		.time_ns = mcg__realtime_ns(),
+		.stop = stop,
+		.sig = sig,
+	};
+
+	snprintf(st.method, sizeof(st.method), "%s", method);
+	return mcg_size_state_write(g, &st);
+}
+
+/* The band of the last adjustments is narrow enough now (the controller's test). */
+static bool band_narrow(const struct mcg_size_ctl *c)
+{
+	uint64_t lo, hi;
+	unsigned n;
+
+	return band(c, &lo, &hi, &n) && n >= c->p.band_n &&
+	       (double)(hi - lo) <= c->p.band_frac * (double)hi;
+}
+
 int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
 		 const struct mcg_cancel *cancel, struct mcg_size_result *ret)
 {
@@ -689,6 +906,7 @@ int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
 	const char *limit_knob = mcg_knob_file(1, MCG_K_LIMIT);
 	uint64_t t0 = mcg_monotonic_ns(), tick0, interval, freed = 0, page = (uint64_t)mcg_page_size();
 	uint64_t last_needed = 0, own_high = 0;
+	size_t kept_adj = 0; /* watch: the adjustments the last kept answer rests on */
 	bool v1 = g->ctx->version == 1, use_high = false, psi_ok;
 	int r = 0, r2, e = 0;
 
@@ -817,6 +1035,19 @@ int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
 				o->answer(o->userdata, &a);
 			}
 		}
+		/*
+		 * Watch: each time the band is narrow again on a new adjustment, the
+		 * answer is kept anew (its time too): export, top and record follow
+		 * a number that stays fresh while the watch runs.
+		 */
+		if (c.p.watch && !o->dry_run && c.n_adj != kept_adj && band_narrow(&c)) {
+			struct mcg_size_answer a;
+
+			mcg_size_ctl_answer(&c, &a);
+			kept_adj = c.n_adj;
+			r2 = keep_answer(g, &a, MCG_SIZE_CONVERGED, res.sig, res.method);
+			res.state_err = r2 < 0 ? r2 : 0;
+		}
 		if (c.stop != MCG_SIZE_RUNNING)
 			break;
 		if (o->dry_run) {
@@ -928,19 +1159,9 @@ int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
 	/* an answer that rests on something (not a bare upper bound) is kept for show */
 	if (!o->dry_run && res.stop != MCG_SIZE_CONFLICT &&
 	    (res.ans.band_n || res.ans.floor_is_answer)) {
-		struct mcg_size_state st = {
-			.needed = res.ans.needed,
-			.cold = res.ans.cold,
-			.cold_file = res.ans.cold_file,
-			.cold_anon = res.ans.cold_anon,
-			.split_valid = res.ans.split_valid,
-			.time_ns = mcg__realtime_ns(),
-			.stop = res.stop,
-			.sig = res.sig,
-		};
-
-		snprintf(st.method, sizeof(st.method), "%s", res.method);
-		res.state_err = mcg_size_state_write(g, &st);
+		r2 = keep_answer(g, &res.ans, res.stop, res.sig, res.method);
+		if (r2 < 0)
+			res.state_err = r2;
 	}
 	if (!o->dry_run)
 		mcg_hist_note(g->ctx, "size", g->path, "needed %llu bytes (band %llu..%llu), %s, %s",

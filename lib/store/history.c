@@ -20,7 +20,7 @@ static const char *const event_names[MCG_HEV__COUNT] = {
 	[MCG_HEV_MAX] = "max",	       [MCG_HEV_HIGH] = "high",
 	[MCG_HEV_FAILCNT] = "failcnt", [MCG_HEV_DIRTY] = "dirty",
 	[MCG_HEV_CHANGE] = "change",   [MCG_HEV_OOM_AUTOPSY] = "oom_autopsy",
-	[MCG_HEV_OOM_WARNING] = "oom_warning",
+	[MCG_HEV_OOM_WARNING] = "oom_warning", [MCG_HEV_SIZE] = "size_answer",
 };
 
 const char *mcg_hist_event_name(int type)

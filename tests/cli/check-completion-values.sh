@@ -15,7 +15,7 @@ check() { # WHAT GOT WANT
 want=$("$bin" top --list-columns | awk '{ print tolower($1) }' | tr '\n' ' ')
 check "values top --sort = top's columns" "$("$bin" __complete values top --sort | cut -f1 | tr '\n' ' ')" "$want"
 check "values export --families" "$("$bin" __complete values export --families | tr '\n' ' ')" \
-	"usage limits memory reclaim events psi tree dirty reclaimd oom store "
+	"usage limits memory reclaim events psi tree dirty reclaimd oom size store "
 "$bin" __complete values show --json >/dev/null
 check "a flag takes no value" $? 1
 

@@ -582,6 +582,146 @@ static void test_state(void **state)
 	assert_int_equal(fx_rmtree(dir), 0);
 }
 
+/* Many cgroups' answers through one handle (export, top, record): the same reader, per path. */
+static void test_states(void **state)
+{
+	struct mcg_size_state st = {0}, back;
+	struct mcg_size_states *ss;
+	struct mcg_ctx *ctx;
+	struct mcg_group *g;
+	char dir[64] = "/tmp/test_sizing.XXXXXX", path[512], cmd[600];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	fx_v1(dir, &ctx, &g);
+	/* none kept at all: no handle, and a NULL handle has none either */
+	assert_int_equal(mcg_size_states_open(ctx, &ss), -ENOENT);
+	assert_int_equal(mcg_size_states_get(NULL, "/app", &back), -ENOENT);
+	st.needed = 300 << 20;
+	st.cold = 100 << 20;
+	st.cold_file = 100 << 20;
+	st.time_ns = 1764000000000000000ULL;
+	st.stop = MCG_SIZE_FLOOR;
+	st.sig = MCG_SIZE_SIG_DELAYS;
+	strcpy(st.method, "limit-steps");
+	assert_int_equal(mcg_size_state_write(g, &st), 0);
+	assert_int_equal(mcg_size_states_open(ctx, &ss), 0);
+	memset(&back, 0, sizeof(back));
+	assert_int_equal(mcg_size_states_get(ss, mcg_group_path(g), &back), 0);
+	assert_memory_equal(&back, &st, sizeof(st));
+	/* a cgroup without one: -ENOENT (one failed openat) */
+	assert_int_equal(mcg_size_states_get(ss, "/other", &back), -ENOENT);
+	/* the same trust rules as mcg_size_state_read: a link is refused */
+	assert_true(state_file(dir, path, sizeof(path)));
+	snprintf(cmd, sizeof(cmd), "F='%s'; mv \"$F\" \"$F.x\" && ln -s \"$F.x\" \"$F\"", path);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(mcg_size_states_get(ss, mcg_group_path(g), &back), -MCG_E_UNTRUSTED);
+	mcg_size_states_close(ss);
+	mcg_size_states_close(NULL);
+	/*
+	 * The handle makes each name itself: the same as the writer's for a '%' in
+	 * a path and for a path long enough to be hashed (nested cgroups, 240 bytes)
+	 */
+	{
+		static const char *const paths[] = {
+			"/app/a%2fb",
+			"/app/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+			"/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+			"/cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc",
+		};
+		size_t k;
+
+		for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++) {
+			struct mcg_group *g2;
+			char d[1024], *sl;
+
+			snprintf(d, sizeof(d), "%s/root%s", dir, paths[k]);
+			/* each component a cgroup directory (v1: usage and limit) */
+			for (sl = d + strlen(dir) + strlen("/root/app"); sl; sl = strchr(sl + 1, '/')) {
+				*sl = '\0';
+				mkdir(d, 0755);
+				put(d, "memory.usage_in_bytes", "0\n");
+				put(d, "memory.limit_in_bytes", "9223372036854771712\n");
+				*sl = '/';
+			}
+			mkdir(d, 0755);
+			put(d, "memory.usage_in_bytes", "0\n");
+			put(d, "memory.limit_in_bytes", "9223372036854771712\n");
+			assert_int_equal(mcg_group_open(ctx, paths[k], &g2), 0);
+			st.needed = (uint64_t)(k + 1) << 20;
+			assert_int_equal(mcg_size_state_write(g2, &st), 0);
+			mcg_group_close(g2);
+			assert_int_equal(mcg_size_states_open(ctx, &ss), 0);
+			memset(&back, 0, sizeof(back));
+			assert_int_equal(mcg_size_states_get(ss, paths[k], &back), 0);
+			assert_memory_equal(&back, &st, sizeof(st));
+			mcg_size_states_close(ss);
+		}
+	}
+	mcg_group_close(g);
+	mcg_ctx_free(ctx);
+	assert_int_equal(fx_rmtree(dir), 0);
+}
+
+/* The answer as the recorder stores it (MCG_HEV_SIZE) and back; what it does not write is refused. */
+static void test_state_event(void **state)
+{
+	struct mcg_size_state st = {0}, back;
+	struct mcg_hist_event ev, e2;
+	char buf[200], d2[240];
+	static const char *const bad[] = {
+		"v1 cold=7 cold_file=5 cold_anon=2 split=1 signal=psi",	/* no method */
+		"v1 cold=7 cold_file=5 cold_anon=2 split=2 signal=psi method=memory.reclaim",
+		"v1 cold=07 cold_file=5 cold_anon=2 split=1 signal=psi method=memory.reclaim",
+		"v1 cold=7 cold_file=5 cold_anon=2 split=1 signal=bogus method=memory.reclaim",
+		"v1 cold=7 cold_file=5 cold_anon=2 split=1 signal=psi method=../x",
+		"v1 cold=7 cold_file=5 cold_anon=2 split=1 signal=psi method=memory.reclaimX",
+		"v2 cold=7",
+		"",
+	};
+	size_t k;
+
+	(void)state;
+	st.needed = 123 << 20;
+	st.cold = 7;
+	st.cold_file = 5;
+	st.cold_anon = 2;
+	st.split_valid = true;
+	st.time_ns = 1764000000000000000ULL;
+	st.stop = MCG_SIZE_CONVERGED;
+	st.sig = MCG_SIZE_SIG_PSI;
+	strcpy(st.method, "memory.reclaim");
+	assert_int_equal(mcg_size_state_to_event(&st, "/web", &ev, buf, sizeof(buf)), 0);
+	assert_int_equal(ev.type, MCG_HEV_SIZE);
+	assert_string_equal(mcg_hist_event_name(ev.type), "size_answer");
+	assert_int_equal(ev.count, st.needed);
+	assert_int_equal(ev.time_ns, st.time_ns);
+	assert_string_equal(ev.cgroup, "/web");
+	assert_string_equal(ev.op, "converged");
+	assert_int_equal(ev.uid, -1);
+	memset(&back, 0, sizeof(back));
+	assert_int_equal(mcg_size_state_from_event(&ev, &back), 0);
+	assert_memory_equal(&back, &st, sizeof(st));
+	/* a later version's keys after these are skipped */
+	snprintf(d2, sizeof(d2), "%s band_lo=5", buf);
+	e2 = ev;
+	e2.detail = d2;
+	assert_int_equal(mcg_size_state_from_event(&e2, &back), 0);
+	for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		e2 = ev;
+		e2.detail = bad[k];
+		assert_int_equal(mcg_size_state_from_event(&e2, &back), -MCG_E_CORRUPT);
+	}
+	e2 = ev;
+	e2.op = "bogus";
+	assert_int_equal(mcg_size_state_from_event(&e2, &back), -MCG_E_CORRUPT);
+	e2 = ev;
+	e2.type = MCG_HEV_CHANGE;
+	assert_int_equal(mcg_size_state_from_event(&e2, &back), -MCG_E_CORRUPT);
+	assert_int_equal(mcg_size_state_to_event(&st, "web", &ev, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(mcg_size_state_to_event(&st, "/web", &ev, buf, 10), -ENOSPC);
+}
+
 /* A fake v2 tree: /app with 200 MiB current, memory.high max; memory.reclaim when RECLAIM. */
 static void fx_v2(const char *dir, bool reclaim, struct mcg_ctx **ctx, struct mcg_group **g)
 {
@@ -843,6 +983,8 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_run_v1_steps_restored),
 		cmocka_unit_test(test_state),
+		cmocka_unit_test(test_states),
+		cmocka_unit_test(test_state_event),
 		cmocka_unit_test(test_run_v2),
 		cmocka_unit_test(test_run_v2_high_events),
 	};

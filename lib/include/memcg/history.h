@@ -45,6 +45,7 @@ enum mcg_hist_event_type {
 	MCG_HEV_CHANGE,      /* memcgctl changed the cgroup: OP, DETAIL, who (UID, PID, COMM) */
 	MCG_HEV_OOM_AUTOPSY, /* one OOM kill explained: PID, UID, COMM the victim (memcg/oom.h) */
 	MCG_HEV_OOM_WARNING, /* an OOM kill near: COUNT the signal's rise, OP the signal (memcg/oom.h) */
+	MCG_HEV_SIZE,        /* a new answer of memcgctl size: COUNT the needed bytes (memcg/sizing.h) */
 	MCG_HEV__COUNT
 };
 /*
@@ -55,7 +56,7 @@ enum mcg_hist_event_type {
 #define MCG_HEV_TYPE_MAX 127
 /*
  * "created", "removed", "oom_kill", "oom", "max", "high", "failcnt", "dirty", "change",
- * "oom_autopsy", "oom_warning"; NULL.
+ * "oom_autopsy", "oom_warning", "size_answer"; NULL.
  */
 MCG_EXPORT const char *mcg_hist_event_name(int type);
 

@@ -233,4 +233,31 @@ MCG_EXPORT int mcg_size_state_write(struct mcg_group *g, const struct mcg_size_s
  */
 MCG_EXPORT int mcg_size_state_read(struct mcg_group *g, struct mcg_size_state *ret);
 
+/*
+ * The kept answers of many cgroups (export, top, record): the state directory
+ * opened once, then one openat per cgroup (a cgroup without an answer costs
+ * that failed openat, nothing more). Open: 0, -ENOENT (none kept at all),
+ * -MCG_E_UNTRUSTED. Get: as mcg_size_state_read for the cgroup PATH (relative
+ * to the hierarchy root); S may be NULL (-ENOENT).
+ */
+struct mcg_size_states;
+MCG_EXPORT int mcg_size_states_open(struct mcg_ctx *ctx, struct mcg_size_states **ret);
+MCG_EXPORT int mcg_size_states_get(struct mcg_size_states *s, const char *path,
+				   struct mcg_size_state *ret);
+MCG_EXPORT void mcg_size_states_close(struct mcg_size_states *s);
+
+/*
+ * The kept answer as a history event (MCG_HEV_SIZE, stored by the recorder
+ * when it finds a new one): time the answer's, cgroup CGROUP, count the
+ * needed bytes, op the stop ("converged", "floor", ...), detail
+ * "v1 cold=N cold_file=N cold_anon=N split=0|1 signal=S method=M" in BUF
+ * (LEN bytes); uid, loginuid and pid -1. -ENOSPC, -EINVAL.
+ */
+struct mcg_hist_event;
+MCG_EXPORT int mcg_size_state_to_event(const struct mcg_size_state *s, const char *cgroup,
+				       struct mcg_hist_event *ev, char *buf, size_t len);
+/* Back from a stored event; -MCG_E_CORRUPT for what mcg_size_state_to_event does not write. */
+MCG_EXPORT int mcg_size_state_from_event(const struct mcg_hist_event *ev,
+					 struct mcg_size_state *ret);
+
 #endif
