@@ -5,23 +5,15 @@
 #include <memcg/async-persist.h>
 #include "journal-report.h"
 #include "bars.h"
+#include "async-reclaim.h"
 
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 /* cmd-reclaimd.c */
-int cli_async_statedir(struct cli *cli, const char *opt, char *buf, size_t len);
 int cli_reclaimd_start(struct cli *cli, const char *statedir, pid_t *ret_pid);
 bool cli_async_untrusted(const char *statedir, int err);
-/* Shared with top's A (cli/top/loop.c). */
-bool cli_async_persistable(const struct cli *cli, const char *statedir);
-int cli_async_start(const char *statedir, pid_t *ret_pid, void *userdata);
-int cli_async_enable_msg(const struct mcg_async_enable_req *req,
-			 const struct mcg_async_enable_result *res, const char *name,
-			 const char *statedir, char *buf, size_t len);
-int cli_async_disable_msg(int r, const struct mcg_async_disable_result *res, const char *name,
-			  char *buf, size_t len);
 
 static const char *const words[] = {"enable", "disable", "status", NULL};
 
