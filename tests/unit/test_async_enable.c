@@ -192,10 +192,8 @@ static void test_disable(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_enable_defaults),
-		cmocka_unit_test(test_enable_refused),
-		cmocka_unit_test(test_enable_start_fails_undoes),
-		cmocka_unit_test(test_disable),
+		cmocka_unit_test(test_enable_defaults), cmocka_unit_test(test_enable_refused),
+		cmocka_unit_test(test_enable_start_fails_undoes), cmocka_unit_test(test_disable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
