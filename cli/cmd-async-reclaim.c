@@ -5,14 +5,13 @@
 #include <memcg/async-persist.h>
 #include "journal-report.h"
 #include "bars.h"
+#include "async-reclaim.h"
 
-#include <sched.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 /* cmd-reclaimd.c */
-int cli_async_statedir(struct cli *cli, const char *opt, char *buf, size_t len);
 int cli_reclaimd_start(struct cli *cli, const char *statedir, pid_t *ret_pid);
 bool cli_async_untrusted(const char *statedir, int err);
 
@@ -156,15 +155,6 @@ static const struct argp ar_argp = {
 	out_table_children, NULL, NULL,
 };
 
-static int cpus_available(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		return CPU_COUNT(&set);
-	return (int)sysconf(_SC_NPROCESSORS_ONLN);
-}
-
 static uint64_t page_size(void)
 {
 	long ps = sysconf(_SC_PAGESIZE);
@@ -180,108 +170,16 @@ static int read_limit(const struct mcg_group *g, uint64_t *ret)
 				 ret);
 }
 
-static int parse_mark(const char *opt, const char *s, uint64_t limit, uint64_t *ret)
-{
-	/* a size, or a percentage of the limit */
-	return cli_parse_size(opt, s, MCG_SIZE_PERCENT_OK, limit, 0, ret);
-}
-
-/*
- * --max-cpu: a percentage with at most three decimals, 0.001 to 100: the enable
- * file keeps thousandths, so what is accepted is what reclaimd reads back.
- */
-static bool parse_max_cpu(const char *s, double *ret)
-{
-	unsigned long ip = 0, frac = 0, milli;
-	int nint = 0, nfrac = 0;
-	const char *p = s;
-
-	for (; *p >= '0' && *p <= '9'; p++, nint++) {
-		ip = ip * 10 + (unsigned long)(*p - '0');
-		if (ip > 100)
-			return false;
-	}
-	if (*p == '.') {
-		for (p++; *p >= '0' && *p <= '9'; p++) {
-			if (++nfrac > 3)
-				return false;
-			frac = frac * 10 + (unsigned long)(*p - '0');
-		}
-		if (nfrac == 0)
-			return false;
-		for (; nfrac < 3; nfrac++)
-			frac *= 10;
-	}
-	if (*p == '%')
-		p++;
-	milli = ip * 1000 + frac;
-	if (*p || nint == 0 || milli == 0 || milli > 100000)
-		return false;
-	*ret = (double)milli / 1000.0;
-	return true;
-}
+/* A message of enable or disable: an escaped path (4 bytes a byte at most) and the state directory. */
+#define AR_MSG_MAX (4 * 4096 + 4200 + 512)
 
 /* How long enable waits for a reclaim burst (or another memcgctl) holding the cgroup's lock. */
 #define ENABLE_LOCK_WAIT_MS 30000
 
 static void enable_recovered(const struct mcg_recovery *r, void *userdata)
 {
-	int *conflicts = userdata;
-
-	if (cli_report_recovery(r, false, true) == EXIT_CONFLICT)
-		(*conflicts)++;
-}
-
-/*
- * The limit the watermarks are computed from, read under the cgroup's lock once
- * a journal a killed run left (a reclaimd burst, set-limit, empty) is restored:
- * never the lowered limit of an interrupted step. A running burst or command is
- * waited for (bounded). Returns 0 or the exit status after a message.
- */
-static int stable_limit(struct mcg_group *g, const char *name, uint64_t *ret)
-{
-	struct mcg_cancel cancel;
-	struct mcg_txn *t = NULL;
-	int conflicts = 0, r;
-
-	cli_trap_signals();
-	mcg_cancel_init(&cancel, ENABLE_LOCK_WAIT_MS, &cli_interrupted);
-	r = mcg_txn_begin_recovering(g, MCG_TXN_WAIT, "async-reclaim enable", &cancel,
-				     enable_recovered, &conflicts, &t);
-	if (r < 0) {
-		if (cli_report_rundir(mcg_group_ctx(g), r))
-			return EXIT_FAILURE;
-		if (r == -MCG_E_STALE_JOURNAL)
-			cli_err("cannot enable async reclaim on '%s': a journal left by an interrupted "
-				"run could not be restored (see 'memcgctl recover')",
-				name);
-		else if (r == -ETIMEDOUT || r == -MCG_E_LOCKED)
-			cli_err("cannot enable async reclaim on '%s': another memcgctl is changing it",
-				name);
-		else
-			cli_err("cannot enable async reclaim on '%s': %s", name, mcg_strerror(r));
-		if (cli_interrupted)
-			return 128 + cli_interrupted;
-		return r == -ETIMEDOUT ? EXIT_BUSY : cli_status(r);
-	}
-	r = read_limit(g, ret);
-	mcg_txn_commit(t); /* nothing was written: no journal to drop */
-	mcg_txn_free(t);
-	if (r < 0) {
-		cli_err("cannot read the limit of '%s': %s", name, mcg_strerror(r));
-		return EXIT_FAILURE;
-	}
-	return 0;
-}
-
-/* Put back what was there before a failed enable: the earlier enable file, or none. */
-static void enable_undo(const char *statedir, const struct mcg_async_conf *c,
-			const struct mcg_async_conf *old)
-{
-	if (old)
-		mcg_async_enable(statedir, old);
-	else
-		mcg_async_disable(statedir, c->root, c->path);
+	(void)userdata;
+	cli_report_recovery(r, false, true);
 }
 
 /*
@@ -289,210 +187,241 @@ static void enable_undo(const char *statedir, const struct mcg_async_conf *c,
  * hierarchy and the default state directory, the one memcgctl-reclaimd.service
  * serves (memcg/async-persist.h).
  */
-static bool persistable(const struct cli *cli, const char *statedir)
+bool cli_async_persistable(const struct cli *cli, const char *statedir)
 {
 	return !cli->root && !cli->procfs && !strcmp(statedir, MCG_ASYNC_DEFAULT_STATEDIR);
 }
 
+/* mcg_async_enable_run's start hook: reclaimd as this run starts it (USERDATA: the cli). */
+int cli_async_start(const char *statedir, pid_t *ret_pid, void *userdata)
+{
+	return cli_reclaimd_start(userdata, statedir, ret_pid);
+}
+
+/* The watermarks an enable asked for, in words, for the message that they do not fit. */
+static int bad_marks(const struct mcg_async_enable_result *res, const char *name, char *buf,
+		     size_t len)
+{
+	const struct mcg_async_conf *c = &res->conf;
+	uint64_t limit = res->limit, dh, dl;
+	char b1[32], b2[32], b3[32];
+
+	mcg_async_default_margins(limit, &dh, &dl);
+	snprintf(buf, len, "invalid watermarks for '%s': need 0 < low < high < limit %s; got high %s, "
+		 "low %s",
+		 name, cli_size(limit, b1, sizeof(b1)),
+		 !(c->flags & MCG_ASYNC_HIGH_SET) ? cli_size(limit - dh, b2, sizeof(b2))
+		 : (c->flags & MCG_ASYNC_HIGH_MARGIN)
+			 ? (c->high >= limit ? "0" : cli_size(limit - c->high, b2, sizeof(b2)))
+			 : cli_size(c->high, b2, sizeof(b2)),
+		 !(c->flags & MCG_ASYNC_LOW_SET) ? "(default)"
+		 : (c->flags & MCG_ASYNC_LOW_MARGIN)
+			 ? (c->low >= limit ? "0" : cli_size(limit - c->low, b3, sizeof(b3)))
+			 : cli_size(c->low, b3, sizeof(b3)));
+	return EXIT_USAGE;
+}
+
+/*
+ * What an enable did (RES of mcg_async_enable_run for the cgroup NAME, escaped),
+ * in the words 'async-reclaim enable' prints: its line on success, its error
+ * (without "memcgctl: ") on failure. Returns the exit status. Shared with top's A.
+ */
+int cli_async_enable_msg(const struct mcg_async_enable_req *req,
+			 const struct mcg_async_enable_result *res, const char *name,
+			 const char *statedir, char *buf, size_t len)
+{
+	const char *n = name ? name : "?";
+	char b1[32], b2[32], b3[32];
+	int r = res->error, o;
+
+	switch (res->stage) {
+	case MCG_AE_DONE:
+		o = snprintf(buf, len, "async reclaim enabled on '%s': high %s, low %s (limit %s)", n,
+			     cli_size(res->high, b1, sizeof(b1)), cli_size(res->low, b2, sizeof(b2)),
+			     cli_size(res->limit, b3, sizeof(b3)));
+		if (o >= 0 && (size_t)o < len && res->pid > 0)
+			o += snprintf(buf + o, len - (size_t)o, "; reclaimd pid %d", (int)res->pid);
+		else if (o >= 0 && (size_t)o < len && !req->start)
+			o += snprintf(buf + o, len - (size_t)o, "; reclaimd not started (--no-start)");
+		if (o >= 0 && (size_t)o < len && res->persistent)
+			snprintf(buf + o, len - (size_t)o, "; kept in %s", MCG_ASYNC_PERSIST_DIR);
+		return 0;
+	case MCG_AE_INIT:
+		snprintf(buf, len, "cannot enable async reclaim on '%s': %s", n, mcg_strerror(r));
+		return EXIT_FAILURE;
+	case MCG_AE_ROOT:
+		snprintf(buf, len, "cannot enable async reclaim on the root cgroup: it has no limit");
+		return EXIT_USAGE;
+	case MCG_AE_BATCH:
+		snprintf(buf, len, "invalid value for --batch: '%s': %s", out_esc(req->batch), res->why);
+		return EXIT_USAGE;
+	case MCG_AE_MAX_CPU:
+		snprintf(buf, len, "invalid --max-cpu: '%s': must be a percentage from 0.001 to 100, "
+			 "with at most three decimals",
+			 req->max_cpu);
+		return EXIT_USAGE;
+	case MCG_AE_LOCK:
+		if (r == -MCG_E_STALE_JOURNAL)
+			snprintf(buf, len, "cannot enable async reclaim on '%s': a journal left by an "
+				 "interrupted run could not be restored (see 'memcgctl recover')",
+				 n);
+		else if (r == -ETIMEDOUT || r == -MCG_E_LOCKED)
+			snprintf(buf, len, "cannot enable async reclaim on '%s': another memcgctl is "
+				 "changing it",
+				 n);
+		else
+			snprintf(buf, len, "cannot enable async reclaim on '%s': %s", n, mcg_strerror(r));
+		if (cli_interrupted)
+			return 128 + cli_interrupted;
+		return r == -ETIMEDOUT ? EXIT_BUSY : cli_status(r);
+	case MCG_AE_LIMIT:
+		snprintf(buf, len, "cannot read the limit of '%s': %s", n, mcg_strerror(r));
+		return EXIT_FAILURE;
+	case MCG_AE_NO_LIMIT:
+		snprintf(buf, len, "cannot enable async reclaim on '%s': it has no memory limit to stay "
+			 "under",
+			 n);
+		return EXIT_FAILURE;
+	case MCG_AE_HIGH:
+		snprintf(buf, len, "invalid size for %s: '%s': %s",
+			 req->high ? "--high" : "--high-margin", req->high ? req->high : req->high_margin,
+			 res->why);
+		return EXIT_USAGE;
+	case MCG_AE_LOW:
+		snprintf(buf, len, "invalid size for %s: '%s': %s", req->low ? "--low" : "--low-margin",
+			 req->low ? req->low : req->low_margin, res->why);
+		return EXIT_USAGE;
+	case MCG_AE_WATERMARKS:
+		return bad_marks(res, n, buf, len);
+	case MCG_AE_ONE_CPU:
+		snprintf(buf, len, "cannot enable async reclaim on '%s': only one CPU, where a reclaim "
+			 "thread competes with the workload (--force to enable anyway)",
+			 n);
+		return EXIT_FAILURE;
+	case MCG_AE_WRITE:
+		snprintf(buf, len, "cannot enable async reclaim on '%s': cannot write to %s: %s", n,
+			 statedir, mcg_strerror(r));
+		return EXIT_FAILURE;
+	case MCG_AE_INFO:
+		snprintf(buf, len, "cannot enable async reclaim on '%s': cannot tell whether reclaimd "
+			 "runs: %s",
+			 n, mcg_strerror(r));
+		return EXIT_FAILURE;
+	case MCG_AE_START:
+		snprintf(buf, len, "cannot enable async reclaim on '%s': cannot start reclaimd: %s (see "
+			 "%s/reclaimd.log)",
+			 n, mcg_strerror(r), statedir);
+		return EXIT_FAILURE;
+	case MCG_AE_PERSIST:
+		snprintf(buf, len, "cannot enable async reclaim on '%s': cannot keep it in %s: %s "
+			 "(--runtime: until reboot only)",
+			 n, MCG_ASYNC_PERSIST_DIR, mcg_strerror(r));
+		return EXIT_FAILURE;
+	}
+	snprintf(buf, len, "cannot enable async reclaim on '%s': %s", n, mcg_strerror(r));
+	return EXIT_FAILURE;
+}
+
 static int do_enable(struct cli *cli, struct ar_args *a, const char *statedir)
 {
-	struct mcg_async_conf c, *confs = NULL, *old = NULL;
-	struct mcg_reclaimd_info info;
+	struct mcg_async_enable_req req = {
+		.high = a->high,
+		.high_margin = a->high_margin,
+		.low = a->low,
+		.low_margin = a->low_margin,
+		.batch = a->batch,
+		.max_cpu = a->max_cpu,
+		.clean = a->clean,
+		.force = a->force,
+		.persist = cli_async_persistable(cli, statedir) && !a->runtime,
+		.start = a->no_start ? NULL : cli_async_start,
+		.start_data = cli,
+		.recovered = enable_recovered,
+	};
+	struct mcg_async_enable_result res;
+	struct mcg_cancel cancel;
 	struct mcg_group *g;
-	uint64_t limit, high, low;
-	char b1[32], b2[32], b3[32], *name = NULL;
-	size_t nc = 0, i;
-	int r, status = EXIT_FAILURE;
-	bool persist = false;
+	char msg[AR_MSG_MAX], *name = NULL;
+	int r, status;
 
 	r = cli_open_cgroup(cli, a->cgroup, &g);
 	if (r < 0)
 		return cli_status(r);
 	name = mcg_escape_dup(mcg_group_path(g));
-	r = name ? mcg_async_conf_init(&c, g) : -ENOMEM;
+	if (!name) {
+		cli_err("cannot enable async reclaim on '%s': %s", "?", mcg_strerror(-ENOMEM));
+		mcg_group_close(g);
+		return EXIT_FAILURE;
+	}
+	cli_trap_signals();
+	mcg_cancel_init(&cancel, ENABLE_LOCK_WAIT_MS, &cli_interrupted);
+	req.cancel = &cancel;
+	r = mcg_async_enable_run(g, statedir, &req, &res);
+	status = cli_async_enable_msg(&req, &res, name, statedir, msg, sizeof(msg));
 	if (r < 0) {
-		cli_err("cannot enable async reclaim on '%s': %s", name ? name : "?",
-			mcg_strerror(r));
-		goto out;
-	}
-	if (!strcmp(c.path, "/")) {
-		cli_err("cannot enable async reclaim on the root cgroup: it has no limit");
-		status = EXIT_USAGE;
-		goto out;
-	}
-	if (a->clean)
-		c.flags |= MCG_ASYNC_CLEAN;
-	if (a->batch) {
-		/* the one --batch parser (empty's): a size, or a bare number of pages */
-		uint64_t bytes, ps = page_size();
-		char why[128];
-
-		if (mcg_empty_parse_batch(a->batch, &bytes, why, sizeof(why)) < 0) {
-			cli_err("invalid value for --batch: '%s': %s", out_esc(a->batch), why);
-			status = EXIT_USAGE;
-			goto out;
-		}
-		if (bytes / ps > MCG_ASYNC_MAX_BATCH) {
-			cli_err("invalid value for --batch: '%s': at most %u pages per step",
-				out_esc(a->batch), MCG_ASYNC_MAX_BATCH);
-			status = EXIT_USAGE;
-			goto out;
-		}
-		c.batch = (unsigned)(bytes / ps);
-	}
-	if (a->max_cpu && !parse_max_cpu(a->max_cpu, &c.max_cpu)) {
-		cli_err("invalid --max-cpu: '%s': must be a percentage from 0.001 to 100, with at "
-			"most three decimals",
-			a->max_cpu);
-		status = EXIT_USAGE;
-		goto out;
-	}
-	r = stable_limit(g, name, &limit);
-	if (r) {
-		status = r;
-		goto out;
-	}
-	if (limit == MCG_MAX) {
-		cli_err("cannot enable async reclaim on '%s': it has no memory limit to stay under",
-			name);
-		goto out;
-	}
-	if (a->high || a->high_margin) {
-		c.flags |= MCG_ASYNC_HIGH_SET | (a->high_margin ? MCG_ASYNC_HIGH_MARGIN : 0);
-		if (parse_mark(a->high ? "--high" : "--high-margin",
-			       a->high ? a->high : a->high_margin, limit, &c.high) < 0) {
-			status = EXIT_USAGE;
-			goto out;
-		}
-	}
-	if (a->low || a->low_margin) {
-		c.flags |= MCG_ASYNC_LOW_SET | (a->low_margin ? MCG_ASYNC_LOW_MARGIN : 0);
-		if (parse_mark(a->low ? "--low" : "--low-margin", a->low ? a->low : a->low_margin,
-			       limit, &c.low) < 0) {
-			status = EXIT_USAGE;
-			goto out;
-		}
-	}
-	r = mcg_async_watermarks(&c, limit, &high, &low);
-	if (r < 0) {
-		uint64_t dh, dl;
-
-		mcg_async_default_margins(limit, &dh, &dl);
-		cli_err("invalid watermarks for '%s': need 0 < low < high < limit %s; got high %s, "
-			"low %s",
-			name, cli_size(limit, b1, sizeof(b1)),
-			!(c.flags & MCG_ASYNC_HIGH_SET) ? cli_size(limit - dh, b2, sizeof(b2))
-			: (c.flags & MCG_ASYNC_HIGH_MARGIN)
-				? (c.high >= limit ? "0" : cli_size(limit - c.high, b2, sizeof(b2)))
-				: cli_size(c.high, b2, sizeof(b2)),
-			!(c.flags & MCG_ASYNC_LOW_SET) ? "(default)"
-			: (c.flags & MCG_ASYNC_LOW_MARGIN)
-				? (c.low >= limit ? "0" : cli_size(limit - c.low, b3, sizeof(b3)))
-				: cli_size(c.low, b3, sizeof(b3)));
-		status = EXIT_USAGE;
-		goto out;
-	}
-	if (cpus_available() < 2 && !a->force) {
-		cli_err("cannot enable async reclaim on '%s': only one CPU, where a reclaim thread "
-			"competes with the workload (--force to enable anyway)",
-			name);
-		goto out;
-	}
-	/* the enable file there now, put back if this enable fails */
-	r = mcg_async_list(statedir, &confs, &nc);
-	for (i = 0; r == 0 && i < nc; i++)
-		if (!strcmp(confs[i].root, c.root) && !strcmp(confs[i].path, c.path))
-			old = &confs[i];
-	if (r == 0)
-		r = mcg_async_enable(statedir, &c);
-	if (r < 0) {
-		if (!cli_async_untrusted(statedir, r))
-			cli_err("cannot enable async reclaim on '%s': cannot write to %s: %s", name,
-				statedir, mcg_strerror(r));
-		goto out;
-	}
-	info.pid = 0;
-	if (!a->no_start) {
-		r = mcg_reclaimd_info(statedir, &info);
-		if (r < 0) {
-			enable_undo(statedir, &c, old);
-			cli_err("cannot enable async reclaim on '%s': cannot tell whether reclaimd "
-				"runs: %s",
-				name, mcg_strerror(r));
-			goto out;
-		}
-		if (!info.pid) {
-			pid_t pid;
-
-			r = cli_reclaimd_start(cli, statedir, &pid);
-			if (r < 0) {
-				/* nothing half done: no enable file that nothing serves */
-				enable_undo(statedir, &c, old);
-				cli_err("cannot enable async reclaim on '%s': cannot start reclaimd: %s "
-					"(see %s/reclaimd.log)",
-					name, mcg_strerror(r), statedir);
-				goto out;
-			}
-			info.pid = pid;
-		}
-	}
-	persist = persistable(cli, statedir) && !a->runtime;
-	if (persist) {
-		r = mcg_async_persist(NULL, &c);
-		if (r < 0) {
-			enable_undo(statedir, &c, old);
-			cli_err("cannot enable async reclaim on '%s': cannot keep it in %s: %s "
-				"(--runtime: until reboot only)",
-				name, MCG_ASYNC_PERSIST_DIR, mcg_strerror(r));
-			goto out;
-		}
-	}
-	/* for the recorder (memcgctl record): who enabled what, once it is done */
-	mcg_hist_note(mcg_group_ctx(g), "async-reclaim enable", c.path, "high %llu low %llu batch %u%s",
-		      (unsigned long long)high, (unsigned long long)low, c.batch,
-		      persist ? " persistent" : "");
-	if (cli->json) {
+		/* the run and state directories' own messages say which and why */
+		if (res.stage == MCG_AE_LOCK && cli_report_rundir(mcg_group_ctx(g), r))
+			status = EXIT_FAILURE;
+		else if (!(res.stage == MCG_AE_WRITE && cli_async_untrusted(statedir, r)))
+			cli_err("%s", msg);
+	} else if (cli->json) {
 		jw_open_object(stdout, NULL);
 		jw_timestamp(stdout);
 		jw_string(stdout, "cgroup", mcg_group_path(g));
 		jw_bool(stdout, "enabled", true);
-		jw_bytes(stdout, "limit_bytes", limit, true);
-		jw_bytes(stdout, "high_bytes", high, true);
-		jw_bytes(stdout, "low_bytes", low, true);
-		jw_u64(stdout, "batch_bytes", (uint64_t)c.batch * page_size());
-		jw_double(stdout, "max_cpu_percent", c.max_cpu);
+		jw_bytes(stdout, "limit_bytes", res.limit, true);
+		jw_bytes(stdout, "high_bytes", res.high, true);
+		jw_bytes(stdout, "low_bytes", res.low, true);
+		jw_u64(stdout, "batch_bytes", (uint64_t)res.conf.batch * page_size());
+		jw_double(stdout, "max_cpu_percent", res.conf.max_cpu);
 		jw_bool(stdout, "clean", a->clean);
-		jw_bool(stdout, "persistent", persist);
-		if (info.pid > 0) /* left out: not started (--no-start) */
-			jw_i64(stdout, "reclaimd_pid", info.pid);
+		jw_bool(stdout, "persistent", res.persistent);
+		if (res.pid > 0) /* left out: not started (--no-start) */
+			jw_i64(stdout, "reclaimd_pid", res.pid);
 		jw_close_object(stdout);
 		jw_end(stdout);
 	} else {
-		printf("async reclaim enabled on '%s': high %s, low %s (limit %s)", name,
-		       cli_size(high, b1, sizeof(b1)), cli_size(low, b2, sizeof(b2)),
-		       cli_size(limit, b3, sizeof(b3)));
-		if (info.pid > 0)
-			printf("; reclaimd pid %d", (int)info.pid);
-		else if (a->no_start)
-			printf("; reclaimd not started (--no-start)");
-		if (persist)
-			printf("; kept in %s", MCG_ASYNC_PERSIST_DIR);
-		putchar('\n');
+		printf("%s\n", msg);
 	}
-	status = 0;
-out:
-	free(confs);
 	free(name);
 	mcg_group_close(g);
 	return status;
 }
 
+/*
+ * What a disable did (R and RES of mcg_async_disable_run for the cgroup NAME,
+ * escaped), in the words 'async-reclaim disable' prints: its line, or its error
+ * (without "memcgctl: "). Returns the exit status. Shared with top's A.
+ */
+int cli_async_disable_msg(int r, const struct mcg_async_disable_result *res, const char *name,
+			  char *buf, size_t len)
+{
+	const char *n = name ? name : "?";
+
+	if (r < 0 && res->unpersist_failed) {
+		snprintf(buf, len, "cannot disable async reclaim on '%s': cannot remove it from %s: %s",
+			 n, MCG_ASYNC_PERSIST_DIR, mcg_strerror(r));
+		return EXIT_FAILURE;
+	}
+	if (r < 0) {
+		snprintf(buf, len, "cannot disable async reclaim on '%s': %s", n, mcg_strerror(r));
+		return EXIT_FAILURE;
+	}
+	if (!res->changed)
+		/* as systemctl disable: the state asked for is the state there, exit 0 */
+		snprintf(buf, len, "async reclaim was not enabled on '%s': nothing to disable", n);
+	else
+		snprintf(buf, len, "async reclaim disabled on '%s'", n);
+	return 0;
+}
+
 static int do_disable(struct cli *cli, struct ar_args *a, const char *statedir)
 {
 	struct mcg_ctx *ctx = cli_ctx(cli);
+	struct mcg_async_disable_result res;
 	struct mcg_group *g;
-	char path[4200], *name;
-	int r, k;
+	char path[4200], msg[AR_MSG_MAX], *name;
+	int r, status;
 
 	if (!ctx)
 		return EXIT_FAILURE;
@@ -513,61 +442,25 @@ static int do_disable(struct cli *cli, struct ar_args *a, const char *statedir)
 	} else {
 		return cli_status(cli_open_cgroup(cli, a->cgroup, &g));
 	}
-	/*
-	 * The kept configuration first: removing the runtime file wakes the
-	 * daemon, whose listing would otherwise enable it again from /etc.
-	 */
-	k = persistable(cli, statedir) ? mcg_async_unpersist(NULL, mcg_ctx_root(ctx), path)
-				       : -ENOENT;
-	if (k < 0 && k != -ENOENT) {
-		name = mcg_escape_dup(path);
-		cli_err("cannot disable async reclaim on '%s': cannot remove it from %s: %s",
-			name ? name : "?", MCG_ASYNC_PERSIST_DIR, mcg_strerror(k));
-		free(name);
-		return EXIT_FAILURE;
-	}
-	r = mcg_async_disable(statedir, mcg_ctx_root(ctx), path);
-	if (k == 0 && r == -ENOENT)
-		r = 0; /* kept but not enabled now (its cgroup was not there) */
+	r = mcg_async_disable_run(ctx, statedir, path, cli_async_persistable(cli, statedir), &res);
 	name = mcg_escape_dup(path);
-	if (r == -ENOENT) {
-		/* as systemctl disable: the state asked for is the state there, exit 0 */
-		if (cli->json) {
-			jw_open_object(stdout, NULL);
-			jw_timestamp(stdout);
-			jw_string(stdout, "cgroup", path);
-			jw_bool(stdout, "enabled", false);
-			jw_bool(stdout, "changed", false);
-			jw_close_object(stdout);
-			jw_end(stdout);
-		} else {
-			printf("async reclaim was not enabled on '%s': nothing to disable\n",
-			       name ? name : "?");
-		}
-		free(name);
-		return 0;
-	}
-	if (r < 0 && !cli_async_untrusted(statedir, r))
-		cli_err("cannot disable async reclaim on '%s': %s", name ? name : "?",
-			mcg_strerror(r));
+	status = cli_async_disable_msg(r, &res, name, msg, sizeof(msg));
 	if (r < 0) {
-		free(name);
-		return EXIT_FAILURE;
-	}
-	mcg_hist_note(ctx, "async-reclaim disable", path, "%s", k == 0 ? "kept configuration removed" : "");
-	if (cli->json) {
+		if (res.unpersist_failed || !cli_async_untrusted(statedir, r))
+			cli_err("%s", msg);
+	} else if (cli->json) {
 		jw_open_object(stdout, NULL);
 		jw_timestamp(stdout);
 		jw_string(stdout, "cgroup", path);
 		jw_bool(stdout, "enabled", false);
-		jw_bool(stdout, "changed", true);
+		jw_bool(stdout, "changed", res.changed);
 		jw_close_object(stdout);
 		jw_end(stdout);
 	} else {
-		printf("async reclaim disabled on '%s'\n", name ? name : "?");
+		printf("%s\n", msg);
 	}
 	free(name);
-	return 0;
+	return status;
 }
 
 /* One row of status: an enable file, its stats, or stats alone (a removed cgroup). */

@@ -5,13 +5,13 @@
 #include "journal-report.h"
 #include "containers.h"
 #include "bars.h"
+#include "async-reclaim.h"
 
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,8 +41,7 @@ struct loop {
 	char **overlay;
 	size_t noverlay, overlay_top;
 	bool detail;
-	bool quit; /* SIGTERM or SIGHUP while a child command ran */
-	int sfd; /* signalfd: SIGINT typed at a child command is the child's, not ours */
+	bool quit; /* SIGTERM or SIGHUP while an action ran */
 	/* --replay: the frame shown and its events marked on its rows */
 	struct mcg_hist_frame *frame;
 	unsigned char *mark;
@@ -271,81 +270,7 @@ static void detail_fill(struct loop *l)
 	mcg_info_release(&i);
 }
 
-/* ---- running this binary's other commands ---- */
-
-static void run_self(struct loop *l, const char *const *args)
-{
-	const char *argv[24];
-	const char *cmd = args[0];
-	int n = 0, st;
-	pid_t pid;
-	char line[8];
-
-	argv[n++] = "memcgctl";
-	if (l->cli->root) {
-		argv[n++] = "--root";
-		argv[n++] = l->cli->root;
-	}
-	if (l->cli->root && l->cli->cgroup_version) {
-		static char ver[16];
-
-		snprintf(ver, sizeof(ver), "%d", l->cli->cgroup_version);
-		argv[n++] = "--cgroup-version";
-		argv[n++] = ver;
-	}
-	if (l->cli->procfs) {
-		argv[n++] = "--proc";
-		argv[n++] = l->cli->procfs;
-	}
-	if (l->cli->rundir) {
-		argv[n++] = "--run-dir";
-		argv[n++] = l->cli->rundir;
-	}
-	while (*args && n < 23)
-		argv[n++] = *args++;
-	argv[n] = NULL;
-	view_suspend();
-	/* the echo names the cgroup: escaped, as every name reaching the terminal */
-	printf("\n$");
-	for (st = 0; argv[st]; st++)
-		printf(" %s", out_esc(argv[st]));
-	printf("\n");
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		sigset_t all;
-
-		sigemptyset(&all);
-		sigprocmask(SIG_SETMASK, &all, NULL);
-		execv("/proc/self/exe", (char *const *)argv);
-		fprintf(stderr, "memcgctl: cannot run memcgctl: %s\n", strerror(errno));
-		_exit(127);
-	}
-	st = 0;
-	if (pid < 0)
-		printf("memcgctl: cannot start a process: %s\n", strerror(errno));
-	else
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-	snprintf(l->status, sizeof(l->status), "memcgctl %s: %s", cmd,
-		 pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "done" : "failed (see its output)");
-	printf("[exit status %d] press Enter to return to top", WIFEXITED(st) ? WEXITSTATUS(st) : 128);
-	fflush(stdout);
-	if (!fgets(line, sizeof(line), stdin))
-		clearerr(stdin);
-	/* a Ctrl-C meant for the command (it went to the whole process group) */
-	if (l->sfd >= 0) {
-		struct signalfd_siginfo si;
-
-		while (read(l->sfd, &si, sizeof(si)) == sizeof(si))
-			if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGHUP)
-				l->quit = true;
-	}
-	view_resume();
-	view_resize(); /* the terminal may have changed size meanwhile */
-}
-
-/* ---- set-limit and empty in-process (the library, as the commands call it) ---- */
+/* ---- set-limit, empty and async-reclaim in-process (the library, as the commands call it) ---- */
 
 /* The screen handed to the action: the command it stands for, escaped. */
 static void action_begin(const char *const *words)
@@ -361,10 +286,10 @@ static void action_begin(const char *const *words)
 	cli_trap_signals();
 }
 
-static void action_end(struct loop *l, const char *cmd, int status)
+/* The action's signals are top's again (its signalfd); SIGTERM or SIGHUP meanwhile quits. */
+static void action_block(struct loop *l)
 {
 	sigset_t set;
-	char line[8];
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -374,6 +299,13 @@ static void action_end(struct loop *l, const char *cmd, int status)
 	if (cli_interrupted == SIGTERM || cli_interrupted == SIGHUP)
 		l->quit = true;
 	cli_interrupted = 0;
+}
+
+static void action_end(struct loop *l, const char *cmd, int status)
+{
+	char line[8];
+
+	action_block(l);
 	snprintf(l->status, sizeof(l->status), "memcgctl %s: %s", cmd,
 		 status == 0 ? "done" : "failed (see its output)");
 	printf("[exit status %d] press Enter to return to top", status);
@@ -502,6 +434,85 @@ static void do_empty(struct loop *l)
 	}
 	mcg_group_close(g);
 	action_end(l, "empty", status);
+}
+
+/* As 'async-reclaim enable': how long A waits for a reclaim burst holding the cgroup's lock. */
+#define ASYNC_LOCK_WAIT_MS 30000
+
+/* A journal restored before the enable: counted for the status line (nothing printed over the view). */
+static void async_recovered(const struct mcg_recovery *r, void *userdata)
+{
+	(void)r;
+	(*(unsigned *)userdata)++;
+}
+
+static void draw(struct loop *l);
+
+/*
+ * A: mcg_async_enable_run() or mcg_async_disable_run() on the target, as
+ * 'memcgctl async-reclaim enable|disable -- CGROUP' does (reclaimd started when
+ * none runs, kept under /etc/memcgctl for the host's own state directory), the
+ * view staying up: the outcome, in the command's words, on the status line.
+ * SIGINT cuts the lock's wait short.
+ */
+static void do_async(struct loop *l)
+{
+	struct mcg_ctx *ctx = cli_ctx(l->cli);
+	bool enable = !l->target_async;
+	char statedir[4200], *msg = l->status, *name = mcg_escape_dup(l->target);
+	size_t len = sizeof(l->status), n;
+	unsigned restored = 0;
+	int r;
+
+	snprintf(l->status, sizeof(l->status), "%s async-reclaim on %s ...",
+		 enable ? "enabling" : "disabling", name ? name : "?");
+	draw(l);
+	if (!name || !ctx || cli_async_statedir(l->cli, NULL, statedir, sizeof(statedir)) < 0) {
+		snprintf(l->status, sizeof(l->status), "cannot %s async reclaim: %s",
+			 enable ? "enable" : "disable",
+			 !name ? strerror(ENOMEM) : "no state directory");
+		free(name);
+		view_resize();
+		return;
+	}
+	cli_interrupted = 0;
+	cli_trap_signals();
+	action_unblock();
+	if (enable) {
+		struct mcg_async_enable_req req = {
+			.persist = cli_async_persistable(l->cli, statedir),
+			.start = cli_async_start,
+			.start_data = l->cli,
+			.recovered = async_recovered,
+			.recovered_data = &restored,
+		};
+		struct mcg_async_enable_result res;
+		struct mcg_cancel cancel;
+		struct mcg_group *g;
+
+		mcg_cancel_init(&cancel, ASYNC_LOCK_WAIT_MS, &cli_interrupted);
+		req.cancel = &cancel;
+		r = mcg_group_open(ctx, l->target, &g);
+		if (r < 0) {
+			snprintf(msg, len, "cannot open cgroup '%s': %s", name, mcg_strerror(r));
+		} else {
+			mcg_async_enable_run(g, statedir, &req, &res);
+			cli_async_enable_msg(&req, &res, name, statedir, msg, len);
+			mcg_group_close(g);
+		}
+	} else {
+		struct mcg_async_disable_result res;
+
+		r = mcg_async_disable_run(ctx, statedir, l->target,
+					  cli_async_persistable(l->cli, statedir), &res);
+		cli_async_disable_msg(r, &res, name, msg, len);
+	}
+	action_block(l);
+	n = strlen(msg);
+	if (restored)
+		snprintf(msg + n, len - n, "; a journal left by an interrupted run was restored first");
+	free(name);
+	view_resize(); /* a warning the library or a start wrote to stderr is painted over */
 }
 
 /* ---- keys ---- */
@@ -950,7 +961,7 @@ static const struct key keys[] = {
 	{VK_ENTER, NULL, NULL, k_detail},
 	{'L', "L", "set the selected cgroup's limit (memcgctl set-limit, asks first)", k_limit},
 	{'E', "E", "empty the selected cgroup (memcgctl empty, asks first)", k_empty},
-	{'A', "A", "toggle async-reclaim (memcgctl async-reclaim enable|disable, asks first)",
+	{'A', "A", "toggle async-reclaim (as memcgctl async-reclaim enable|disable, asks first)",
 	 k_async},
 	{'S', "S", "switch delay accounting on for stall times (kernel.task_delayacct, asks first)",
 	 k_delayacct},
@@ -991,7 +1002,6 @@ static int k_help(struct loop *l)
 
 static int confirm_yes(struct loop *l)
 {
-	const char *args[8] = {0};
 	int r;
 
 	l->input = IN_NONE;
@@ -1003,11 +1013,7 @@ static int confirm_yes(struct loop *l)
 		do_empty(l);
 		return R_RESAMPLE;
 	case CF_ASYNC:
-		args[0] = "async-reclaim";
-		args[1] = l->target_async ? "disable" : "enable";
-		args[2] = "--";
-		args[3] = l->target;
-		run_self(l, args);
+		do_async(l);
 		return R_RESAMPLE;
 	case CF_DELAYACCT:
 		r = mcg_delayacct_set(cli_ctx(l->cli), true);
@@ -1343,7 +1349,6 @@ int top_interactive(struct cli *cli, struct top_opts *o, struct mcg_sampler *s)
 	sigaddset(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	l.sfd = sfd;
 	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (sfd < 0 || tfd < 0) {
 		cli_err("cannot set up the event loop: %s", strerror(errno));

@@ -363,10 +363,9 @@ static void set_threshold(struct mcg_oom_watch *w, struct wcg *c, size_t idx)
 /* Is there swap left on the machine (SwapFree of the context's meminfo: --proc's, a fixture's)? */
 static bool swap_free(const struct mcg_ctx *ctx)
 {
-	struct mcg__meminfo m;
+	uint64_t v;
 
-	return mcg__meminfo_read(ctx, &m) == 0 && (m.valid >> MCG__MI_SWAP_FREE) & 1 &&
-	       m.v[MCG__MI_SWAP_FREE] > 0;
+	return mcg__swap_free(ctx, &v) == 0 && v > 0;
 }
 
 /*

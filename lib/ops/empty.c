@@ -144,15 +144,6 @@ static int read_stat(const struct mcg_group *g, struct mcg_record *rec)
 	return r;
 }
 
-/* SwapFree from the context's meminfo; *OK false when it has none. */
-static uint64_t swap_free(const struct mcg_ctx *ctx, bool *ok)
-{
-	struct mcg__meminfo m;
-
-	*ok = mcg__meminfo_read(ctx, &m) == 0 && (m.valid >> MCG__MI_SWAP_FREE) & 1;
-	return *ok ? m.v[MCG__MI_SWAP_FREE] : 0;
-}
-
 struct child_sum {
 	struct mcg_ctx *ctx;
 	const char *top;
@@ -198,7 +189,6 @@ int mcg_residue_read(const struct mcg_group *g, struct mcg_residue *ret)
 	struct child_sum cs = {.ctx = g->ctx, .top = g->path};
 	struct mcg_record rec;
 	size_t i;
-	bool ok;
 	int r;
 
 	r = mcg_group_read_record(g, &rec, NULL);
@@ -222,8 +212,7 @@ int mcg_residue_read(const struct mcg_group *g, struct mcg_residue *ret)
 		res.nr_children = cs.n;
 		res.valid |= MCG_RESIDUE_CHILDREN;
 	}
-	res.swap_free = swap_free(g->ctx, &ok);
-	if (ok)
+	if (mcg__swap_free(g->ctx, &res.swap_free) == 0)
 		res.valid |= MCG_RESIDUE_SWAP;
 	*ret = res;
 	return 0;
@@ -236,11 +225,12 @@ int mcg_residue_read(const struct mcg_group *g, struct mcg_residue *ret)
 static uint64_t reclaimable(const struct mcg_group *g)
 {
 	struct mcg_record rec;
-	bool ok;
+	uint64_t swap = 0;
 
 	if (read_stat(g, &rec) < 0)
 		return 0;
-	return mcg_reclaimable_from_record(&rec, swap_free(g->ctx, &ok) > 0);
+	mcg__swap_free(g->ctx, &swap); /* none known: no swap to put anon in */
+	return mcg_reclaimable_from_record(&rec, swap > 0);
 }
 
 /* Dirty page cache worth waiting for writeback on (below it: a page or two being written). */

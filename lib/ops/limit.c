@@ -269,16 +269,6 @@ int mcg_limit_resolve(const struct mcg_group *g, const struct mcg_limit_spec *sp
 	return r;
 }
 
-/* SwapFree from the context's meminfo, 0 when it has none. */
-static uint64_t swap_free(const struct mcg_ctx *ctx)
-{
-	struct mcg__meminfo m;
-
-	if (mcg__meminfo_read(ctx, &m) < 0 || !((m.valid >> MCG__MI_SWAP_FREE) & 1))
-		return 0;
-	return m.v[MCG__MI_SWAP_FREE];
-}
-
 /* The v1 memsw limit a request leads to: MCG_KEEP when it stays. */
 static uint64_t v1_memsw_target(const struct mcg_limit_req *req, uint64_t lim_cur,
 				uint64_t memsw_cur, uint64_t lim_new, bool has_memsw)
@@ -332,7 +322,8 @@ int mcg_limit_preflight(const struct mcg_group *g, const struct mcg_limit_req *r
 	p.kernel = mcg_field_kernel_floor(&i, p.version);
 
 	/* Swap the cgroup could still push anon and shmem to. */
-	headroom = swap_free(g->ctx);
+	headroom = 0; /* no SwapFree known: none */
+	mcg__swap_free(g->ctx, &headroom);
 	if (p.version == 2) {
 		uint64_t smax = req->v[MCG_LK_SWAP] != MCG_KEEP ? req->v[MCG_LK_SWAP]
 								: mcg_record_get(&i, MCG_K_SWAP_LIMIT, 0);

@@ -200,8 +200,12 @@ int mcg__meminfo_parse(const char *text, struct mcg__meminfo *ret)
 	unsigned i;
 
 	m.valid = mcg__kv_pick(text, w, MCG__MI__COUNT, m.v);
-	for (i = 0; i < MCG__MI__COUNT; i++)
-		m.v[i] *= 1024; /* kB */
+	for (i = 0; i < MCG__MI__COUNT; i++) {
+		/* kB; a number of kB beyond 2^64 bytes is no value, not a wrapped one */
+		if (m.v[i] > UINT64_MAX / 1024)
+			m.valid &= ~(1u << i);
+		m.v[i] = m.valid & 1u << i ? m.v[i] * 1024 : 0;
+	}
 	*ret = m;
 	return m.valid ? 0 : -EINVAL;
 }

@@ -76,6 +76,14 @@ struct mcg__meminfo {
 };
 int mcg__meminfo_parse(const char *text, struct mcg__meminfo *ret);
 int mcg__meminfo_read(const struct mcg_ctx *ctx, struct mcg__meminfo *ret);
+/*
+ * swap.c: SwapFree of the context's meminfo (/proc's, --proc's, a fixture's) in
+ * bytes, the one reader of it (empty's residue and steps, set-limit's preflight,
+ * the OOM warning): 0; -ENOENT when meminfo has no SwapFree line with a number
+ * (no swap configured in the kernel, or malformed); -EINVAL when no line of it
+ * parses; -errno of the read.
+ */
+int mcg__swap_free(const struct mcg_ctx *ctx, uint64_t *ret);
 /* /proc/vmstat, as printed (pages, events). */
 enum { MCG__VM_NR_DIRTY, MCG__VM_NR_WRITEBACK, MCG__VM_NR_INACTIVE_FILE, MCG__VM_NR_ACTIVE_FILE,
        MCG__VM_NR_FREE_PAGES, MCG__VM_NR_DIRTIED, MCG__VM_NR_WRITTEN, MCG__VM_DIRTY_THRESH,

@@ -435,4 +435,88 @@ MCG_EXPORT int mcg_async_stats_write_at(const struct mcg_async_dir *d, const str
 /* reclaimd's totals (stats/reclaimd). */
 MCG_EXPORT int mcg_reclaimd_totals_write(const struct mcg_async_dir *d, const struct mcg_reclaimd_info *i);
 
+/*
+ * ---- enable and disable as operations (ops/async-enable.c) ------------------
+ * What 'memcgctl async-reclaim enable|disable' and top's A key do, one code
+ * path for both. Nothing is printed: the result says where it stopped and why,
+ * the caller words it.
+ */
+/* The daemon for STATEDIR is started by the caller's hook (a child, a unit): its pid. */
+typedef int (*mcg_reclaimd_start_fn)(const char *statedir, pid_t *ret_pid, void *userdata);
+
+struct mcg_async_enable_req {
+	/* as typed, NULL for the default: sizes or NN% of the limit read under the lock */
+	const char *high, *high_margin, *low, *low_margin;
+	const char *batch;   /* a size or a bare number of pages (empty's --batch) */
+	const char *max_cpu; /* percent of one CPU, 0.001 to 100, at most three decimals */
+	bool clean;          /* MCG_ASYNC_CLEAN */
+	bool force;          /* enable even with one CPU available */
+	bool persist;        /* keep it under MCG_ASYNC_PERSIST_DIR too (async-persist.h) */
+	/* start reclaimd when none serves the state directory (NULL: do not, --no-start) */
+	mcg_reclaimd_start_fn start;
+	void *start_data;
+	/* the lock's wait (a reclaim burst or another memcgctl holds it), and journals restored */
+	const struct mcg_cancel *cancel;
+	mcg_recover_fn recovered;
+	void *recovered_data;
+};
+
+/* Where an enable stopped (MCG_AE_DONE: enabled); each leaves the state directory as it was. */
+enum mcg_async_enable_stage {
+	MCG_AE_DONE = 0,
+	MCG_AE_INIT,       /* mcg_async_conf_init failed (error) */
+	MCG_AE_ROOT,       /* the root cgroup: it has no limit */
+	MCG_AE_BATCH,      /* batch does not parse or is above MCG_ASYNC_MAX_BATCH pages (why) */
+	MCG_AE_MAX_CPU,    /* max_cpu does not parse or is out of range */
+	MCG_AE_LOCK,       /* the cgroup's lock or a journal left by a killed run (error) */
+	MCG_AE_LIMIT,      /* the limit could not be read (error) */
+	MCG_AE_NO_LIMIT,   /* no limit to stay under */
+	MCG_AE_HIGH,       /* high or high_margin does not parse (why) */
+	MCG_AE_LOW,        /* low or low_margin does not parse (why) */
+	MCG_AE_WATERMARKS, /* they do not fit: 0 < low < high < limit (conf, limit) */
+	MCG_AE_ONE_CPU,    /* one CPU available and not force */
+	MCG_AE_WRITE,      /* the state directory could not be listed or written (error) */
+	MCG_AE_INFO,       /* whether reclaimd runs could not be told (error) */
+	MCG_AE_START,      /* the start hook failed (error) */
+	MCG_AE_PERSIST,    /* it could not be kept under MCG_ASYNC_PERSIST_DIR (error) */
+};
+
+struct mcg_async_enable_result {
+	enum mcg_async_enable_stage stage;
+	int error;                /* -errno or -MCG_E_* where the stage has one */
+	char why[128];            /* BATCH, HIGH, LOW: what is wrong with the value */
+	struct mcg_async_conf conf; /* as written (from INIT on) */
+	uint64_t limit;           /* from LIMIT on */
+	uint64_t high, low;       /* resolved (DONE) */
+	pid_t pid;                /* reclaimd's (DONE; 0: not started, no start hook) */
+	bool persistent;          /* kept under MCG_ASYNC_PERSIST_DIR (DONE) */
+};
+/*
+ * Enable async reclaim on G in STATEDIR: the configuration (watermarks
+ * resolved against the limit read under the cgroup's lock, once a journal a
+ * killed run left is restored), the enable file, reclaimd started when none
+ * serves STATEDIR, the kept configuration, a note for the recorder. A failure
+ * after the enable file was written puts back the one there before (or none).
+ * 0 (RES->stage DONE) or the negative error (RES says where and why).
+ */
+MCG_EXPORT int mcg_async_enable_run(struct mcg_group *g, const char *statedir,
+				    const struct mcg_async_enable_req *req,
+				    struct mcg_async_enable_result *res);
+
+struct mcg_async_disable_result {
+	bool changed;  /* an enable file (or a kept configuration) was removed */
+	bool unkept;   /* the kept configuration under MCG_ASYNC_PERSIST_DIR was removed */
+	bool unpersist_failed; /* on error: removing the kept one failed (nothing else done) */
+	int error;
+};
+/*
+ * Disable async reclaim on ROOT-relative PATH in STATEDIR (a removed cgroup
+ * too): with PERSIST its kept configuration first (removing the runtime file
+ * wakes the daemon, whose listing would otherwise enable it again from it),
+ * then the enable file and stats, and a note for the recorder. 0 also when it
+ * was not enabled (RES->changed false, as systemctl disable), or the negative error.
+ */
+MCG_EXPORT int mcg_async_disable_run(struct mcg_ctx *ctx, const char *statedir, const char *path,
+				     bool persist, struct mcg_async_disable_result *res);
+
 #endif
