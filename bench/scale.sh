@@ -9,7 +9,9 @@
 # INSTR=1 also counts instructions of one run of each pass with callgrind (slow: about a minute a
 # pass), for when the machine is too noisy to read the CPU times. BASE=OTHER_BUILD_DIR also runs
 # that build's list, top -b -n 1 and export in the same rounds and prints this build's CPU and
-# instructions over its (before/after a change, side by side).
+# instructions over its (before/after a change, side by side), and its top -b -n 7 and -n FLATN for
+# the peak RSS. FLATN=100 (0: left out): top -b -n 2 and -n FLATN at -d 0.05, whose peak RSS
+# (ru_maxrss) differ by what memory grew from the second sample to the FLATN-th.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}
@@ -20,6 +22,7 @@ LAYOUTS=${LAYOUTS:-"flat nested"}
 INSTR=${INSTR:-0}
 BASE=${BASE:-}
 REFRESH=6
+FLATN=${FLATN:-100}
 
 # shellcheck source=lib.sh
 . "$src/bench/lib.sh"
@@ -31,17 +34,24 @@ if [ -f "$root/memory.usage_in_bytes" ]; then onefile=memory.usage_in_bytes; els
 # the passes: NAME and command line; "top6" and "cgtop6" are 7 samples at 0.2 s, and the per
 # refresh cost is (7 samples - 1 sample) / 6
 passes="list top1 top6 export walk"
+[ "$FLATN" -gt 0 ] && passes="$passes top2 topn"
 [ -n "$cgtop" ] && passes="$passes cgtop1 cgtop6"
-[ -n "$BASE" ] && passes="$passes blist btop1 bexport"
+[ -n "$BASE" ] && passes="$passes blist btop1 btop6 bexport"
+[ -n "$BASE" ] && [ "$FLATN" -gt 0 ] && passes="$passes btop2 btopn"
 cmd() { # PASS
 	case $1 in
 	list) echo "$bin list $rel" ;;
 	top1) echo "$bin top -b -n 1 $rel" ;;
 	top6) echo "$bin top -b -n $((REFRESH + 1)) -d 0.2 $rel" ;;
+	top2) echo "$bin top -b -n 2 -d 0.05 $rel" ;;
+	topn) echo "$bin top -b -n $FLATN -d 0.05 $rel" ;;
 	export) echo "$bin export $rel" ;;
 	walk) echo "$tmp/scale-walk $parent $onefile" ;;
 	blist) echo "$BASE/memcgctl list $rel" ;;
 	btop1) echo "$BASE/memcgctl top -b -n 1 $rel" ;;
+	btop6) echo "$BASE/memcgctl top -b -n $((REFRESH + 1)) -d 0.2 $rel" ;;
+	btop2) echo "$BASE/memcgctl top -b -n 2 -d 0.05 $rel" ;;
+	btopn) echo "$BASE/memcgctl top -b -n $FLATN -d 0.05 $rel" ;;
 	bexport) echo "$BASE/memcgctl export $rel" ;;
 	cgtop1) echo "$cgtop -b -n 1 -m --depth=10 $rel" ;;
 	cgtop6) echo "$cgtop -b -n $((REFRESH + 1)) -d 0.2 -m --depth=10 $rel" ;;
@@ -112,6 +122,10 @@ for layout in $LAYOUTS; do
 		row "memcgctl top, per further refresh" topr -
 	fi
 	row "memcgctl top -b -n 7 (peak RSS)" top6
+	if [ "$FLATN" -gt 0 ]; then
+		row "memcgctl top -b -n 2 -d 0.05 (peak RSS)" top2
+		row "memcgctl top -b -n $FLATN -d 0.05 (peak RSS)" topn
+	fi
 	row "memcgctl export (one-shot)" export
 	if [ -n "$cgtop" ]; then
 		row "systemd-cgtop -b -n 1" cgtop1
@@ -122,6 +136,11 @@ for layout in $LAYOUTS; do
 	if [ -n "$BASE" ]; then
 		row "base list ($BASE)" blist
 		row "base top -b -n 1" btop1
+		row "base top -b -n 7 (peak RSS)" btop6
+		if [ "$FLATN" -gt 0 ]; then
+			row "base top -b -n 2 -d 0.05 (peak RSS)" btop2
+			row "base top -b -n $FLATN -d 0.05 (peak RSS)" btopn
+		fi
 		row "base export" bexport
 		for p in list top1 export; do
 			printf '%-38s x%s (CPU, median of paired rounds)\n' "$p: this build / base" \

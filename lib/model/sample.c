@@ -25,6 +25,7 @@
 #define FD_REOPEN MCG__FD_REOPEN /* out of descriptors: open/read/close each time */
 #define FD_UNSET MCG__FD_UNSET   /* not tried yet (cgroup.procs until taskstats is asked for) */
 #define CACHE_REFRESH 16
+_Static_assert(F_MAX <= 32, "node->cache_has is a 32-bit mask of slots");
 
 struct tgid_ent {
 	pid_t tgid;
@@ -55,9 +56,14 @@ struct node {
 	 * Limits change only by write(2), which inotify reports (IN_MODIFY on the
 	 * directory watch): they are read again only then, and every CACHE_REFRESH samples.
 	 */
-	uint64_t cached; /* bit f (settings, failcnt): cache[f] holds the value (or its absence) */
-	bool cache_has[F_MAX];
-	uint64_t cache[F_MAX];
+	uint64_t cached; /* bit f (settings, failcnt): the cache holds slot f's value (or its absence) */
+	uint32_t cache_has; /* bit f: slot f had its value */
+	/*
+	 * The values of the slots that may be cached, at s->cache_col[f] (only
+	 * those: a node per cgroup, and most of a row's 25 slots are never
+	 * cached); allocated at the first one, with the plan's s->ncache.
+	 */
+	uint64_t *cache;
 	/*
 	 * The counters of the detail files (memory.stat, memory.events,
 	 * memory.pressure: all but the single-value ones) at their last read, by
@@ -100,6 +106,8 @@ struct mcg_sampler {
 	uint64_t settings;             /* bit f: slot f is a single-value setting (cached) */
 	uint64_t empty_carry;          /* bit f: slot f is carried while the cgroup stays empty */
 	unsigned char slot_key[F_MAX]; /* the counter of a single-value slot */
+	unsigned char cache_col[F_MAX]; /* a slot that may be cached: its column in node->cache */
+	unsigned ncache;
 	unsigned char det_ids[MCG_K__COUNT]; /* the detail files' counters, memory.stat's first */
 	unsigned nstat, ndet;
 	struct mcg_keyset det_keys;
@@ -236,6 +244,7 @@ static void node_free(struct mcg_sampler *s, struct node *n)
 	if (n->dfd >= 0)
 		close(n->dfd);
 	free(n->det_v);
+	free(n->cache);
 	s->path_total -= strlen(n->path) + 1;
 	free(n->path);
 	free(n);
@@ -748,6 +757,12 @@ static int sampler_plan(struct mcg_sampler *s)
 		k = mcg_keyset_next(&s->plan.f[c].single, 0);
 		s->slot_key[c] = (unsigned char)(k < MCG_K__COUNT ? k : 0);
 	}
+	/* the slots cache_slot() keeps: settings, the carried ones, failcnt */
+	s->ncache = 0;
+	memset(s->cache_col, 0xff, sizeof(s->cache_col));
+	for (f = 0; f < s->plan.nf; f++)
+		if ((((s->settings | s->empty_carry) >> f) & 1) || (int)f == s->sl_failcnt)
+			s->cache_col[f] = (unsigned char)s->ncache++;
 	return 0;
 }
 
@@ -759,6 +774,9 @@ static void node_replan(struct mcg_sampler *s, struct node *n)
 	for (i = 0; i < F_MAX; i++)
 		n->fd[i] = FD_UNSET;
 	n->cached = 0;
+	n->cache_has = 0;
+	free(n->cache); /* the plan's columns changed */
+	n->cache = NULL;
 	free(n->det_v);
 	n->det_v = NULL;
 	for (i = 0; i < n->nkids; i++)
@@ -1045,9 +1063,9 @@ static void read_slot(struct mcg_sampler *s, struct node *n, int f, struct mcg_r
 		return;
 	if ((n->cached >> f) & 1) {
 		/* a single-value file: the same value for each of its counters */
-		if (n->cache_has[f])
+		if ((n->cache_has >> f) & 1)
 			mcg_keyset_foreach(k, &s->plan.f[f].single)
-				mcg_record_set(rec, k, n->cache[f]);
+				mcg_record_set(rec, k, n->cache[s->cache_col[f]]);
 		return;
 	}
 	r = node_read(s, n, (unsigned)f);
@@ -1065,11 +1083,18 @@ static void cache_slot(const struct mcg_sampler *s, struct node *n, int f,
 {
 	unsigned k;
 
-	if (f < 0)
+	if (f < 0 || s->cache_col[f] == 0xff)
 		return;
+	if (!n->cache && !(n->cache = calloc(s->ncache, sizeof(*n->cache)))) {
+		n->cached &= ~(1ULL << f); /* read again each time */
+		return;
+	}
 	k = s->slot_key[f];
-	n->cache_has[f] = mcg_record_has(rec, k);
-	n->cache[f] = rec->v[k];
+	if (mcg_record_has(rec, k))
+		n->cache_has |= 1U << f;
+	else
+		n->cache_has &= ~(1U << f);
+	n->cache[s->cache_col[f]] = rec->v[k];
 	if (set_bit)
 		n->cached |= 1ULL << f;
 }
@@ -1610,10 +1635,220 @@ static struct mcg_sample_row *take_spare_rows(struct mcg_sampler *s, size_t *cap
 	return rows;
 }
 
+/*
+ * What the rates of a row need from its previous sample: a whole row
+ * (mcg_snapshot_rates()), or the compact copy the sampler keeps while it
+ * fills the previous snapshot's rows again (struct prev_rows). Values by key
+ * through IX (NULL: indexed by key, as in a row).
+ */
+struct prev_view {
+	const struct mcg_keyset *valid, *rate_valid;
+	uint64_t detail_ns;
+	const uint64_t *v, *since;
+	const double *rate;
+	const unsigned char *ix;
+};
+#define PV(p, a, c) ((p)->ix ? (p)->a[(p)->ix[c]] : (p)->a[c])
+
+static void row_rates(struct mcg_sample_row *r, const struct prev_view *p, double dt,
+		      const struct mcg_keyset *detail_keys)
+{
+	struct mcg_keyset both = {{0}};
+	size_t w;
+	unsigned c;
+
+	memset(&r->rate_valid, 0, sizeof(r->rate_valid));
+	/* only counters seen in both samples move; the others have no rate (first seen, gone) */
+	for (w = 0; p && w < MCG_KEYSET_WORDS; w++)
+		both.w[w] = r->rec.valid.w[w] & p->valid->w[w];
+	/* what counted before the first sample is not "since" it */
+	mcg_keyset_foreach(c, &r->rec.valid)
+		r->since[c] = 0;
+	mcg_keyset_foreach(c, &both)
+	{
+		uint64_t now = r->rec.v[c], was = PV(p, v, c);
+		double kdt = dt;
+
+		if (mcg_keyset_has(detail_keys, c)) {
+			/* carried between reads: the rate of the last two reads */
+			if (r->detail_ns == p->detail_ns) {
+				r->since[c] = PV(p, since, c);
+				if (mcg_keyset_has(p->rate_valid, c)) {
+					r->rate[c] = PV(p, rate, c);
+					mcg_keyset_add(&r->rate_valid, c);
+				}
+				continue;
+			}
+			kdt = r->detail_ns > p->detail_ns ? (double)(r->detail_ns - p->detail_ns) / 1e9
+							  : 0;
+		}
+		if (mcg_key_kinds[c] != MCG_KIND_COUNTER) {
+			/* amounts: the change per second (usage falling under reclaim on v1) */
+			if (kdt > 0 && now != MCG_MAX && was != MCG_MAX) {
+				r->rate[c] = ((double)now - (double)was) / kdt;
+				mcg_keyset_add(&r->rate_valid, c);
+			}
+			continue;
+		}
+		if (now >= was) {
+			r->since[c] = PV(p, since, c) + (now - was);
+			if (kdt > 0) {
+				r->rate[c] = (double)(now - was) / kdt;
+				mcg_keyset_add(&r->rate_valid, c);
+			}
+		} else {
+			/* went back: a reset; what counted since the reset is new */
+			r->since[c] = PV(p, since, c) + now;
+		}
+	}
+}
+
+static void global_rates(const struct mcg_sample_global *prev, double dt,
+			 struct mcg_sample_global *cur)
+{
+	unsigned c;
+
+	cur->rate_valid = 0;
+	for (c = MCG_G_PGSCAN_KSWAPD; c <= MCG_G_PGSTEAL_DIRECT; c++) {
+		cur->rate[c] = 0;
+		if (prev && dt > 0 && ((cur->valid & prev->valid) >> c & 1) &&
+		    cur->v[c] >= prev->v[c]) {
+			cur->rate[c] = (double)(cur->v[c] - prev->v[c]) / dt;
+			cur->rate_valid |= 1ULL << c;
+		}
+	}
+}
+
+/*
+ * The previous snapshot made compact: for each of its rows, sorted by id, what
+ * row_rates() reads of it, with the values of only the counters some row had
+ * (kix: counter -> column). Made when nobody but the sampler holds that
+ * snapshot any more (top -b, export --listen: each snapshot let go once
+ * shown), so that its rows are filled again with the next sample's and the
+ * rates are taken from this copy: one snapshot's rows in memory, not two (at
+ * 10,000 cgroups a row is 1.7 KB and two are 35 MB; this copy, about a third
+ * of a row, lives only while the sample is taken). A caller that keeps its
+ * snapshots (record, the live view) gets the rates from the previous
+ * snapshot itself, as before.
+ */
+struct prev_ent {
+	uint64_t id, detail_ns;
+	struct mcg_keyset valid, rate_valid;
+};
+struct prev_rows {
+	size_t n, nk;
+	struct prev_ent *ent;
+	uint64_t *v, *since; /* n rows of nk */
+	double *rate;
+	unsigned char kix[MCG_K__COUNT];
+	struct mcg_sample_global global;
+	uint64_t mono_ns;
+};
+
+static void prev_rows_free(struct prev_rows *pr)
+{
+	free(pr->ent);
+	free(pr->v);
+	pr->ent = NULL;
+	pr->v = NULL;
+}
+
+static bool prev_rows_make(struct prev_rows *pr, const struct mcg_snapshot *snap)
+{
+	const struct mcg_sample_row **idx = NULL;
+	struct mcg_keyset any = {{0}};
+	size_t i, w, nk = 0;
+	unsigned c;
+
+	memset(pr, 0, sizeof(*pr));
+	for (i = 0; i < snap->n_rows; i++)
+		for (w = 0; w < MCG_KEYSET_WORDS; w++)
+			any.w[w] |= snap->rows[i].rec.valid.w[w] | snap->rows[i].rate_valid.w[w];
+	memset(pr->kix, 0xff, sizeof(pr->kix));
+	mcg_keyset_foreach(c, &any)
+		pr->kix[c] = (unsigned char)nk++;
+	pr->n = snap->n_rows;
+	pr->nk = nk;
+	pr->ent = malloc((pr->n ? pr->n : 1) * sizeof(*pr->ent));
+	/* one block for the three arrays (uint64_t and double are the same size) */
+	pr->v = calloc(pr->n * nk * 3 + 1, sizeof(uint64_t));
+	for (i = 1; i < pr->n && snap->rows[i].id > snap->rows[i - 1].id; i++)
+		;
+	if (i < pr->n) /* not in id order (a cgroup made again): sorted through the index */
+		idx = mcg_snapshot_index(snap);
+	if (!pr->ent || !pr->v || (i < pr->n && !idx)) {
+		free(idx);
+		prev_rows_free(pr);
+		return false;
+	}
+	pr->since = pr->v + pr->n * nk;
+	pr->rate = (double *)(pr->since + pr->n * nk);
+	for (i = 0; i < pr->n; i++) {
+		const struct mcg_sample_row *r = idx ? idx[i] : &snap->rows[i];
+		uint64_t *v = pr->v + i * nk, *since = pr->since + i * nk;
+		double *rate = pr->rate + i * nk;
+
+		pr->ent[i].id = r->id;
+		pr->ent[i].detail_ns = r->detail_ns;
+		pr->ent[i].valid = r->rec.valid;
+		pr->ent[i].rate_valid = r->rate_valid;
+		mcg_keyset_foreach(c, &r->rec.valid) {
+			v[pr->kix[c]] = r->rec.v[c];
+			since[pr->kix[c]] = r->since[c];
+		}
+		mcg_keyset_foreach(c, &r->rate_valid)
+			rate[pr->kix[c]] = r->rate[c];
+	}
+	free(idx);
+	pr->global = snap->global;
+	pr->mono_ns = snap->mono_ns;
+	return true;
+}
+
+/* The rates of SNAP's rows from the compact copy of the previous snapshot. */
+static void prev_rows_rates(const struct prev_rows *pr, struct mcg_snapshot *snap)
+{
+	double dt = snap->mono_ns > pr->mono_ns ? (double)(snap->mono_ns - pr->mono_ns) / 1e9 : 0;
+	size_t i;
+
+	snap->interval = dt;
+	for (i = 0; i < snap->n_rows; i++) {
+		struct mcg_sample_row *r = &snap->rows[i];
+		size_t lo = 0, hi = pr->n, j = SIZE_MAX;
+		struct prev_view pv;
+
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (pr->ent[mid].id == r->id) {
+				j = mid;
+				break;
+			}
+			if (pr->ent[mid].id < r->id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (j != SIZE_MAX) {
+			pv.valid = &pr->ent[j].valid;
+			pv.rate_valid = &pr->ent[j].rate_valid;
+			pv.detail_ns = pr->ent[j].detail_ns;
+			pv.v = pr->v + j * pr->nk;
+			pv.since = pr->since + j * pr->nk;
+			pv.rate = pr->rate + j * pr->nk;
+			pv.ix = pr->kix;
+		}
+		row_rates(r, j != SIZE_MAX ? &pv : NULL, dt, &snap->detail_keys);
+	}
+	global_rates(&pr->global, dt, &snap->global);
+}
+
 int mcg_sampler_sample(struct mcg_sampler *s, struct mcg_snapshot **ret)
 {
 	struct mcg_snapshot *snap;
 	struct timespec ts;
+	struct prev_rows pr;
+	bool compact = false;
 	struct fill f;
 	size_t i;
 
@@ -1647,11 +1882,27 @@ int mcg_sampler_sample(struct mcg_sampler *s, struct mcg_snapshot **ret)
 	 */
 	f.cap_rows = s->prev ? s->prev->n_rows + 16 : s->nnodes ? s->nnodes : 1;
 	f.cap_str = s->path_total ? s->path_total : 1; /* not a walk of the tree: a cache miss a node */
-	snap->rows = take_spare_rows(s, &f.cap_rows);
+	if (s->prev && s->prev->refs == 1 && s->prev->rows && prev_rows_make(&pr, s->prev)) {
+		/* nobody else reads the previous snapshot: its rows are this one's */
+		compact = true;
+		mcg_snapshot_unref(s->old);
+		s->old = NULL;
+		if (s->prev->cap_rows >= f.cap_rows) {
+			snap->rows = s->prev->rows;
+			s->prev->rows = NULL;
+			f.cap_rows = s->prev->cap_rows;
+		}
+		mcg_snapshot_unref(s->prev);
+		s->prev = NULL;
+	} else {
+		snap->rows = take_spare_rows(s, &f.cap_rows);
+	}
 	if (!snap->rows)
 		snap->rows = malloc(f.cap_rows * sizeof(*snap->rows));
 	snap->strings = malloc(f.cap_str);
 	if (!snap->rows || !snap->strings) {
+		if (compact)
+			prev_rows_free(&pr);
 		mcg_snapshot_unref(snap);
 		return -ENOMEM;
 	}
@@ -1680,6 +1931,8 @@ int mcg_sampler_sample(struct mcg_sampler *s, struct mcg_snapshot **ret)
 	f.oom = false;
 	fill_rows(&f, s->top, -1);
 	if (f.oom) {
+		if (compact)
+			prev_rows_free(&pr);
 		mcg_snapshot_unref(snap);
 		return -ENOMEM;
 	}
@@ -1689,7 +1942,12 @@ int mcg_sampler_sample(struct mcg_sampler *s, struct mcg_snapshot **ret)
 	}
 	snap->seq = ++s->seq;
 	snap->cap_rows = f.cap_rows;
-	mcg_snapshot_rates(s->prev, snap);
+	if (compact) {
+		prev_rows_rates(&pr, snap);
+		prev_rows_free(&pr);
+	} else {
+		mcg_snapshot_rates(s->prev, snap);
+	}
 	mcg_snapshot_unref(s->old);
 	s->old = s->prev; /* its reference moves along */
 	s->prev = mcg_snapshot_ref(snap);
@@ -1762,8 +2020,7 @@ void mcg_snapshot_rates(const struct mcg_snapshot *prev, struct mcg_snapshot *cu
 {
 	const struct mcg_sample_row **idx = NULL;
 	double dt = 0;
-	size_t i, w;
-	unsigned c;
+	size_t i;
 
 	if (prev && cur->mono_ns > prev->mono_ns)
 		dt = (double)(cur->mono_ns - prev->mono_ns) / 1e9;
@@ -1773,62 +2030,19 @@ void mcg_snapshot_rates(const struct mcg_snapshot *prev, struct mcg_snapshot *cu
 	for (i = 0; i < cur->n_rows; i++) {
 		struct mcg_sample_row *r = &cur->rows[i];
 		const struct mcg_sample_row *p = idx ? mcg_snapshot_find(prev, idx, r->id) : NULL;
-		struct mcg_keyset both = {{0}};
+		struct prev_view pv;
 
-		memset(&r->rate_valid, 0, sizeof(r->rate_valid));
-		/* only counters seen in both samples move; the others have no rate (first seen, gone) */
-		for (w = 0; p && w < MCG_KEYSET_WORDS; w++)
-			both.w[w] = r->rec.valid.w[w] & p->rec.valid.w[w];
-		/* what counted before the first sample is not "since" it */
-		mcg_keyset_foreach(c, &r->rec.valid)
-			r->since[c] = 0;
-		mcg_keyset_foreach(c, &both)
-		{
-			uint64_t now = r->rec.v[c], was = p->rec.v[c];
-			double kdt = dt;
-
-			if (mcg_keyset_has(&cur->detail_keys, c)) {
-				/* carried between reads: the rate of the last two reads */
-				if (r->detail_ns == p->detail_ns) {
-					r->since[c] = p->since[c];
-					if (mcg_sample_rate_has(p, c)) {
-						r->rate[c] = p->rate[c];
-						mcg_keyset_add(&r->rate_valid, c);
-					}
-					continue;
-				}
-				kdt = r->detail_ns > p->detail_ns
-					      ? (double)(r->detail_ns - p->detail_ns) / 1e9
-					      : 0;
-			}
-			if (mcg_key_kinds[c] != MCG_KIND_COUNTER) {
-				/* amounts: the change per second (usage falling under reclaim on v1) */
-				if (kdt > 0 && now != MCG_MAX && was != MCG_MAX) {
-					r->rate[c] = ((double)now - (double)was) / kdt;
-					mcg_keyset_add(&r->rate_valid, c);
-				}
-				continue;
-			}
-			if (now >= was) {
-				r->since[c] = p->since[c] + (now - was);
-				if (kdt > 0) {
-					r->rate[c] = (double)(now - was) / kdt;
-					mcg_keyset_add(&r->rate_valid, c);
-				}
-			} else {
-				/* went back: a reset; what counted since the reset is new */
-				r->since[c] = p->since[c] + now;
-			}
+		if (p) {
+			pv.valid = &p->rec.valid;
+			pv.rate_valid = &p->rate_valid;
+			pv.detail_ns = p->detail_ns;
+			pv.v = p->rec.v;
+			pv.since = p->since;
+			pv.rate = p->rate;
+			pv.ix = NULL;
 		}
+		row_rates(r, p ? &pv : NULL, dt, &cur->detail_keys);
 	}
 	free(idx);
-	cur->global.rate_valid = 0;
-	for (c = MCG_G_PGSCAN_KSWAPD; c <= MCG_G_PGSTEAL_DIRECT; c++) {
-		cur->global.rate[c] = 0;
-		if (prev && dt > 0 && ((cur->global.valid & prev->global.valid) >> c & 1) &&
-		    cur->global.v[c] >= prev->global.v[c]) {
-			cur->global.rate[c] = (double)(cur->global.v[c] - prev->global.v[c]) / dt;
-			cur->global.rate_valid |= 1ULL << c;
-		}
-	}
+	global_rates(prev ? &prev->global : NULL, dt, &cur->global);
 }

@@ -116,6 +116,21 @@ static int parse_pid_spec(const char *s, pid_t *ret)
 	return 0;
 }
 
+/*
+ * The cgroup mcg_walk() is visiting (its callback's PATH and the walk's
+ * descriptor of it): mcg_group_open() of that very string, from the callback,
+ * duplicates the descriptor instead of opening the path again component by
+ * component from the root (list and the one-shot export open every cgroup
+ * they are given: at 10,000 cgroups under one parent, three path lookups and
+ * a dup saved a cgroup). The same directory either way, unless it was renamed
+ * since the walk listed it, when the walk's is the one its path was built from.
+ */
+static __thread struct {
+	const struct mcg_ctx *ctx;
+	const char *path;
+	int dirfd;
+} walk_cur = {NULL, NULL, -1};
+
 int mcg_group_open(struct mcg_ctx *ctx, const char *spec, struct mcg_group **ret)
 {
 	char pidpath[4096], *canon = NULL, *copy, *tok, *save = NULL, *cg = NULL;
@@ -153,6 +168,18 @@ int mcg_group_open(struct mcg_ctx *ctx, const char *spec, struct mcg_group **ret
 	/* Opened one component at a time, so any length the walk prints opens again. */
 	if (strlen(rel) > MCG_PATH_MAX)
 		return -ENAMETOOLONG;
+	if (rel == spec && spec == walk_cur.path && ctx == walk_cur.ctx && walk_cur.dirfd >= 0) {
+		fd = fcntl(walk_cur.dirfd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+		canon = strdup(spec);
+		if (!canon) {
+			close(fd);
+			return -ENOMEM;
+		}
+		copy = NULL;
+		goto opened;
+	}
 
 	copy = strdup(rel);
 	canon = malloc(strlen(rel) + 2);
@@ -199,7 +226,10 @@ int mcg_group_open(struct mcg_ctx *ctx, const char *spec, struct mcg_group **ret
 		memcpy(canon + clen, tok, tlen + 1);
 		clen += tlen;
 	}
-	r = check_cgroup_dir(ctx, fd, canon[0] == '\0');
+	if (!canon[0])
+		strcpy(canon, "/");
+opened:
+	r = check_cgroup_dir(ctx, fd, !strcmp(canon, "/"));
 	if (r < 0)
 		goto fail;
 	g = calloc(1, sizeof(*g));
@@ -207,8 +237,6 @@ int mcg_group_open(struct mcg_ctx *ctx, const char *spec, struct mcg_group **ret
 		r = -ENOMEM;
 		goto fail;
 	}
-	if (!canon[0])
-		strcpy(canon, "/");
 	g->ctx = ctx;
 	g->dirfd = fd;
 	g->path = canon;
@@ -467,7 +495,14 @@ static int walk_rec(struct walk *w, int dirfd, const char *path, int depth)
 	size_t plen = strcmp(path, "/") ? strlen(path) : 0;
 	char **names;
 	size_t n, i;
-	int r = w->cb(path, depth, w->userdata);
+	int r;
+
+	walk_cur.ctx = w->ctx;
+	walk_cur.path = path;
+	walk_cur.dirfd = dirfd;
+	r = w->cb(path, depth, w->userdata);
+	walk_cur.path = NULL;
+	walk_cur.dirfd = -1;
 
 	if (r < 0)
 		return r;
