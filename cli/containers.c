@@ -229,8 +229,12 @@ void cli_show_owner_text(const char *path)
 		printf("container %s %s\n", out_esc(spec), out_esc(ref.id));
 	if (ref.pod_uid[0]) {
 		name = mcg_names_pod(cli_names(), ref.pod_uid, &ns);
-		printf("pod %s%s%s %s %s\n", name ? out_esc(ns) : "-", name ? "/" : "",
+		/* last, the argument that names it: NS/NAME, or the UID where pods share that name */
+		if (!mcg_names_pod_spec(cli_names(), ref.pod_uid, spec, sizeof(spec)))
+			snprintf(spec, sizeof(spec), "%s", ref.pod_uid);
+		printf("pod %s%s%s %s %s", name ? out_esc(ns) : "-", name ? "/" : "",
 		       name ? out_esc(name) : "", ref.pod_uid, mcg_qos_name(ref.qos));
+		printf(" pod:%s\n", out_esc(spec));
 	}
 }
 
