@@ -5,13 +5,21 @@
 # against the kernel log, where the breakdown came from and its age, the time from the kill to
 # the autopsy caught and stored (oom-probe: the same watcher and event, a frame of its own), and
 # the watcher's CPU idle at IDLE_CG cgroups and during the burst.
-# usage: bench/oom.sh [BUILD_DIR]   (root; a Release build; creates $BENCH_PREFIX-PID and below)
-# N (300), LIMIT_MB (8), IDLE_CG (1000), IDLE_S (30), BENCH_PREFIX (memcgctl-bench-oom)
+# usage: bench/oom.sh [BUILD_DIR[=SRC_DIR]]...   (root; Release builds; creates $BENCH_PREFIX-PID
+#   and below). Several builds (a before and an after): the burst runs for each in turn, ROUNDS
+#   times (N/ROUNDS kills a turn), so that they share the machine's load, and the table puts
+#   them side by side. SRC_DIR: the sources BUILD_DIR was built from (this tree's oom-probe is
+#   built with their headers against its libmemcg.a; default: this tree). The idle phases use the first build.
+# N (300), ROUNDS (1), LIMIT_MB (8), IDLE_CG (1000), IDLE_S (30; 0: no idle phases),
+# BENCH_PREFIX (memcgctl-bench-oom)
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$src/build}
-bin=$build/memcgctl
-load=$build/tests/real/mcg-load
+[ $# -gt 0 ] || set -- "$src/build"
+builds="$*"
+first=${1%%=*}
+bin=$first/memcgctl
+load=$first/tests/real/mcg-load
+ROUNDS=${ROUNDS:-1}
 N=${N:-300}
 LIMIT_MB=${LIMIT_MB:-8}
 IDLE_CG=${IDLE_CG:-1000}
@@ -43,14 +51,22 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 mkdir "$parent"
 [ "$ver" = 2 ] && echo +memory >"$parent/cgroup.subtree_control"
-# shellcheck disable=SC2046
-cc -O2 -Wall -o "$tmp/oom-probe" "$src/bench/oom-probe.c" -I"$src/lib/include" \
-	"$build/libmemcg.a" $(pkg-config --cflags libsystemd) \
-	$(pkg-config --cflags --libs libnl-genl-3.0 libcgroup libzstd) -lm
+nb=0
+for b in $builds; do
+	bd=${b%%=*}
+	bs=$src
+	[ "$bd" = "$b" ] || bs=${b#*=}
+	# shellcheck disable=SC2046
+	cc -O2 -Wall -o "$tmp/oom-probe$nb" "$src/bench/oom-probe.c" -I"$bs/lib/include" \
+		"$bd/libmemcg.a" $(pkg-config --cflags libsystemd) \
+		$(pkg-config --cflags --libs libnl-genl-3.0 libzstd) -lm -ldl
+	echo "$bd" >"$tmp/build$nb"
+	nb=$((nb + 1))
+done
 cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print ($12 + $13) * 1000 / hz }' "/proc/$1/stat"; }
-start_probe() { # start_probe NAME: oom-probe on the parent, until it is ready
-: >"$tmp/$1.out"
-	"$tmp/oom-probe" "$tmp/store-$1" "$rel" >"$tmp/$1.out" 2>"$tmp/$1.err" &
+start_probe() { # start_probe NAME [BUILD#]: oom-probe on the parent, until it is ready
+	: >"$tmp/$1.out"
+	"$tmp/oom-probe${2:-0}" "$tmp/store-$1" "$rel" >"$tmp/$1.out" 2>"$tmp/$1.err" &
 	PROBE=$!
 	pids="$pids $PROBE"
 	until grep -q ready "$tmp/$1.out"; do sleep 0.05; done
@@ -60,6 +76,7 @@ stop_probe() { kill -TERM "$PROBE"; wait "$PROBE" || true; }
 printf 'memcgctl OOM autopsy benchmark: %s, cgroup v%s, %s kills at %s MiB, idle at %s cgroups for %s s\n' \
 	"$(uname -r)" "$ver" "$N" "$LIMIT_MB" "$IDLE_CG" "$IDLE_S"
 
+if [ "$IDLE_S" != 0 ]; then
 # ---- idle: the watcher alone at IDLE_CG cgroups, then the recorder with and without it ----
 i=0
 while [ $i -lt "$IDLE_CG" ]; do mkdir "$parent/i$i"; i=$((i + 1)); done
@@ -86,25 +103,17 @@ for mode in --no-oom ""; do
 		"$(echo "$r1 $r0" | awk '{print $1-$2}')" "$IDLE_S"
 done
 find "$parent" -mindepth 1 -depth -type d -exec rmdir {} \;
+fi
 
 # ---- the burst ----
-"$bin" record --store "$tmp/store" -d 5s "$rel" 2>"$tmp/rec.err" &
-REC=$!
-pids="$pids $REC"
-until [ -n "$(ls "$tmp/store" 2>/dev/null)" ]; do sleep 0.05; done
-start_probe burst
 # the kernel log as it comes: the ring buffer holds only the last few hundred reports
 dmesg -w >"$tmp/dmesg" 2>/dev/null &
 DM=$!
 pids="$pids $DM"
-sleep 0.2
-pc0=$(cpu_ms "$PROBE")
-rc0=$(cpu_ms "$REC")
-t0=$(date +%s%N)
-i=0
-: >"$tmp/kills"
-while [ $i -lt "$N" ]; do
-	cg=$parent/k$i
+# the kernel stamps its log with local_clock(), not CLOCK_MONOTONIC: the offset, read back
+"$tmp/oom-probe0" --clock >"$tmp/clock"
+kill_one() { # kill_one I TAG: a scratch cgroup, a child OOM-killed in it, the cgroup removed
+	cg=$parent/k$1
 	mkdir "$cg"
 	if [ "$ver" = 2 ]; then
 		[ -e "$cg/memory.swap.max" ] && echo 0 >"$cg/memory.swap.max"
@@ -122,64 +131,143 @@ while [ $i -lt "$N" ]; do
 	} 2>/dev/null
 	set -e
 	rmdir "$cg"
-	echo "$p $st $rel/k$i" >>"$tmp/kills"
-	i=$((i + 1))
-done
-t1=$(date +%s%N)
-sleep 2
-pc1=$(cpu_ms "$PROBE")
-rc1=$(cpu_ms "$REC")
-stop_probe
-kill -TERM "$REC"
-wait "$REC" || true
-"$bin" oom --store "$tmp/store" --json "$rel" >"$tmp/autopsies.json"
-kill "$DM"
-
-killed=$(awk '$2 == 137' "$tmp/kills" | wc -l)
-printf 'burst: %s kills in %.1f s (%.1f kills/s), %s of them SIGKILLed\n' "$N" \
-	"$(echo "$t1 $t0" | awk '{print ($1-$2)/1e9}')" "$(echo "$t1 $t0 $N" | awk '{print $3/(($1-$2)/1e9)}')" "$killed"
-# per kill: the kernel's comm, the recorder's autopsy
-jq -r '[.pid, .comm, (.victim_cgroup // "-"), (.oom_cgroup // "-"), .breakdown, (.breakdown_age_us // 0)] | @tsv' \
-	"$tmp/autopsies.json" >"$tmp/a.tsv"
-awk -v dm="$tmp/dmesg" -v at="$tmp/a.tsv" '
-	BEGIN {
-		while ((getline l < dm) > 0)
-			if (match(l, /Killed process [0-9]+ \(/)) {
-				s = substr(l, RSTART + 15); split(s, f, " "); pid = f[1]
-				c = substr(s, length(pid) + 3); sub(/\) total-vm:.*/, "", c); kcomm[pid] = c
-			}
-		FS = "\t"
-		while ((getline l < at) > 0) { split(l, f, "\t"); comm[f[1]] = f[2]; vic[f[1]] = f[3]; oom[f[1]] = f[4]; bd[f[1]] = f[5]; age[f[1]] = f[6] }
-		FS = " "
-	}
-	$2 == 137 {
-		n++
-		if (!($1 in kcomm)) { nolog++; next }
-		if (!($1 in comm)) { miss++; next }
-		got++
-		if (comm[$1] == kcomm[$1]) okcomm++
-		if (vic[$1] == $3) okvic++; else print "victim", $1, $3, vic[$1] >> (at ".wrong")
-		if (oom[$1] == $3) okoom++; else print "oom", $1, $3, oom[$1] >> (at ".wrong")
-		b[bd[$1]]++
-		if (bd[$1] == "sample") print age[$1] > "/dev/stderr"
-	}
-	END {
-		printf "captured by record: %d of %d kills (%.1f%%); %d not in the kernel log\n", got, n - nolog, 100 * got / (n - nolog), nolog
-		printf "checked against the kernel log: comm %d/%d, victim cgroup %d/%d, OOM cgroup %d/%d\n", okcomm, got, okvic, got, okoom, got
-		printf "breakdown: kernel report %d, read before the kill %d, none %d\n", b["kernel"], b["sample"], b["none"]
-	}' "$tmp/kills" 2>"$tmp/ages"
-pctl() { # pctl NAME < numbers: median, p95, max
-	sort -n | awk -v name="$1" '{a[NR] = $1} END {
-		if (!NR) { printf "%s: none\n", name; exit }
-		p = int(NR * 0.95 + 0.5); if (p < 1) p = 1
-		printf "%s: median %d, p95 %d, max %d (of %d)\n", name, a[int((NR + 1) / 2)], a[p], a[NR], NR }'
+	echo "$p $st $rel/k$1" >>"$tmp/kills-$2"
 }
-pctl "age of the breakdown read before the kill (us)" <"$tmp/ages"
-printf 'caught by the probe: %s of %s kills\n' "$(grep -c '^pid ' "$tmp/burst.out")" "$N"
-awk '$1 == "pid" {print $12}' "$tmp/burst.out" | pctl "kill to autopsy caught (probe, us)"
-awk '$1 == "pid" {print $14}' "$tmp/burst.out" | pctl "kill to autopsy stored (probe, us)"
-awk '$1 == "pid" && $8 == "kernel" {print $14}' "$tmp/burst.out" | pctl "  of which kills with the kernel's report (stored, us)"
-awk '$1 == "pid" && $8 != "kernel" {print $14}' "$tmp/burst.out" | pctl "  of which kills without it (stored, us)"
-printf 'CPU during the burst: watcher (probe) %.0f ms, record %.0f ms\n' \
-	"$(echo "$pc1 $pc0" | awk '{print $1-$2}')" "$(echo "$rc1 $rc0" | awk '{print $1-$2}')"
-grep -v '^ready' "$tmp/rec.err" | head -n 3 || true
+burst() { # burst BUILD# ROUND FROM TO: record and the probe of that build, kills FROM..TO-1
+	tag=b$1 bb=$(cat "$tmp/build$1")
+	sd=$tmp/store-$tag-$2
+	"$bb/memcgctl" record --store "$sd" -d 5s "$rel" 2>>"$tmp/rec-$tag.err" &
+	REC=$!
+	pids="$pids $REC"
+	until [ -n "$(ls "$sd" 2>/dev/null)" ]; do sleep 0.05; done
+	start_probe "burst-$tag-$2" "$1"
+	sleep 0.2
+	pc0=$(cpu_ms "$PROBE")
+	rc0=$(cpu_ms "$REC")
+	t0=$(date +%s%N)
+	i=$3
+	while [ "$i" -lt "$4" ]; do kill_one "$i" "$tag"; i=$((i + 1)); done
+	t1=$(date +%s%N)
+	sleep 2
+	pc1=$(cpu_ms "$PROBE")
+	rc1=$(cpu_ms "$REC")
+	stop_probe
+	kill -TERM "$REC"
+	wait "$REC" || true
+	"$bb/memcgctl" oom --store "$sd" --json "$rel" >>"$tmp/autopsies-$tag.json"
+	"$tmp/oom-probe$1" --frames "$sd" >>"$tmp/frames-$tag"
+	cat "$tmp/burst-$tag-$2.out" >>"$tmp/burst-$tag.out"
+	echo "$t0 $t1 $pc0 $pc1 $rc0 $rc1" >>"$tmp/cpu-$tag"
+}
+per=$((N / ROUNDS))
+r=0
+while [ $r -lt "$ROUNDS" ]; do
+	j=0
+	while [ $j -lt "$nb" ]; do
+		from=$((j * N + r * per))
+		burst "$j" "$r" "$from" $((from + per))
+		j=$((j + 1))
+	done
+	r=$((r + 1))
+done
+"$tmp/oom-probe0" --clock >>"$tmp/clock"
+sleep 1
+kill "$DM"
+off=$(awk '{s += $1; n++} END {printf "%d", s / n}' "$tmp/clock")
+# each Killed line's kernel stamp on CLOCK_MONOTONIC (us), by pid
+awk -v off="$off" 'match($0, /Killed process [0-9]+ \(/) {
+	s = substr($0, RSTART + 15); split(s, f, " "); t = $0; sub(/^\[ */, "", t); sub(/\].*/, "", t)
+	printf "%s %.0f\n", f[1], t * 1e6 + off }' "$tmp/dmesg" >"$tmp/killmono"
+lat() { # lat FILE PIDCOL TIMECOL [FILTER]: kill to a CLOCK_MONOTONIC time (us) per pid, from FILE
+	awk -v km="$tmp/killmono" -v pc="$2" -v tc="$3" -v flt="${4:-}" '
+		BEGIN { while ((getline l < km) > 0) { split(l, a, " "); k[a[1]] = a[2] } }
+		flt == "kernel" && $8 != "kernel" { next }
+		flt == "other" && $8 == "kernel" { next }
+		($pc in k) { print $tc - k[$pc] }' "$1"
+}
+
+pctl() { # pctl < numbers: median, p95, max (ms)
+	sort -n | awk '{a[NR] = $1} END {
+		if (!NR) { print "none"; exit }
+		p = int(NR * 0.95 + 0.5); if (p < 1) p = 1
+		printf "%.1f / %.1f / %.1f ms (%d)\n", a[int((NR + 1) / 2)] / 1000, a[p] / 1000, a[NR] / 1000, NR }'
+}
+# every Killed line of the run against the kills made: none outside our own cgroups
+others=$(awk -v k="$(cat "$tmp"/kills-* | awk '$2 == 137 {printf "%s,", $1}')" '
+	BEGIN { n = split(k, a, ","); for (i = 1; i <= n; i++) if (a[i] != "") ours[a[i]] = 1 }
+	/bench\/oom: clock check/ { live = 1 }
+	live && match($0, /Killed process [0-9]+ /) { s = substr($0, RSTART + 15); split(s, f, " "); if (!(f[1] in ours)) o++ }
+	END { print o + 0 }' "$tmp/dmesg")
+j=0
+while [ $j -lt "$nb" ]; do
+	tag=b$j
+	o=$tmp/table-$tag
+	{
+		echo "$(cat "$tmp/build$j")"
+		killed=$(awk '$2 == 137' "$tmp/kills-$tag" | wc -l)
+		awk '{d += ($2 - $1) / 1e9; p += $4 - $3; r += $6 - $5} END {printf "%.1f s; CPU probe %.0f ms, record %.0f ms\n", d, p, r}' "$tmp/cpu-$tag"
+		jq -r '[.pid, .comm, (.victim_cgroup // "-"), (.oom_cgroup // "-"), .breakdown, (.breakdown_age_us // 0)] | @tsv' \
+			"$tmp/autopsies-$tag.json" >"$tmp/a-$tag.tsv"
+		awk -v dm="$tmp/dmesg" -v at="$tmp/a-$tag.tsv" -v ages="$tmp/ages-$tag" -v killed="$killed" '
+			BEGIN {
+				while ((getline l < dm) > 0)
+					if (match(l, /Killed process [0-9]+ \(/)) {
+						s = substr(l, RSTART + 15); split(s, f, " "); pid = f[1]
+						c = substr(s, length(pid) + 3); sub(/\) total-vm:.*/, "", c); kcomm[pid] = c
+					}
+				FS = "\t"
+				while ((getline l < at) > 0) { split(l, f, "\t"); nst[f[1]]++; comm[f[1]] = f[2]; vic[f[1]] = f[3]; oom[f[1]] = f[4]; bd[f[1]] = f[5]; age[f[1]] = f[6] }
+				FS = " "
+			}
+			$2 == 137 {
+				n++
+				if (!($1 in kcomm)) { nolog++; next }
+				if (!($1 in comm)) { miss++; next }
+				got++
+				if (nst[$1] > 1) dup++
+				if (comm[$1] == kcomm[$1]) okcomm++
+				if (vic[$1] == $3) okvic++
+				if (oom[$1] == $3) okoom++
+				b[bd[$1]]++
+				if (bd[$1] == "sample") print age[$1] > ages
+			}
+			END {
+				printf "%d / %d (%.1f%%), %d not in the kernel log, %d stored twice\n", got, n - nolog, 100 * got / (n - nolog), nolog, dup
+				printf "%d, %d, %d / %d\n", okcomm, okvic, okoom, got
+				printf "%d / %d / %d\n", b["kernel"], b["sample"], b["none"]
+			}' "$tmp/kills-$tag"
+		: >>"$tmp/ages-$tag"
+		pctl <"$tmp/ages-$tag"
+		lat "$tmp/frames-$tag" 2 6 | pctl
+		awk '$1 == "pid" {print $4}' "$tmp/frames-$tag" | pctl
+		lat "$tmp/burst-$tag.out" 2 18 | pctl
+		lat "$tmp/burst-$tag.out" 2 20 | pctl
+		lat "$tmp/burst-$tag.out" 2 22 | pctl
+		lat "$tmp/burst-$tag.out" 2 22 kernel | pctl
+		lat "$tmp/burst-$tag.out" 2 22 other | pctl
+	} >"$o"
+	j=$((j + 1))
+done
+printf 'burst: %s kills a build in %s round(s) of %s, builds in turn; Killed lines in the kernel log not ours: %s\n' \
+	"$N" "$ROUNDS" "$per" "$others"
+printf 'CLOCK_MONOTONIC - the kernel log clock: %s us (before, after the bursts); times below from the kernel stamp + it\n' \
+	"$(tr '\n' ' ' <"$tmp/clock")"
+{
+	echo "build"
+	echo "burst time; CPU"
+	echo "kills stored by record, of those in the kernel log"
+	echo "comm, victim cgroup, OOM cgroup right / stored"
+	echo "breakdown kernel / sample / none"
+	echo "breakdown age (sample): p50 / p95 / max"
+	echo "record: kill to frame (store begun): p50 / p95 / max"
+	echo "record: the same, as the autopsy tells the kill's time"
+	echo "probe: kill to wakeup"
+	echo "probe: kill to caught"
+	echo "probe: kill to stored"
+	echo "probe: stored, with the kernel's report"
+	echo "probe: stored, without it"
+} >"$tmp/table-names"
+# shellcheck disable=SC2046
+paste -d '|' "$tmp/table-names" $(j=0; while [ $j -lt "$nb" ]; do echo "$tmp/table-b$j"; j=$((j + 1)); done) |
+	sed 's/^/| /; s/|/ | /g; s/$/ |/'
+grep -hv '^ready' "$tmp"/rec-*.err | head -n 5 || true

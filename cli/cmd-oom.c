@@ -363,200 +363,6 @@ static void print_warning(struct cli *cli, struct oom_out *o, const struct mcg_o
 	fflush(stdout);
 }
 
-/* ---- --exec: a program run for each event, never waited for by the watcher ---- */
-
-#define HOOK_MAX 4                              /* running at once; more are not started */
-#define HOOK_TIMEOUT_NS (10ULL * 1000000000ULL) /* then its process group is killed */
-#define HOOK_ENV 12
-
-struct hook {
-	pid_t pid;
-	int pidfd; /* readable once it exited; -1: reaped by the tick */
-	uint64_t deadline;
-	bool killed;
-};
-
-struct hooks {
-	const char *prog;
-	struct hook h[HOOK_MAX];
-	size_t n;
-	unsigned skipped;
-};
-
-static uint64_t mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static void hook_done(struct hooks *hs, size_t i, int status)
-{
-	struct hook *h = &hs->h[i];
-
-	if (h->killed)
-		cli_warn("--exec '%s' (pid %d) ran past 10 s: killed", out_esc(hs->prog), (int)h->pid);
-	else if (WIFEXITED(status) && WEXITSTATUS(status))
-		cli_warn("--exec '%s' (pid %d) exited with status %d", out_esc(hs->prog), (int)h->pid,
-			 WEXITSTATUS(status));
-	else if (WIFSIGNALED(status))
-		cli_warn("--exec '%s' (pid %d) killed by signal %d", out_esc(hs->prog), (int)h->pid,
-			 WTERMSIG(status));
-	if (h->pidfd >= 0)
-		close(h->pidfd);
-	hs->h[i] = hs->h[--hs->n];
-}
-
-/* Reap what exited, kill what is past its deadline (never blocks). */
-static void hooks_reap(struct hooks *hs)
-{
-	uint64_t now = mono_now();
-	size_t i = 0;
-
-	while (i < hs->n) {
-		struct hook *h = &hs->h[i];
-		int status;
-		pid_t r = waitpid(h->pid, &status, WNOHANG);
-
-		if (r == h->pid || (r < 0 && errno == ECHILD)) {
-			hook_done(hs, i, r == h->pid ? status : 0);
-			continue;
-		}
-		if (!h->killed && now >= h->deadline) {
-			kill(-h->pid, SIGKILL); /* its own process group: what it started too */
-			kill(h->pid, SIGKILL);
-			h->killed = true;
-		}
-		i++;
-	}
-}
-
-/* ms until the next hook deadline (or 100 ms to reap one without a pidfd); -1 none */
-static int hooks_timeout(const struct hooks *hs)
-{
-	uint64_t now = mono_now();
-	int ms = -1;
-	size_t i;
-
-	for (i = 0; i < hs->n; i++) {
-		int m = hs->h[i].killed || hs->h[i].pidfd < 0 ? 100
-			: hs->h[i].deadline <= now ? 0
-						   : (int)((hs->h[i].deadline - now) / 1000000 + 1);
-
-		if (ms < 0 || m < ms)
-			ms = m;
-	}
-	return ms;
-}
-
-/* KEY=VALUE into the environment being built (VALUE escaped as every printed name is) */
-static void env_add(char **env, size_t *n, const char *key, const char *value)
-{
-	char *esc = mcg_escape_dup(value ? value : "");
-
-	if (*n < HOOK_ENV && esc && asprintf(&env[*n], "%s=%s", key, esc) >= 0)
-		(*n)++;
-	free(esc);
-}
-
-static void env_u64(char **env, size_t *n, const char *key, uint64_t v)
-{
-	if (*n < HOOK_ENV && asprintf(&env[*n], "%s=%llu", key, (unsigned long long)v) >= 0)
-		(*n)++;
-}
-
-/* Start PROG for one event; the watcher goes on at once. */
-static void hook_run(struct hooks *hs, const struct mcg_oom_autopsy *au,
-		     const struct mcg_oom_warning *wn)
-{
-	char *mine[HOOK_ENV] = {0}, **env, *argv[2];
-	size_t n = 0, ne = 0, i;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	struct hook *h;
-	pid_t pid;
-	int r;
-
-	hooks_reap(hs);
-	if (hs->n >= HOOK_MAX) {
-		if (!hs->skipped++)
-			cli_warn("--exec '%s': %d still running, not started for this event (and "
-				 "others while they run)",
-				 out_esc(hs->prog), HOOK_MAX);
-		return;
-	}
-	if (wn) {
-		env_add(mine, &n, "MEMCGCTL_EVENT", "oom_warning");
-		env_add(mine, &n, "MEMCGCTL_CGROUP", wn->cgroup);
-		env_add(mine, &n, "MEMCGCTL_UNIT", wn->unit);
-		env_u64(mine, &n, "MEMCGCTL_USAGE_BYTES", wn->usage);
-		env_u64(mine, &n, "MEMCGCTL_LIMIT_BYTES", wn->limit);
-		env_u64(mine, &n, "MEMCGCTL_RECLAIMABLE_BYTES", wn->reclaimable);
-		env_add(mine, &n, "MEMCGCTL_EXPLANATION", wn->why);
-	} else {
-		env_add(mine, &n, "MEMCGCTL_EVENT", "oom_kill");
-		env_add(mine, &n, "MEMCGCTL_CGROUP", au->oom_cgroup[0] ? au->oom_cgroup : au->victim_cgroup);
-		env_add(mine, &n, "MEMCGCTL_VICTIM_CGROUP", au->victim_cgroup);
-		env_add(mine, &n, "MEMCGCTL_UNIT", au->unit);
-		env_u64(mine, &n, "MEMCGCTL_PID", au->pid > 0 ? (uint64_t)au->pid : 0);
-		env_add(mine, &n, "MEMCGCTL_COMM", au->comm);
-		if (au->limit != MCG_MAX)
-			env_u64(mine, &n, "MEMCGCTL_LIMIT_BYTES", au->limit);
-		env_u64(mine, &n, "MEMCGCTL_USAGE_BYTES", au->usage);
-		env_add(mine, &n, "MEMCGCTL_EXPLANATION", au->why);
-	}
-	for (i = 0; environ && environ[i]; i++)
-		;
-	env = calloc(i + n + 1, sizeof(*env));
-	if (!env)
-		goto out;
-	/* ours first, then the inherited ones not named MEMCGCTL_ (never a stale one) */
-	for (i = 0; i < n; i++)
-		env[ne++] = mine[i];
-	for (i = 0; environ && environ[i]; i++)
-		if (strncmp(environ[i], "MEMCGCTL_", 9))
-			env[ne++] = environ[i];
-	env[ne] = NULL;
-	argv[0] = (char *)hs->prog;
-	argv[1] = NULL;
-	posix_spawn_file_actions_init(&fa);
-	/* no terminal input; its output to our stderr, never into the events printed */
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, 2, 1);
-	posix_spawnattr_init(&at);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
-	r = posix_spawn(&pid, hs->prog, &fa, &at, argv, env);
-	posix_spawnattr_destroy(&at);
-	posix_spawn_file_actions_destroy(&fa);
-	free(env);
-	if (r) {
-		cli_warn("cannot run --exec '%s': %s", out_esc(hs->prog), strerror(r));
-		goto out;
-	}
-	h = &hs->h[hs->n++];
-	h->pid = pid;
-	h->killed = false;
-	h->deadline = mono_now() + HOOK_TIMEOUT_NS;
-	h->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	hs->skipped = 0;
-out:
-	for (i = 0; i < n; i++)
-		free(mine[i]);
-}
-
-/* At the end: the hooks still running get until their deadline, then are killed. */
-static void hooks_finish(struct hooks *hs)
-{
-	while (hs->n) {
-		int ms = hooks_timeout(hs);
-
-		poll(NULL, 0, ms < 0 || ms > 100 ? 100 : ms);
-		hooks_reap(hs);
-	}
-}
-
 static int run_watch(struct cli *cli, const struct oom_args *a)
 {
 	struct oom_out o = {0};
@@ -564,7 +370,7 @@ static int run_watch(struct cli *cli, const struct oom_args *a)
 	struct mcg_ctx *ctx = cli_ctx(cli);
 	struct mcg_oom_autopsy *au;
 	struct mcg_oom_warning wn;
-	struct hooks hs = {.prog = a->exec};
+	struct cli_oom_hooks *hs = NULL;
 	long kills = 0;
 	int r;
 
@@ -574,44 +380,39 @@ static int run_watch(struct cli *cli, const struct oom_args *a)
 	if (r < 0)
 		return EXIT_FAILURE;
 	au = malloc(sizeof(*au));
-	if (!au) {
+	if (!au || (a->exec && !(hs = cli_oom_hooks_new(a->exec)))) {
+		free(au);
 		cli_oom_watch_stop(w);
 		return EXIT_FAILURE;
 	}
 	cli_trap_signals();
 	while (!cli_interrupted) {
-		struct pollfd p[1 + HOOK_MAX] = {{.fd = cli_oom_watch_fd(w), .events = POLLIN}};
-		int ms = cli_oom_watch_timeout(w), hm = hooks_timeout(&hs);
-		nfds_t np = 1;
-		size_t i;
+		struct pollfd p[1 + CLI_OOM_HOOK_MAX] = {{.fd = cli_oom_watch_fd(w), .events = POLLIN}};
+		int ms = cli_oom_watch_timeout(w), hm = cli_oom_hooks_timeout(hs);
+		nfds_t np = 1 + cli_oom_hooks_fds(hs, p + 1, CLI_OOM_HOOK_MAX);
 
-		for (i = 0; i < hs.n; i++)
-			if (hs.h[i].pidfd >= 0)
-				p[np++] = (struct pollfd){.fd = hs.h[i].pidfd, .events = POLLIN};
 		if (hm >= 0 && (ms < 0 || hm < ms))
 			ms = hm;
 		if (poll(p, np, ms) < 0)
 			continue;
-		hooks_reap(&hs);
+		cli_oom_hooks_reap(hs);
 		r = cli_oom_watch_run(w);
 		if (r < 0)
 			break;
 		/* the watcher keeps to CGROUP's subtree (and global OOMs, everyone's) itself */
 		while (cli_oom_watch_next_warning(w, &wn) == 0) {
 			print_warning(cli, &o, &wn);
-			if (hs.prog)
-				hook_run(&hs, NULL, &wn);
+			cli_oom_hooks_run(hs, NULL, &wn);
 		}
 		while (cli_oom_watch_next(w, au) == 0) {
 			show(cli, &o, au);
-			if (hs.prog)
-				hook_run(&hs, au, NULL);
+			cli_oom_hooks_run(hs, au, NULL);
 			if (a->count && ++kills >= a->count)
 				goto out;
 		}
 	}
 out:
-	hooks_finish(&hs);
+	cli_oom_hooks_finish(hs);
 	free(au);
 	cli_oom_watch_stop(w);
 	return r < 0 ? EXIT_FAILURE : EXIT_OK;

@@ -7,6 +7,7 @@
 #include "output.h"
 #include "size-field.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
@@ -15,14 +16,14 @@
 #include <unistd.h>
 
 struct record_args {
-	const char *store, *cgroup;
+	const char *store, *cgroup, *exec;
 	uint64_t interval_ms;
 	uint64_t retain_age_ms, retain_bytes;
 	long count;
 	bool sync, no_oom;
 };
 
-enum { OPT_STORE = 0x300, OPT_RETAIN_AGE, OPT_RETAIN_SIZE, OPT_SYNC, OPT_NO_OOM };
+enum { OPT_STORE = 0x300, OPT_RETAIN_AGE, OPT_RETAIN_SIZE, OPT_SYNC, OPT_NO_OOM, OPT_EXEC };
 
 static const struct argp_option record_options[] = {
 	{"interval", 'd', "INTERVAL", 0, "Time between samples: 5s, 500ms (default 5s, at least 50ms)",
@@ -39,6 +40,11 @@ static const struct argp_option record_options[] = {
 	{"no-oom", OPT_NO_OOM, NULL, 0,
 	 "Do not catch OOM kills (by default each kill is explained and stored at once: see "
 	 "memcgctl-oom(8))",
+	 0},
+	{"exec", OPT_EXEC, "PROG", 0,
+	 "Run PROG (an absolute path; no shell, no arguments) for each early warning and each OOM "
+	 "kill stored, with MEMCGCTL_EVENT, MEMCGCTL_CGROUP and the numbers in its environment; "
+	 "never waited for, killed after 10 s; its failure is logged, the recording goes on",
 	 0},
 	{0},
 };
@@ -92,6 +98,19 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_OOM:
 		a->no_oom = true;
+		break;
+	case OPT_EXEC:
+		/* a path, run as it is (no shell, no search): one that cannot run is said now */
+		if (arg[0] != '/')
+			argp_error(state, "invalid --exec '%s': an absolute path to a program",
+				   out_esc(arg));
+		if (access(arg, X_OK) < 0)
+			argp_error(state, "invalid --exec '%s': %s", out_esc(arg), strerror(errno));
+		a->exec = arg;
+		break;
+	case ARGP_KEY_END:
+		if (a->exec && a->no_oom)
+			argp_error(state, "--exec runs for OOM warnings and kills: not with --no-oom");
 		break;
 	default:
 		return cli_cgroup_operand(state, key, arg, &a->cgroup);
@@ -387,6 +406,7 @@ static int run_record(struct cli *cli, int argc, char **argv)
 	struct evlist l = {0};
 	struct recorder rc = {0};
 	struct cli_oom_watch *oomw = NULL;
+	struct cli_oom_hooks *hooks = NULL;
 	struct oom_store os = {0};
 	struct timespec next;
 	struct rlimit rl;
@@ -473,6 +493,12 @@ static int run_record(struct cli *cli, int argc, char **argv)
 	}
 	if (!a.no_oom && cli_oom_watch_start(rc.ctx, a.cgroup, true, &oomw) < 0)
 		oomw = NULL;
+	if (oomw && a.exec) {
+		hooks = cli_oom_hooks_new(a.exec);
+		cli_oom_watch_set_hooks(oomw, hooks);
+	} else if (a.exec) {
+		cli_warn("--exec '%s' is not run: OOM kills are not caught", out_esc(a.exec));
+	}
 	cli_oom_watch_resume(oomw, mcg_hist_writer_dirfd(w));
 	mcg_hist_writer_set_namer(w, record_name, &rc);
 	os.w = w;
@@ -614,6 +640,7 @@ next:
 				  : status == EXIT_OK ? "stopping (--count samples taken)"
 						      : "stopping after an error (see the log)");
 	cli_oom_watch_stop(oomw);
+	cli_oom_hooks_finish(hooks);
 	mcg_hist_spool_batch_free(&batch);
 	ev_reset(&l);
 	free(l.ev);

@@ -7,11 +7,19 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+extern char **environ;
 
 struct cli_oom_watch {
 	struct mcg_oom_watch *w;
+	struct cli_oom_hooks *hooks; /* --exec: run for each warning and kill; NULL none */
 	struct mcg_oom_autopsy au;
 	/* one batch of events and the text they point into */
 	struct mcg_hist_event *ev;
@@ -30,6 +38,237 @@ struct cli_oom_watch {
 
 /* an autopsy's event text: a few hundred bytes of fields and every counter of the record */
 #define EVENT_TEXT (16u << 10)
+
+/* ---- --exec: a program run for each event, never waited for by the watcher ---- */
+
+#define HOOK_MAX CLI_OOM_HOOK_MAX
+#define HOOK_TIMEOUT_NS (10ULL * 1000000000ULL) /* then its process group is killed */
+#define HOOK_ENV 12
+
+struct hook {
+	pid_t pid;
+	int pidfd; /* readable once it exited; -1: reaped by the tick */
+	uint64_t deadline;
+	bool killed;
+};
+
+struct cli_oom_hooks {
+	const char *prog;
+	struct hook h[HOOK_MAX];
+	size_t n;
+	unsigned skipped;
+};
+
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void hook_done(struct cli_oom_hooks *hs, size_t i, int status)
+{
+	struct hook *h = &hs->h[i];
+
+	if (h->killed)
+		cli_warn("--exec '%s' (pid %d) ran past 10 s: killed", out_esc(hs->prog), (int)h->pid);
+	else if (WIFEXITED(status) && WEXITSTATUS(status))
+		cli_warn("--exec '%s' (pid %d) exited with status %d", out_esc(hs->prog), (int)h->pid,
+			 WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		cli_warn("--exec '%s' (pid %d) killed by signal %d", out_esc(hs->prog), (int)h->pid,
+			 WTERMSIG(status));
+	if (h->pidfd >= 0)
+		close(h->pidfd);
+	hs->h[i] = hs->h[--hs->n];
+}
+
+/* Reap what exited, kill what is past its deadline (never blocks). */
+void cli_oom_hooks_reap(struct cli_oom_hooks *hs)
+{
+	uint64_t now = mono_now();
+	size_t i = 0;
+
+	if (!hs)
+		return;
+	while (i < hs->n) {
+		struct hook *h = &hs->h[i];
+		int status;
+		pid_t r = waitpid(h->pid, &status, WNOHANG);
+
+		if (r == h->pid || (r < 0 && errno == ECHILD)) {
+			hook_done(hs, i, r == h->pid ? status : 0);
+			continue;
+		}
+		if (!h->killed && now >= h->deadline) {
+			kill(-h->pid, SIGKILL); /* its own process group: what it started too */
+			kill(h->pid, SIGKILL);
+			h->killed = true;
+		}
+		i++;
+	}
+}
+
+/* ms until the next hook deadline (or 100 ms to reap one without a pidfd); -1 none */
+int cli_oom_hooks_timeout(const struct cli_oom_hooks *hs)
+{
+	uint64_t now = mono_now();
+	int ms = -1;
+	size_t i;
+
+	if (!hs)
+		return -1;
+	for (i = 0; i < hs->n; i++) {
+		int m = hs->h[i].killed || hs->h[i].pidfd < 0 ? 100
+			: hs->h[i].deadline <= now ? 0
+						   : (int)((hs->h[i].deadline - now) / 1000000 + 1);
+
+		if (ms < 0 || m < ms)
+			ms = m;
+	}
+	return ms;
+}
+
+/* KEY=VALUE into the environment being built (VALUE escaped as every printed name is) */
+static void env_add(char **env, size_t *n, const char *key, const char *value)
+{
+	char *esc = mcg_escape_dup(value ? value : "");
+
+	if (*n < HOOK_ENV && esc && asprintf(&env[*n], "%s=%s", key, esc) >= 0)
+		(*n)++;
+	free(esc);
+}
+
+static void env_u64(char **env, size_t *n, const char *key, uint64_t v)
+{
+	if (*n < HOOK_ENV && asprintf(&env[*n], "%s=%llu", key, (unsigned long long)v) >= 0)
+		(*n)++;
+}
+
+/* Start PROG for one event; the watcher goes on at once. */
+void cli_oom_hooks_run(struct cli_oom_hooks *hs, const struct mcg_oom_autopsy *au,
+		       const struct mcg_oom_warning *wn)
+{
+	char *mine[HOOK_ENV] = {0}, **env, *argv[2];
+	size_t n = 0, ne = 0, i;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	struct hook *h;
+	pid_t pid;
+	int r;
+
+	if (!hs)
+		return;
+	cli_oom_hooks_reap(hs);
+	if (hs->n >= HOOK_MAX) {
+		if (!hs->skipped++)
+			cli_warn("--exec '%s': %d still running, not started for this event (and "
+				 "others while they run)",
+				 out_esc(hs->prog), HOOK_MAX);
+		return;
+	}
+	if (wn) {
+		env_add(mine, &n, "MEMCGCTL_EVENT", "oom_warning");
+		env_add(mine, &n, "MEMCGCTL_CGROUP", wn->cgroup);
+		env_add(mine, &n, "MEMCGCTL_UNIT", wn->unit);
+		env_u64(mine, &n, "MEMCGCTL_USAGE_BYTES", wn->usage);
+		env_u64(mine, &n, "MEMCGCTL_LIMIT_BYTES", wn->limit);
+		env_u64(mine, &n, "MEMCGCTL_RECLAIMABLE_BYTES", wn->reclaimable);
+		env_add(mine, &n, "MEMCGCTL_EXPLANATION", wn->why);
+	} else {
+		env_add(mine, &n, "MEMCGCTL_EVENT", "oom_kill");
+		env_add(mine, &n, "MEMCGCTL_CGROUP", au->oom_cgroup[0] ? au->oom_cgroup : au->victim_cgroup);
+		env_add(mine, &n, "MEMCGCTL_VICTIM_CGROUP", au->victim_cgroup);
+		env_add(mine, &n, "MEMCGCTL_UNIT", au->unit);
+		env_u64(mine, &n, "MEMCGCTL_PID", au->pid > 0 ? (uint64_t)au->pid : 0);
+		env_add(mine, &n, "MEMCGCTL_COMM", au->comm);
+		if (au->limit != MCG_MAX)
+			env_u64(mine, &n, "MEMCGCTL_LIMIT_BYTES", au->limit);
+		env_u64(mine, &n, "MEMCGCTL_USAGE_BYTES", au->usage);
+		env_add(mine, &n, "MEMCGCTL_EXPLANATION", au->why);
+	}
+	for (i = 0; environ && environ[i]; i++)
+		;
+	env = calloc(i + n + 1, sizeof(*env));
+	if (!env)
+		goto out;
+	/* ours first, then the inherited ones not named MEMCGCTL_ (never a stale one) */
+	for (i = 0; i < n; i++)
+		env[ne++] = mine[i];
+	for (i = 0; environ && environ[i]; i++)
+		if (strncmp(environ[i], "MEMCGCTL_", 9))
+			env[ne++] = environ[i];
+	env[ne] = NULL;
+	argv[0] = (char *)hs->prog;
+	argv[1] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	/* no terminal input; its output to our stderr, never into the events printed */
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, 2, 1);
+	posix_spawnattr_init(&at);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+	r = posix_spawn(&pid, hs->prog, &fa, &at, argv, env);
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	free(env);
+	if (r) {
+		cli_warn("cannot run --exec '%s': %s", out_esc(hs->prog), strerror(r));
+		goto out;
+	}
+	h = &hs->h[hs->n++];
+	h->pid = pid;
+	h->killed = false;
+	h->deadline = mono_now() + HOOK_TIMEOUT_NS;
+	h->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	hs->skipped = 0;
+out:
+	for (i = 0; i < n; i++)
+		free(mine[i]);
+}
+
+/* At the end: the hooks still running get until their deadline, then are killed. */
+void cli_oom_hooks_finish(struct cli_oom_hooks *hs)
+{
+	if (!hs)
+		return;
+	while (hs->n) {
+		int ms = cli_oom_hooks_timeout(hs);
+
+		poll(NULL, 0, ms < 0 || ms > 100 ? 100 : ms);
+		cli_oom_hooks_reap(hs);
+	}
+	free(hs);
+}
+
+struct cli_oom_hooks *cli_oom_hooks_new(const char *prog)
+{
+	struct cli_oom_hooks *hs = calloc(1, sizeof(*hs));
+
+	if (!hs) {
+		cli_err("cannot run --exec '%s': %s", out_esc(prog), mcg_strerror(-ENOMEM));
+		return NULL;
+	}
+	hs->prog = prog;
+	return hs;
+}
+
+size_t cli_oom_hooks_fds(const struct cli_oom_hooks *hs, struct pollfd *p, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; hs && i < hs->n && n < max; i++)
+		if (hs->h[i].pidfd >= 0)
+			p[n++] = (struct pollfd){.fd = hs->h[i].pidfd, .events = POLLIN};
+	return n;
+}
+
+void cli_oom_watch_set_hooks(struct cli_oom_watch *c, struct cli_oom_hooks *hs)
+{
+	if (c)
+		c->hooks = hs;
+}
 
 int cli_oom_watch_start(struct mcg_ctx *ctx, const char *cgroup, bool warn,
 			struct cli_oom_watch **ret)
@@ -153,6 +392,7 @@ static int batch(struct cli_oom_watch *c, size_t *kills)
 
 		if (!t)
 			return -ENOMEM;
+		cli_oom_hooks_run(c->hooks, NULL, &wn);
 		if (mcg_oom_warning_to_event(&wn, &c->ev[c->nev], t, EVENT_TEXT) < 0) {
 			free(t);
 			continue;
@@ -166,6 +406,7 @@ static int batch(struct cli_oom_watch *c, size_t *kills)
 			return -ENOMEM;
 		if (c->au.kmsg_seq > c->last_seq)
 			c->last_seq = c->au.kmsg_seq;
+		cli_oom_hooks_run(c->hooks, &c->au, NULL);
 		if (mcg_oom_autopsy_to_event(&c->au, &c->ev[c->nev], t, EVENT_TEXT) < 0) {
 			free(t);
 			continue;
@@ -263,8 +504,10 @@ void cli_oom_watch_sleep(struct cli_oom_watch *c, const struct timespec *until,
 		return;
 	}
 	while (!cli_interrupted) {
-		struct pollfd p = {.fd = mcg_oom_watch_fd(c->w), .events = POLLIN};
+		struct pollfd p[1 + CLI_OOM_HOOK_MAX] = {{.fd = mcg_oom_watch_fd(c->w), .events = POLLIN}};
 		int ms = ms_until(until), tick = mcg_oom_watch_timeout(c->w), r;
+		int hm = cli_oom_hooks_timeout(c->hooks);
+		nfds_t np = 1 + cli_oom_hooks_fds(c->hooks, p + 1, CLI_OOM_HOOK_MAX);
 		size_t kills;
 
 		if (!ms)
@@ -272,10 +515,14 @@ void cli_oom_watch_sleep(struct cli_oom_watch *c, const struct timespec *until,
 		/* a cgroup at its limit is read again when due (the early warning) */
 		if (tick >= 0 && tick < ms)
 			ms = tick;
-		r = poll(&p, 1, ms);
+		/* a hook that exited is reaped, one past its deadline killed */
+		if (hm >= 0 && hm < ms)
+			ms = hm;
+		r = poll(p, np, ms);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0 || (r == 0 && tick < 0))
+		cli_oom_hooks_reap(c->hooks);
+		if (r < 0 || (r == 0 && tick < 0) || (r > 0 && !p[0].revents))
 			continue;
 		/* the early warnings and the kills, each an event in the store */
 		if (cli_oom_watch_run(c) >= 0 && batch(c, &kills) == 0 && c->nev &&

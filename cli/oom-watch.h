@@ -3,6 +3,7 @@
 #define MEMCGCTL_OOM_WATCH_H
 
 #include <memcg.h>
+#include <poll.h>
 #include <time.h>
 
 struct cli_oom_watch;
@@ -43,5 +44,30 @@ typedef int (*cli_oom_store_fn)(void *userdata, const struct mcg_hist_event *ev,
  */
 void cli_oom_watch_sleep(struct cli_oom_watch *w, const struct timespec *until,
 			 cli_oom_store_fn store, void *userdata);
+
+/*
+ * --exec PROG (oom --watch, record): PROG (an absolute path) run without a shell and without
+ * arguments for each early warning and each kill, with MEMCGCTL_EVENT, MEMCGCTL_CGROUP and the
+ * numbers in its environment, in a process group of its own, never waited for: at most
+ * CLI_OOM_HOOK_MAX at once (more are not started, said once), killed after 10 s; a failure is
+ * warned about, nothing more.
+ */
+#define CLI_OOM_HOOK_MAX 4
+struct cli_oom_hooks;
+/* NULL without memory (said). */
+struct cli_oom_hooks *cli_oom_hooks_new(const char *prog);
+/* Run PROG for the autopsy AU or the warning WN (HS NULL: nothing). */
+void cli_oom_hooks_run(struct cli_oom_hooks *hs, const struct mcg_oom_autopsy *au,
+		       const struct mcg_oom_warning *wn);
+/* Reap what exited, kill what is past its deadline (never blocks). */
+void cli_oom_hooks_reap(struct cli_oom_hooks *hs);
+/* ms until a hook is due a look (-1: none runs). */
+int cli_oom_hooks_timeout(const struct cli_oom_hooks *hs);
+/* The running hooks' pidfds to poll (readable when one exits), at most MAX; their number. */
+size_t cli_oom_hooks_fds(const struct cli_oom_hooks *hs, struct pollfd *p, size_t max);
+/* Wait for the running hooks (killed at their deadlines), then free HS. */
+void cli_oom_hooks_finish(struct cli_oom_hooks *hs);
+/* The watcher's sleep runs HS for each warning and kill it stores. */
+void cli_oom_watch_set_hooks(struct cli_oom_watch *w, struct cli_oom_hooks *hs);
 
 #endif

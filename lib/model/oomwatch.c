@@ -3,6 +3,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,7 @@ struct wcg {
 	uint64_t rec_ns[2];          /* CLOCK_MONOTONIC of each read; 0 none */
 	int cur;
 	uint64_t notify_ns; /* the last OOM (v1 notification, v2 local oom rising) */
+	uint64_t added_ns;  /* made while watching: when (its kill may come before its notification) */
 	uint64_t gone_ns;
 	/* the latest usage reads (the watcher's and the sampler's fed in): the growth before a kill */
 	struct mcg_oom_point pt[OOM_POINTS];
@@ -52,16 +55,34 @@ struct wcg {
 /* an OOM notification this close to a kill is that kill's (the report takes ~20 ms here) */
 #define NOTIFY_WINDOW_NS (2ULL * 1000000000ULL)
 /*
- * The kernel stamps its log with local_clock(), we read CLOCK_MONOTONIC: the
- * two agree to well under this on the machines measured (bench/oom.sh).
+ * The kernel stamps its log with local_clock(), we read CLOCK_MONOTONIC: they
+ * differ by an offset that moves with the boot and NTP (12.4 ms one evening
+ * here, 0.4 ms another), estimated from the records read (clock_observe);
+ * the estimate is late by at most the delay of a read, which this covers.
  */
 #define CLOCK_SLACK_NS (20ULL * 1000000ULL)
+/* the offset's estimate: the least (read time - log time) of this window and the one before */
+#define CLOCK_WINDOW_NS (60ULL * 1000000000ULL)
 /* OOMs notified at once that a kill is looked for under (v1 notifies a subtree: its top counts) */
 #define NOTIFIED_MAX 64
 /* the biggest /dev/kmsg record (the kernel's own limit is 1 KiB of text, escaped x4) */
 #define KMSG_BUF 8192
 
 enum { TAG_KMSG = 1, TAG_INOTIFY, TAG_EVENTFD, TAG_THRESH };
+
+/*
+ * A v1 usage threshold to register: the write to cgroup.event_control waits
+ * for an RCU grace period (10-20 ms here), so it is made by a thread of its
+ * own, never by the loop that reads the kills. It owns its descriptors: the
+ * cgroup's event_control and usage files and a duplicate of the eventfd the
+ * watcher polls (closing the watcher's copy cannot make the number name
+ * another eventfd before the write).
+ */
+struct reg_job {
+	int ecfd, ufd, efd, dfd; /* dfd: the cgroup's directory (is it still there after a failure?) */
+	char arg[24];
+	struct reg_job *next;
+};
 
 /* a cgroup at its limit with little to reclaim is read this often (v1 has no event for a failed charge) */
 #define WARN_TICK_NS (100ULL * 1000000ULL)
@@ -75,6 +96,15 @@ enum { TAG_KMSG = 1, TAG_INOTIFY, TAG_EVENTFD, TAG_THRESH };
 #define REG_WARN_NS (60ULL * 1000000000ULL)
 /* usage thresholds set per wakeup (each waits for an RCU grace period in the kernel) */
 #define THR_BATCH 4
+/*
+ * After an OOM notification the kill's line is looked for in the kernel log
+ * this often, for this long, without waiting for the log to wake us: the
+ * kernel wakes /dev/kmsg readers from a lazy irq_work, at the next tick,
+ * while the line itself is readable at once; v1 notifies just before the
+ * kill.
+ */
+#define EXPECT_TICK_MS 1
+#define EXPECT_NS (200ULL * 1000000ULL)
 
 struct mcg_oom_watch {
 	struct mcg_ctx *ctx;
@@ -92,7 +122,22 @@ struct mcg_oom_watch {
 	size_t nwq, capwq, headwq;
 	struct mcg_oom_watch_stats st;
 	uint64_t reg_warn_ns; /* the last registration failure said */
+	uint64_t expect_ns;   /* an OOM notified, its kill not read yet: when (0 none) */
+	/* CLOCK_MONOTONIC - the log's clock, at most: this window's least and the last one's */
+	int64_t clk_cur, clk_prev;
+	bool clk_have_cur, clk_have_prev;
+	uint64_t clk_win_ns;
+	bool kmsg_live; /* read up to the log's end once: records read now are new, not a backlog */
 	bool started; /* the first walk is done */
+	/* the registration thread (started at the first threshold) */
+	pthread_t reg_thread;
+	bool reg_running, reg_quit;
+	pthread_mutex_t reg_mu;
+	pthread_cond_t reg_cv;
+	struct reg_job *reg_head, **reg_tail;
+	atomic_ulong reg_failed_async; /* registrations the thread could not make */
+	atomic_int reg_errno;          /* the last one's error */
+	unsigned long reg_failed_seen;
 	struct mcg_oom_kill kill; /* scratch: too big for the stack of a daemon's loop */
 	char buf[KMSG_BUF];
 };
@@ -295,12 +340,12 @@ static void reg_failed(struct mcg_oom_watch *w, const struct wcg *c, const char 
 	w->st.register_failures++;
 	if (w->reg_warn_ns && now - w->reg_warn_ns < REG_WARN_NS)
 		return;
-	e = mcg_escape_dup(c->path);
+	e = c ? mcg_escape_dup(c->path) : NULL;
 	mcg_log(w->ctx, MCG_LOG_WARNING,
 		"cannot register for %s of cgroup '%s' (cgroup.event_control): %s%s; OOM kills "
 		"there are told from the kernel log alone, without a read before the kill, and "
 		"without early warnings (%llu registration%s failed so far; memcgctl-oom(8))",
-		file, e ? e : "?", strerror(-err),
+		file, e ? e : c ? "?" : "(one of them)", strerror(-err),
 		err == -EROFS ? " (the cgroup filesystem is mounted read-only here, e.g. by "
 				"systemd's ProtectControlGroups=)"
 			      : "",
@@ -308,6 +353,139 @@ static void reg_failed(struct mcg_oom_watch *w, const struct wcg *c, const char 
 		w->st.register_failures == 1 ? "" : "s");
 	free(e);
 	w->reg_warn_ns = now;
+}
+
+static void *reg_main(void *arg)
+{
+	struct mcg_oom_watch *w = arg;
+
+	for (;;) {
+		struct reg_job *j;
+		char line[96];
+		bool quit;
+		int n;
+
+		pthread_mutex_lock(&w->reg_mu);
+		while (!w->reg_head && !w->reg_quit)
+			pthread_cond_wait(&w->reg_cv, &w->reg_mu);
+		j = w->reg_head;
+		quit = w->reg_quit;
+		if (j) {
+			w->reg_head = j->next;
+			if (!w->reg_head)
+				w->reg_tail = &w->reg_head;
+		}
+		pthread_mutex_unlock(&w->reg_mu);
+		if (!j)
+			return NULL; /* quit, nothing left */
+		n = snprintf(line, sizeof(line), "%d %d %s", j->efd, j->ufd, j->arg);
+		/* at quit the jobs left are dropped: each write would wait a grace period */
+		if (!quit && (n <= 0 || (size_t)n >= sizeof(line) ||
+				     write(j->ecfd, line, (size_t)n) != n)) {
+			int e = n > 0 && (size_t)n < sizeof(line) ? errno : EINVAL;
+
+			/* a cgroup removed meanwhile refuses it (EINVAL): no failure */
+			if (faccessat(j->dfd, "cgroup.event_control", F_OK, 0) == 0) {
+				atomic_store(&w->reg_errno, e);
+				atomic_fetch_add(&w->reg_failed_async, 1);
+			}
+		}
+		close(j->dfd);
+		close(j->ecfd);
+		close(j->ufd);
+		close(j->efd);
+		free(j);
+	}
+}
+
+/*
+ * The registration of FILE of the cgroup at DFD with ARG, made by the
+ * thread: the eventfd to poll at once, or -errno; -EAGAIN: no thread (made
+ * here then). A failure of the write itself is counted later (reg_check).
+ */
+static int reg_async(struct mcg_oom_watch *w, int dfd, const char *file, const char *arg)
+{
+	struct reg_job *j;
+	int efd, e;
+
+	if (!w->reg_running) {
+		if (pthread_mutex_init(&w->reg_mu, NULL))
+			return -EAGAIN;
+		if (pthread_cond_init(&w->reg_cv, NULL)) {
+			pthread_mutex_destroy(&w->reg_mu);
+			return -EAGAIN;
+		}
+		w->reg_tail = &w->reg_head;
+		if (pthread_create(&w->reg_thread, NULL, reg_main, w)) {
+			pthread_cond_destroy(&w->reg_cv);
+			pthread_mutex_destroy(&w->reg_mu);
+			return -EAGAIN;
+		}
+		w->reg_running = true;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	j->ecfd = j->ufd = j->efd = -1;
+	snprintf(j->arg, sizeof(j->arg), "%s", arg);
+	j->dfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+	if (j->dfd < 0) {
+		e = -errno;
+		free(j);
+		return e;
+	}
+	j->ufd = openat(dfd, file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (j->ufd >= 0)
+		j->ecfd = openat(dfd, "cgroup.event_control", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	efd = j->ecfd >= 0 ? eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC) : -1;
+	if (efd >= 0)
+		j->efd = fcntl(efd, F_DUPFD_CLOEXEC, 0);
+	if (j->efd < 0) {
+		e = -errno;
+		if (efd >= 0)
+			close(efd);
+		if (j->ecfd >= 0)
+			close(j->ecfd);
+		if (j->ufd >= 0)
+			close(j->ufd);
+		close(j->dfd);
+		free(j);
+		return e;
+	}
+	pthread_mutex_lock(&w->reg_mu);
+	*w->reg_tail = j;
+	w->reg_tail = &j->next;
+	pthread_cond_signal(&w->reg_cv);
+	pthread_mutex_unlock(&w->reg_mu);
+	return efd;
+}
+
+static void reg_failed(struct mcg_oom_watch *w, const struct wcg *c, const char *file, int err);
+
+/* Registrations the thread could not make since the last look: counted and said. */
+static void reg_check(struct mcg_oom_watch *w)
+{
+	unsigned long n = atomic_load(&w->reg_failed_async);
+
+	if (n == w->reg_failed_seen)
+		return;
+	w->st.register_failures += n - w->reg_failed_seen - 1;
+	w->reg_failed_seen = n;
+	reg_failed(w, NULL, "memory.usage_in_bytes", -atomic_load(&w->reg_errno));
+}
+
+static void reg_stop(struct mcg_oom_watch *w)
+{
+	if (!w->reg_running)
+		return;
+	pthread_mutex_lock(&w->reg_mu);
+	w->reg_quit = true;
+	pthread_cond_signal(&w->reg_cv);
+	pthread_mutex_unlock(&w->reg_mu);
+	pthread_join(w->reg_thread, NULL);
+	pthread_cond_destroy(&w->reg_cv);
+	pthread_mutex_destroy(&w->reg_mu);
+	w->reg_running = false;
 }
 
 /*
@@ -338,7 +516,9 @@ static void set_threshold(struct mcg_oom_watch *w, struct wcg *c, size_t idx)
 	if (mcg_group_open(w->ctx, c->path, &g) < 0)
 		return;
 	snprintf(arg, sizeof(arg), "%llu", (unsigned long long)thr);
-	c->efd_thr = v1_event_register(mcg_group_dirfd(g), "memory.usage_in_bytes", arg);
+	c->efd_thr = reg_async(w, mcg_group_dirfd(g), "memory.usage_in_bytes", arg);
+	if (c->efd_thr == -EAGAIN)
+		c->efd_thr = v1_event_register(mcg_group_dirfd(g), "memory.usage_in_bytes", arg);
 	mcg_group_close(g);
 	if (c->efd_thr < 0) {
 		reg_failed(w, c, "memory.usage_in_bytes", c->efd_thr);
@@ -378,6 +558,8 @@ static void check(struct mcg_oom_watch *w, struct wcg *c, size_t idx, uint64_t n
 	struct mcg_oom_warning wn;
 	uint64_t limit, usage, margin, dt = 0;
 
+	(void)idx; /* the threshold is set later, by the pending loop */
+
 	if (read) {
 		uint64_t before = c->rec_ns[c->cur];
 
@@ -396,8 +578,9 @@ static void check(struct mcg_oom_watch *w, struct wcg *c, size_t idx, uint64_t n
 	}
 	limit = mcg_record_get(cur, MCG_K_LIMIT, MCG_MAX);
 	usage = mcg_record_get(cur, MCG_K_USAGE, 0);
+	/* set at the end of the wakeup, when no kill waits (see set_threshold) */
 	if (w->version == 1 && limit != MCG_MAX && limit < LIMIT_NONE && limit != c->thr_lim)
-		set_threshold(w, c, idx);
+		c->thr_pending = true;
 	if (limit == MCG_MAX || limit >= LIMIT_NONE) {
 		c->armed = c->episode = false;
 		return;
@@ -487,6 +670,15 @@ static int add_cgroup(struct mcg_oom_watch *w, const char *path, int depth)
 	}
 	mcg_group_close(g);
 	read_counts(w, c, &c->oom, &c->oom_kill, &c->max);
+	/*
+	 * One made while watching started at zero: a kill counted at this first
+	 * read is one to tell (made and filled at once, it may be killed before
+	 * its OOM notification was registered).
+	 */
+	if (w->started) {
+		c->oom = c->oom_kill = c->max = 0;
+		c->added_ns = mono_ns();
+	}
 	/*
 	 * The kernel waits for an RCU grace period in each registration (16 ms
 	 * here): a thousand at once would hold the first sample back 16 s, so
@@ -582,6 +774,7 @@ int mcg_oom_watch_new(struct mcg_ctx *ctx, const char *path, unsigned flags,
 		r = -errno;
 		goto fail;
 	}
+	w->kmsg_live = !(flags & MCG_OOM_WATCH_FROM_START);
 	ee.data.u64 = (uint64_t)TAG_KMSG << 32;
 	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->kfd, &ee) < 0) {
 		r = -errno;
@@ -616,6 +809,7 @@ void mcg_oom_watch_free(struct mcg_oom_watch *w)
 
 	if (!w)
 		return;
+	reg_stop(w);
 	for (i = 0; i < w->ncg; i++)
 		wcg_free(w, w->cg[i]);
 	free(w->cg);
@@ -644,6 +838,7 @@ int mcg_oom_watch_resume(struct mcg_oom_watch *w, uint64_t seq)
 	if (lseek(w->kfd, 0, SEEK_SET) < 0)
 		return -errno;
 	w->skip_seq = seq;
+	w->kmsg_live = false;
 	/* a seek wakes nobody: modifying the watch has epoll look at it again */
 	ee.data.u64 = (uint64_t)TAG_KMSG << 32;
 	if (epoll_ctl(w->epfd, EPOLL_CTL_MOD, w->kfd, &ee) < 0)
@@ -701,18 +896,46 @@ static size_t idx_of(const struct mcg_oom_watch *w, const struct wcg *c)
 	return 0;
 }
 
-/* The counters of C moved: an OOM starting is the moment to read the record (before the kill). */
-static void on_counts(struct mcg_oom_watch *w, struct wcg *c, uint64_t now)
+/* C's last record had its usage at its limit. */
+static bool was_at_limit(const struct wcg *c)
+{
+	const struct mcg_record *r = &c->rec[c->cur];
+	uint64_t limit;
+
+	if (!c->rec_ns[c->cur])
+		return false;
+	limit = mcg_record_get(r, MCG_K_LIMIT, MCG_MAX);
+	return limit < LIMIT_NONE &&
+	       mcg_record_get(r, MCG_K_USAGE, 0) + mcg_oom_warn_margin(limit) >= limit;
+}
+
+/*
+ * The counters of C moved (SIGNALS: the eventfd's count, v1; 1 for v2): an
+ * OOM starting is the moment to read the record (before the kill).
+ */
+static void on_counts(struct mcg_oom_watch *w, struct wcg *c, uint64_t now, uint64_t signals)
 {
 	uint64_t oom, kill, max;
 
 	if (read_counts(w, c, &oom, &kill, &max) < 0) {
+		/*
+		 * v1 signals a removal too: gone with more than one signal, or
+		 * last read at its limit, it was an OOM (killed, then removed
+		 * before this read): the kill's line may name no cgroup.
+		 */
+		if (w->version == 1 && (signals > 1 || was_at_limit(c))) {
+			c->notify_ns = now;
+			w->expect_ns = now;
+		}
 		if (!c->root)
 			mark_gone(w, c, now);
 		return;
 	}
 	if (w->version == 1 || oom > c->oom)
 		c->notify_ns = now;
+	/* a kill is coming (or came): its line is read without waiting for the log's wakeup */
+	if (w->version == 1 || oom > c->oom || kill > c->oom_kill)
+		w->expect_ns = now;
 	/*
 	 * A read after the kill holds the state after it (the victim's memory
 	 * freed): only max and oom rising with no new kill give a pre-kill record.
@@ -754,11 +977,12 @@ static void on_inotify(struct mcg_oom_watch *w, uint64_t now)
 				if (c->gone_ns)
 					continue;
 				if (c->wd_ev == ev->wd && (ev->mask & IN_MODIFY)) {
-					on_counts(w, c, now);
+					on_counts(w, c, now, 1);
 					break;
 				}
 				if (c->wd_lim == ev->wd && (ev->mask & IN_MODIFY)) {
-					set_threshold(w, c, i);
+					/* set by the next wakeup without a kill (an RCU grace period) */
+					c->thr_pending = true;
 					break;
 				}
 				if (c->wd != ev->wd)
@@ -830,6 +1054,8 @@ static void attribute(struct mcg_oom_watch *w, struct mcg_oom_kill *k, uint64_t 
 		size_t j;
 		bool near = false;
 
+		/* and the cgroups made lately: one killed before its notification was registered */
+		near = c->added_ns && now - c->added_ns <= NOTIFY_WINDOW_NS;
 		for (j = 0; j < nn && !near; j++)
 			near = ancestor_or_self(notified[j]->path, c->path);
 		if (!near || c->gone_ns || read_counts(w, c, &o, &kl, &m) < 0)
@@ -862,6 +1088,10 @@ static void attribute(struct mcg_oom_watch *w, struct mcg_oom_kill *k, uint64_t 
 	if (oom) {
 		snprintf(k->oom_memcg, sizeof(k->oom_memcg), "%s", oom->path);
 		oom->notify_ns = 0; /* one notification, one kill (an oom.group's come together) */
+	} else if (victim && victim->rec_ns[victim->cur] &&
+		   mcg_record_get(&victim->rec[victim->cur], MCG_K_LIMIT, MCG_MAX) < LIMIT_NONE) {
+		/* no notification came (not registered yet): the victim's own limit, its only one read */
+		snprintf(k->oom_memcg, sizeof(k->oom_memcg), "%s", victim->path);
 	}
 	/*
 	 * The victim is in the OOM cgroup's subtree: when that has no cgroup
@@ -892,15 +1122,21 @@ static struct wcg *find_any(struct mcg_oom_watch *w, const char *path)
 	return best;
 }
 
+static uint64_t kmsg_to_mono(const struct mcg_oom_watch *w, uint64_t usec);
+
 static int on_kill(struct mcg_oom_watch *w, struct mcg_oom_kill *k, uint64_t now)
 {
 	const struct mcg_record *rec = NULL;
-	uint64_t kill_ns = k->usec * 1000ULL, age = 0;
+	/* the kill on CLOCK_MONOTONIC, the reads' clock */
+	uint64_t kill_ns = kmsg_to_mono(w, k->usec), age = 0;
 	struct mcg_oom_autopsy *a;
 	struct wcg *c;
 
-	if (!(w->flags & MCG_OOM_WATCH_NO_CGROUPS))
+	if (!(w->flags & MCG_OOM_WATCH_NO_CGROUPS)) {
+		/* cgroups made since the last wakeup: the victim's may be one */
+		on_inotify(w, now);
 		attribute(w, k, now);
+	}
 	/* outside the watched subtree: not ours to tell (a global OOM is everyone's) */
 	if (k->scope != MCG_OOM_SCOPE_GLOBAL && strcmp(w->top, "/") &&
 	    !(k->oom_memcg[0] && ancestor_or_self(w->top, k->oom_memcg)) &&
@@ -923,7 +1159,8 @@ static int on_kill(struct mcg_oom_watch *w, struct mcg_oom_kill *k, uint64_t now
 	if (mcg_grow(&w->q, &w->capq, w->nq, sizeof(*w->q), 8) < 0)
 		return -ENOMEM;
 	a = &w->q[w->nq++];
-	mcg_oom_autopsy_build(k, w->version, rec, age, boot_ns(), a);
+	/* its time from the kill's CLOCK_MONOTONIC: the log's clock mapped by the offset */
+	mcg_oom_autopsy_build(k, w->version, rec, age, boot_ns() + (kill_ns - k->usec * 1000ULL), a);
 	if (c)
 		c->episode = false; /* the kill freed memory: a next approach is a new episode */
 	if (c && c->npt)
@@ -932,6 +1169,44 @@ static int on_kill(struct mcg_oom_watch *w, struct mcg_oom_kill *k, uint64_t now
 									 : kill_ns + CLOCK_SLACK_NS);
 	w->st.kills++;
 	return 1;
+}
+
+/*
+ * A record stamped USEC (the log's clock) read at NOW (CLOCK_MONOTONIC): it
+ * was printed no later than NOW, so NOW - USEC bounds the offset from above;
+ * a record read at once (after an OOM notification) makes the bound tight.
+ */
+static void clock_observe(struct mcg_oom_watch *w, uint64_t now, uint64_t usec)
+{
+	int64_t o = (int64_t)now - (int64_t)(usec * 1000ULL);
+
+	if (!w->clk_win_ns)
+		w->clk_win_ns = now;
+	if (now - w->clk_win_ns > CLOCK_WINDOW_NS) {
+		/* an old bound may be too small for a clock that drifted since: windows */
+		w->clk_prev = w->clk_cur;
+		w->clk_have_prev = w->clk_have_cur;
+		w->clk_have_cur = false;
+		w->clk_win_ns = now;
+	}
+	if (!w->clk_have_cur || o < w->clk_cur) {
+		w->clk_cur = o;
+		w->clk_have_cur = true;
+	}
+}
+
+/* The log's clock to CLOCK_MONOTONIC (ns): the offset's estimate added; none yet: as it is. */
+static uint64_t kmsg_to_mono(const struct mcg_oom_watch *w, uint64_t usec)
+{
+	int64_t o = 0;
+
+	if (w->clk_have_cur && w->clk_have_prev)
+		o = w->clk_cur < w->clk_prev ? w->clk_cur : w->clk_prev;
+	else if (w->clk_have_cur)
+		o = w->clk_cur;
+	else if (w->clk_have_prev)
+		o = w->clk_prev;
+	return (uint64_t)((int64_t)(usec * 1000ULL) + o);
 }
 
 static int on_kmsg(struct mcg_oom_watch *w, uint64_t now)
@@ -950,8 +1225,10 @@ static int on_kmsg(struct mcg_oom_watch *w, uint64_t now)
 				w->st.lost_records++;
 				continue;
 			}
-			if (errno == EAGAIN)
+			if (errno == EAGAIN) {
+				w->kmsg_live = true;
 				break;
+			}
 			return -errno;
 		}
 		if (n == 0)
@@ -961,9 +1238,13 @@ static int on_kmsg(struct mcg_oom_watch *w, uint64_t now)
 			struct mcg_kmsg m;
 			char t[2];
 
-			if (w->skip_seq && mcg_kmsg_parse(w->buf, (size_t)n, &m, t, sizeof(t)) == 0 &&
-			    m.seq <= w->skip_seq)
-				continue;
+			if (mcg_kmsg_parse(w->buf, (size_t)n, &m, t, sizeof(t)) == 0) {
+				/* a backlog (a restart's, from the start) tells nothing of the clocks */
+				if (w->kmsg_live)
+					clock_observe(w, mono_ns(), m.usec);
+				if (w->skip_seq && m.seq <= w->skip_seq)
+					continue;
+			}
 		}
 		r = mcg_oom_parser_record(w->parser, w->buf, (size_t)n);
 		if (r == 1 && mcg_oom_parser_take(w->parser, &w->kill) == 0) {
@@ -1010,7 +1291,7 @@ static void reap_gone(struct mcg_oom_watch *w, uint64_t now)
 int mcg_oom_watch_process(struct mcg_oom_watch *w)
 {
 	struct epoll_event ev[64];
-	bool kmsg = false;
+	bool kmsg = false, inotify = false;
 	uint64_t now;
 	int n, i, r, th;
 
@@ -1019,42 +1300,57 @@ int mcg_oom_watch_process(struct mcg_oom_watch *w)
 		return errno == EINTR ? (int)(w->nq - w->headq) : -errno;
 	w->st.wakeups++;
 	now = mono_ns();
-	/* the cgroups first: their records are read before the kill's line is handled */
+	/*
+	 * The cgroups first, the OOM notifications and the usage thresholds:
+	 * their records are read before the kill's line is handled; the new
+	 * cgroups (inotify) after it (a kill's handling reads them too).
+	 */
 	for (i = 0; i < n; i++) {
 		uint32_t tag = (uint32_t)(ev[i].data.u64 >> 32);
 		size_t idx = (size_t)(ev[i].data.u64 & 0xffffffffu);
 
 		if (tag == TAG_KMSG) {
 			kmsg = true;
+		} else if (tag == TAG_INOTIFY) {
+			inotify = true;
 		} else if (tag == TAG_THRESH && idx < w->ncg && w->cg[idx]->efd_thr >= 0) {
 			uint64_t v;
 
 			if (read(w->cg[idx]->efd_thr, &v, sizeof(v)) == sizeof(v))
 				check(w, w->cg[idx], idx, now, true);
-		} else if (tag == TAG_INOTIFY) {
-			on_inotify(w, now);
 		} else if (tag == TAG_EVENTFD && idx < w->ncg && w->cg[idx]->efd >= 0) {
 			uint64_t v;
 
 			if (read(w->cg[idx]->efd, &v, sizeof(v)) == sizeof(v))
-				on_counts(w, w->cg[idx], now);
+				on_counts(w, w->cg[idx], now, v);
 		}
 	}
+	/*
+	 * The kernel log before anything that waits: a kill notified is read at
+	 * once (its line is there before the log wakes us, see EXPECT_NS).
+	 */
+	if (kmsg || w->expect_ns) {
+		r = on_kmsg(w, now);
+		if (r < 0)
+			return r;
+		if (r > 0 || now - w->expect_ns > EXPECT_NS)
+			w->expect_ns = 0;
+	}
+	if (inotify)
+		on_inotify(w, now);
+	reg_check(w);
 	/* cgroups at their limit: read again when due (v1 tells no failed charge) */
 	for (i = 0, th = 0; i < (int)w->ncg; i++) {
 		struct wcg *c = w->cg[i];
 
-		if (c->thr_pending && !c->gone_ns && th < THR_BATCH) {
+		/* thresholds wait for an RCU grace period each: never before a kill is handed on */
+		if (c->thr_pending && !c->gone_ns && th < THR_BATCH && w->nq == w->headq &&
+		    !w->expect_ns) {
 			set_threshold(w, c, (size_t)i);
 			th++;
 		}
 		if (c->armed && !c->gone_ns && now - c->rec_ns[c->cur] >= c->tick_ns)
 			check(w, c, (size_t)i, now, true);
-	}
-	if (kmsg) {
-		r = on_kmsg(w, now);
-		if (r < 0)
-			return r;
 	}
 	reap_gone(w, now);
 	return (int)(w->nq - w->headq);
@@ -1085,6 +1381,8 @@ int mcg_oom_watch_timeout(const struct mcg_oom_watch *w)
 	uint64_t now = mono_ns(), due = UINT64_MAX;
 	size_t i;
 
+	if (w->expect_ns)
+		return EXPECT_TICK_MS; /* a kill notified: its line is looked for */
 	for (i = 0; i < w->ncg; i++) {
 		const struct wcg *c = w->cg[i];
 		uint64_t d;
@@ -1131,6 +1429,6 @@ void mcg_oom_watch_feed(struct mcg_oom_watch *w, const struct mcg_snapshot *snap
 		/* a limit changed while no inotify event was seen (a queue overflow) */
 		if (w->version == 1 && !c->thr_pending && mcg_record_has(&r->rec, MCG_K_LIMIT) &&
 		    r->rec.v[MCG_K_LIMIT] < LIMIT_NONE && r->rec.v[MCG_K_LIMIT] != c->thr_lim)
-			set_threshold(w, c, idx_of(w, c));
+			c->thr_pending = true;
 	}
 }

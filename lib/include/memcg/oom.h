@@ -190,7 +190,9 @@ MCG_EXPORT const char *mcg_oom_scope_name(int scope);
 /*
  * Build the autopsy of K for a VERSION (1, 2) hierarchy: SAMPLE (may be NULL)
  * is the watcher's last record of the OOM cgroup, read AGE_US before the kill.
- * BOOT_NS maps the kernel's timestamps: CLOCK_REALTIME - CLOCK_MONOTONIC.
+ * BOOT_NS maps the kernel's timestamps to CLOCK_REALTIME: CLOCK_REALTIME -
+ * CLOCK_MONOTONIC, plus CLOCK_MONOTONIC - the log's clock where that is known
+ * (the watcher estimates it from the records it reads).
  * Pure but for nothing: the unit comes from the path alone.
  */
 MCG_EXPORT void mcg_oom_autopsy_build(const struct mcg_oom_kill *k, int version,
@@ -286,7 +288,9 @@ MCG_EXPORT uint64_t mcg_oom_warn_margin(uint64_t limit);
  * on which the cgroup's record is read again: the breakdown an autopsy takes
  * is the one read at the OOM notification (v1: before the kill) or at the
  * last max event (v2). Directories are followed with inotify. One descriptor
- * (an epoll) to poll; no thread.
+ * (an epoll) to poll; the v1 usage thresholds are registered by a thread of
+ * the watcher's own (each registration waits for an RCU grace period in the
+ * kernel, 10-20 ms: never in the loop that reads the kills).
  */
 struct mcg_oom_watch;
 enum {
@@ -319,7 +323,9 @@ MCG_EXPORT int mcg_oom_watch_next_warning(struct mcg_oom_watch *w, struct mcg_oo
  * How long the caller may sleep before calling mcg_oom_watch_process again
  * even without an event (ms; -1: until the descriptor is ready): a cgroup at
  * its limit is read every 100 ms until it leaves it (v1 has no event for a
- * failed charge).
+ * failed charge); after an OOM notification the kernel log is read every
+ * 1 ms until the kill's line is (at most 200 ms): the kernel wakes a
+ * /dev/kmsg reader only at its next tick, the line is readable at once.
  */
 MCG_EXPORT int mcg_oom_watch_timeout(const struct mcg_oom_watch *w);
 /*
