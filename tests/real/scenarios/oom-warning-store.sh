@@ -49,11 +49,16 @@ say "stored: $wn"
 printf '%s\n' "$wn" | jq -e . >/dev/null || fail "the warning is not JSON: $wn"
 assert_eq "one warning for the episode" 1 "$(printf '%s\n' "$wn" | grep -c .)"
 assert_eq "warning: cgroup (JSON-escaped tab)" "$REL" "$(printf '%s\n' "$wn" | json .cgroup)"
-assert_eq "warning: usage is the limit, as the kernel's files read" "$LIMIT" "$(printf '%s\n' "$wn" | json .usage_bytes)"
+u=$(printf '%s\n' "$wn" | json .usage_bytes)
+# at the limit: within 1/32 of it (memcgctl-oom(8)), not past it
+assert_le "warning: usage at the limit" $((LIMIT - LIMIT / 32)) "$u"
+assert_le "warning: usage not past the limit" "$u" "$LIMIT"
 assert_eq "warning: limit" "$LIMIT" "$(printf '%s\n' "$wn" | json .limit_bytes)"
 ln=$(printf '%s\n' "$wn" | json .limit_name)
 case $ln in memory.limit_in_bytes | memory.memsw.limit_in_bytes) ;; *) fail "warning: limit_name $ln" ;; esac
-assert_eq "warning: nothing reclaimable" 0 "$(printf '%s\n' "$wn" | json .reclaimable_bytes)"
+# next to nothing reclaimable (at most an eighth of the limit: memcgctl-oom(8)): a warning
+# taken while the child's own few file pages were still charged says 8 KiB, not 0
+assert_le "warning: next to nothing reclaimable" "$(printf '%s\n' "$wn" | json .reclaimable_bytes)" $((LIMIT / 8))
 sig=$(printf '%s\n' "$wn" | json .signal)
 case $sig in under_oom | failcnt) ;; *) fail "warning: signal $sig" ;; esac
 printf '%s\n' "$wn" | json .explanation | grep -q "an OOM kill is near" ||
