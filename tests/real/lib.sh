@@ -174,6 +174,18 @@ wait_until() {
 	done
 }
 knob() { cat "$1/$2"; }
+# oom_report_room: wait until the kernel's OOM report has a fresh window. It prints the report
+# (dump_header: the oom-kill: line with the OOM and task cgroups) for at most 10 kills in 5 s
+# machine-wide (oom_rs, mm/oom_kill.c; DEFAULT_RATELIMIT_*), so the kills of the scenarios before
+# can leave a scenario's own kills without it. Waits until 5.5 s past the last kill the kernel
+# log holds (its stamps and /proc/uptime: the same clock here, no suspend), at most 6 s.
+oom_report_room() {
+	orr_last=$(timeout 5 dd if=/dev/kmsg iflag=nonblock bs=8192 2>/dev/null |
+		awk -F'[,;]' '/Killed process/ { t = $3 } END { printf "%.0f\n", t }')
+	orr_wait=$(awk -v l="$orr_last" '{ w = (l + 5500000 - $1 * 1000000) / 1000000
+		if (w > 6) w = 6; if (w < 0) w = 0; printf "%.2f\n", w }' /proc/uptime)
+	[ "$orr_wait" = 0.00 ] || { say "the kernel's OOM report window: waiting ${orr_wait}s"; sleep "$orr_wait"; }
+}
 # stat_key CGDIR KEY: a memory.stat value.
 stat_key() { awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print "absent" }' "$1/memory.stat"; }
 # The kernel's unlimited value on v1 (page-rounded LONG_MAX).

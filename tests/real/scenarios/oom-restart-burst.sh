@@ -14,6 +14,7 @@ if [ "$MCG_CGVER" = 1 ] && [ ! -e "$MCG_CGROOT/memory.memsw.limit_in_bytes" ] &&
 	[ "$(awk 'NR > 1' /proc/swaps | wc -l)" != 0 ]; then
 	skip "swap without memory.memsw.*: the child would swap, not be OOM-killed"
 fi
+oom_report_room # kills made while record is down need the kernel's report
 scratch_new rburst
 P=$CG
 REL=$CGREL

@@ -20,6 +20,7 @@ if [ "$MCG_CGVER" = 2 ]; then
 else
 	echo 12M >"$CG/memory.limit_in_bytes"
 fi
+oom_report_room # kills made while record is down need the kernel's report
 kill_one() { # kill_one: a child OOM-killed in CG; its pid in KPID
 	set +e
 	sh -c 'echo $$ >"$1/cgroup.procs" || exit 99; shift; exec "$@"' sh "$CG" "$MCG_LOAD" anon 64 \
