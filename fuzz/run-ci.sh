@@ -4,7 +4,7 @@
 #   sh fuzz/run-ci.sh build OUTDIR          build every target (fixture setup)
 #   sh fuzz/run-ci.sh run OUTDIR TARGET     run TARGET over a copy of its committed corpus
 #
-# A run lasts FUZZ_SECONDS (10) and fails on any crash, leak, timeout, sanitizer
+# A run lasts FUZZ_SECONDS (5) and fails on any crash, leak, timeout, sanitizer
 # report or broken property; the committed corpus is never written. Without clang
 # the test is skipped (77), except under CI=true, where that is a failure.
 set -u
@@ -12,7 +12,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:?usage: run-ci.sh build|run OUTDIR [TARGET]}
 out=${2:?usage: run-ci.sh build|run OUTDIR [TARGET]}
 target=${3:-}
-secs=${FUZZ_SECONDS:-10}
+secs=${FUZZ_SECONDS:-5}
 
 if ! command -v "${FUZZ_CC:-clang}" >/dev/null 2>&1; then
 	if [ "${CI:-}" = true ]; then
