@@ -4,8 +4,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "memcg.h"
+#include "memcgctl.h"
 
 error_t cli_cgroup_operand(struct argp_state *state, int key, char *arg, const char **cgroup)
 {
@@ -52,4 +55,13 @@ uint64_t cli_arg_interval(struct argp_state *state, const char *arg)
 	if (ms < 50 || ms > 3600 * 1000)
 		argp_error(state, "invalid --interval '%s': must be from 50ms to 1h", arg);
 	return ms;
+}
+
+const char *cli_arg_exec(struct argp_state *state, const char *arg)
+{
+	if (arg[0] != '/')
+		argp_error(state, "invalid --exec '%s': an absolute path to a program", out_esc(arg));
+	if (access(arg, X_OK) < 0)
+		argp_error(state, "invalid --exec '%s': %s", out_esc(arg), strerror(errno));
+	return arg;
 }

@@ -27,4 +27,10 @@ long cli_arg_long(struct argp_state *state, const char *option, const char *arg,
 /* A sampler's --interval: a duration (500ms, 5s) from 50ms to 1h, in ms. */
 uint64_t cli_arg_interval(struct argp_state *state, const char *arg);
 
+/*
+ * --exec PROG (oom --watch, record): a path run as it is (no shell, no search), so one that
+ * is not absolute or cannot run is a usage error now, not a failure at the first event.
+ */
+const char *cli_arg_exec(struct argp_state *state, const char *arg);
+
 #endif

@@ -100,13 +100,7 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		a->no_oom = true;
 		break;
 	case OPT_EXEC:
-		/* a path, run as it is (no shell, no search): one that cannot run is said now */
-		if (arg[0] != '/')
-			argp_error(state, "invalid --exec '%s': an absolute path to a program",
-				   out_esc(arg));
-		if (access(arg, X_OK) < 0)
-			argp_error(state, "invalid --exec '%s': %s", out_esc(arg), strerror(errno));
-		a->exec = arg;
+		a->exec = cli_arg_exec(state, arg);
 		break;
 	case ARGP_KEY_END:
 		if (a->exec && a->no_oom)
