@@ -16,33 +16,20 @@
 #include <unistd.h>
 
 #include "memcg.h"
+#include "fx-files.h"
 
 static char tmpl[64];
 
-static void put(const char *dir, const char *name, const char *fmt, ...)
-{
-	char p[512];
-	FILE *f;
-	va_list ap;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
-	va_end(ap);
-	fclose(f);
-}
 
 /* A v1 cgroup directory with the files the sampler reads. */
 static void cg_v1(const char *dir, unsigned long usage, const char *limit, unsigned long pgpgout,
 		  unsigned long failcnt, unsigned long refault_file)
 {
 	mkdir(dir, 0755);
-	put(dir, "memory.usage_in_bytes", "%lu\n", usage);
-	put(dir, "memory.limit_in_bytes", "%s\n", limit);
-	put(dir, "memory.failcnt", "%lu\n", failcnt);
-	put(dir, "memory.stat",
+	putf(dir, "memory.usage_in_bytes", "%lu\n", usage);
+	putf(dir, "memory.limit_in_bytes", "%s\n", limit);
+	putf(dir, "memory.failcnt", "%lu\n", failcnt);
+	putf(dir, "memory.stat",
 	    "cache 1\nrss 2\ndirty 3\npgpgout 99999\n"
 	    "total_cache %lu\ntotal_rss 4096\ntotal_dirty 8192\ntotal_writeback 0\n"
 	    "total_pgpgout %lu\ntotal_workingset_refault_anon 1\ntotal_workingset_refault_file %lu\n",
@@ -236,7 +223,7 @@ static void test_sampler_prune(void **state)
 	(void)state;
 	fx_tree(root, sizeof(root), tree, sizeof(tree) / sizeof(tree[0]));
 	snprintf(x, sizeof(x), "%s/x", root);
-	put(x, "memory.stat", "total_dirty 0\ntotal_writeback 0\n");
+	putf(x, "memory.stat", "total_dirty 0\ntotal_writeback 0\n");
 
 	assert_int_equal(mcg_ctx_new_root(root, 1, NULL, NULL, &ctx), 0);
 	assert_int_equal(mcg_sampler_new(ctx, "/", MCG_SAMPLER_CGROUPS_ONLY, &s), 0);
@@ -384,8 +371,8 @@ static void test_sampler_empty_carry(void **state)
 	(void)state;
 	fx_tree(root, sizeof(root), tree, sizeof(tree) / sizeof(tree[0]));
 	snprintf(e, sizeof(e), "%s/e", root);
-	put(e, "memory.max_usage_in_bytes", "5\n");
-	put(e, "memory.kmem.usage_in_bytes", "6\n");
+	putf(e, "memory.max_usage_in_bytes", "5\n");
+	putf(e, "memory.kmem.usage_in_bytes", "6\n");
 	memset(&ks, 0, sizeof(ks));
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		mcg_keyset_add(&ks, keys[i]);

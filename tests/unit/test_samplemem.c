@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "memcg.h"
+#include "fx-files.h"
 
 /* under ASan malloc is its own: its count of the bytes allocated (libasan; gcc has no header) */
 #if defined(__SANITIZE_ADDRESS__)
@@ -34,29 +35,15 @@ size_t __sanitizer_get_current_allocated_bytes(void);
 
 static char tmpl[64];
 
-static void put(const char *dir, const char *name, const char *fmt, ...)
-{
-	char p[512];
-	FILE *f;
-	va_list ap;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
-	va_end(ap);
-	fclose(f);
-}
 
 /* A v1 cgroup directory with the files the sampler reads; N moves its counters. */
 static void cg_v1(const char *dir, unsigned long n)
 {
 	mkdir(dir, 0755);
-	put(dir, "memory.usage_in_bytes", "%lu\n", 65536 + 4096 * n);
-	put(dir, "memory.limit_in_bytes", "%s\n", "9223372036854771712");
-	put(dir, "memory.failcnt", "%lu\n", n / 3);
-	put(dir, "memory.stat",
+	putf(dir, "memory.usage_in_bytes", "%lu\n", 65536 + 4096 * n);
+	putf(dir, "memory.limit_in_bytes", "%s\n", "9223372036854771712");
+	putf(dir, "memory.failcnt", "%lu\n", n / 3);
+	putf(dir, "memory.stat",
 	    "cache 1\nrss 2\ntotal_cache %lu\ntotal_rss 4096\ntotal_dirty %lu\ntotal_writeback 0\n"
 	    "total_pgpgout %lu\ntotal_workingset_refault_anon 1\ntotal_workingset_refault_file %lu\n",
 	    61440 + 4096 * n, 4096 * (n % 5), 10 * n, 7 * n);
