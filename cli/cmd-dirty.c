@@ -235,30 +235,54 @@ enum {
 	D_LEVEL,
 	D__COUNT
 };
-static const struct out_col dirty_cols[D__COUNT] = {
+/* Headers and JSON keys of the values: the names table's (mcg_value_names), set by dirty_cols_init(). */
+static struct out_col dirty_cols[D__COUNT] = {
 	[D_CGROUP] = {"CGROUP", "cgroup", "cgroup path", OUT_STR, OUT_TRUNC, 0},
-	[D_DIRTY] = {"DIRTY", "dirty_bytes", "dirty page cache", OUT_BYTES, OUT_RIGHT, 0},
-	[D_WB] = {"WRITEBACK", "writeback_bytes", "page cache under writeback", OUT_BYTES, OUT_RIGHT,
-		  0},
-	[D_LIMPCT] = {"%LIMIT", "limit_percent", "dirty + writeback in percent of the limit",
-		      OUT_PCT, OUT_RIGHT, 0},
-	[D_LIMIT] = {"LIMIT", "limit_bytes", "hard limit (max: none; JSON null)", OUT_BYTES,
-		     OUT_RIGHT, 0},
-	[D_FILEPCT] = {"%FILE", "file_percent", "dirty + writeback in percent of the page cache",
-		       OUT_PCT, OUT_RIGHT, 0},
-	[D_FILE] = {"FILE", "file_bytes", "page cache", OUT_BYTES, OUT_RIGHT, 0},
-	[D_BG] = {"BG", "domain_background_threshold_bytes",
-		  "v2: the memcg domain's background threshold", OUT_BYTES, OUT_RIGHT | OUT_V2, 0},
-	[D_FREERUN] = {"FREERUN", "domain_freerun_bytes",
-		       "v2: below it the memcg domain does not throttle", OUT_BYTES,
+	[D_DIRTY] = {NULL, NULL, "dirty page cache", OUT_BYTES, OUT_RIGHT, 0},
+	[D_WB] = {NULL, NULL, "page cache under writeback", OUT_BYTES, OUT_RIGHT, 0},
+	[D_LIMPCT] = {NULL, NULL, "dirty + writeback in percent of the limit", OUT_PCT, OUT_RIGHT,
+		      0},
+	[D_LIMIT] = {NULL, NULL, "hard limit (max: none; JSON null)", OUT_BYTES, OUT_RIGHT, 0},
+	[D_FILEPCT] = {NULL, NULL, "dirty + writeback in percent of the page cache", OUT_PCT,
+		       OUT_RIGHT, 0},
+	[D_FILE] = {NULL, NULL, "page cache", OUT_BYTES, OUT_RIGHT, 0},
+	[D_BG] = {NULL, NULL, "v2: the memcg domain's background threshold", OUT_BYTES,
+		  OUT_RIGHT | OUT_V2, 0},
+	[D_FREERUN] = {NULL, NULL, "v2: below it the memcg domain does not throttle", OUT_BYTES,
 		       OUT_RIGHT | OUT_V2, 0},
-	[D_THRESH] = {"THRESH", "domain_threshold_bytes", "v2: the memcg domain's threshold",
-		      OUT_BYTES, OUT_RIGHT | OUT_V2, 0},
+	[D_THRESH] = {NULL, NULL, "v2: the memcg domain's threshold", OUT_BYTES, OUT_RIGHT | OUT_V2,
+		      0},
 	[D_STATE] = {"STATE", "state", "where it stands (memcgctl-json(7) dirty state)", OUT_STR, 0,
 		     0},
 	[D_LEVEL] = {"LEVEL", "level", "the verdict's level: ok, info, warning", OUT_STR, OUT_EXTRA,
 		     0},
 };
+static const int dirty_id[D__COUNT] = {
+	[D_CGROUP] = -1,
+	[D_DIRTY] = MCG_K_DIRTY,
+	[D_WB] = MCG_K_WRITEBACK,
+	[D_LIMPCT] = MCG_F_DIRTY_LIMIT_PERCENT,
+	[D_LIMIT] = MCG_K_LIMIT,
+	[D_FILEPCT] = MCG_F_DIRTY_FILE_PERCENT,
+	[D_FILE] = MCG_K_FILE,
+	[D_BG] = MCG_F_DOMAIN_BG_THRESH,
+	[D_FREERUN] = MCG_F_DOMAIN_FREERUN,
+	[D_THRESH] = MCG_F_DOMAIN_THRESH,
+	[D_STATE] = -1,
+	[D_LEVEL] = -1,
+};
+
+static const struct out_col *dirty_cols_init(void)
+{
+	size_t c;
+
+	for (c = 0; c < D__COUNT; c++)
+		if (dirty_id[c] >= 0) {
+			dirty_cols[c].name = mcg_header((unsigned)dirty_id[c]);
+			dirty_cols[c].json = mcg_json_key((unsigned)dirty_id[c]);
+		}
+	return dirty_cols;
+}
 
 static struct out_row *dirty_fill_row(struct out_table *t, const struct row *w,
 				      const struct mcg_dirty_global *g, int version)
@@ -655,7 +679,7 @@ static int watch(struct cli *cli, struct mcg_dirty_sampler *s, const struct dirt
 		prev_written = g.nr_written;
 		prev_t = t;
 		/* a table per sample: the rows of this one only (-o checked before) */
-		t_out = out_table_new(dirty_cols, D__COUNT, version, &st);
+		t_out = out_table_new(dirty_cols_init(), D__COUNT, version, &st);
 		if (!t_out) {
 			r = -ENOMEM;
 			break;
@@ -797,7 +821,7 @@ static int dirty_run(struct cli *cli, int argc, char **argv)
 		goto out;
 	}
 	if (out_opts.list_columns) {
-		out_list_columns(dirty_cols, D__COUNT, stdout);
+		out_list_columns(dirty_cols_init(), D__COUNT, stdout);
 		goto out;
 	}
 	ctx = cli_ctx(cli);
@@ -806,7 +830,7 @@ static int dirty_run(struct cli *cli, int argc, char **argv)
 		goto out;
 	}
 	version = mcg_ctx_version(ctx);
-	table = out_table_new(dirty_cols, D__COUNT, version, &status);
+	table = out_table_new(dirty_cols_init(), D__COUNT, version, &status);
 	if (!table)
 		goto out;
 	r = mcg_dirty_sampler_new(ctx, a.watch ? 0 : MCG_SAMPLER_ONESHOT, &s);

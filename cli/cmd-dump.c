@@ -242,17 +242,30 @@ static bool event_wanted(struct dump *d, const struct mcg_hist_frame *f,
 
 /* ---- the fields ---- */
 
-/* The column name of K: the schema's base name and the unit's suffix, as top and list print them. */
+/* The field name of K: its JSON key in the names table (mcg_value_names), as every command prints it. */
 static const char *col(enum mcg_key k, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s", mcg_key_name(k), mcg_unit_suffix(mcg_key_desc(k)->unit));
+	(void)buf;
+	(void)len;
+	return mcg_json_key(k);
+}
+
+/* Its rate: KEY_per_s (memcgctl-json(7) NAMES). */
+static const char *rate_col(enum mcg_key k, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s_per_s", mcg_json_key(k));
 	return buf;
 }
 
-static const char *rate_col(enum mcg_key k, char *buf, size_t len)
+/* The value of K as printed: the record's times the names table's scale (PSI: us read, ns printed). */
+static uint64_t val(const struct mcg_record *rec, enum mcg_key k)
 {
-	snprintf(buf, len, "%s%s_per_s", mcg_key_name(k), mcg_unit_suffix(mcg_key_desc(k)->unit));
-	return buf;
+	return rec->v[k] * mcg_value_names(k)->scale;
+}
+
+static double rate_val(const struct mcg_sample_row *r, enum mcg_key k)
+{
+	return r->rate[k] * (double)mcg_value_names(k)->scale;
 }
 
 static bool bytes(enum mcg_key k)
@@ -613,7 +626,7 @@ static void print_json(struct dump *d, const struct mcg_hist_frame *f, const boo
 			if (bytes(k))
 				jw_bytes(o, col(k, name, sizeof(name)), r->rec.v[k], true);
 			else
-				jw_u64(o, col(k, name, sizeof(name)), r->rec.v[k]);
+				jw_u64(o, col(k, name, sizeof(name)), val(&r->rec, k));
 		}
 		for (k = 0; k < MCG_K__COUNT; k++)
 			any |= d->want_rate[k];
@@ -621,7 +634,7 @@ static void print_json(struct dump *d, const struct mcg_hist_frame *f, const boo
 			jw_open_object(o, "per_second");
 			mcg_keyset_foreach(k, &r->rate_valid)
 				if (d->want_rate[k])
-					jw_double(o, rate_col(k, name, sizeof(name)), r->rate[k]);
+					jw_double(o, rate_col(k, name, sizeof(name)), rate_val(r, k));
 			jw_close_object(o);
 		}
 		jw_close_object(o);
@@ -707,11 +720,11 @@ static void csv_line(struct dump *d, uint64_t time_ns, const char *cgroup, const
 		case F_VAL:
 			/* absent and unlimited are both empty */
 			if (r && mcg_record_has(&r->rec, k) && !(bytes(k) && r->rec.v[k] == MCG_MAX))
-				fprintf(o, "%llu", (unsigned long long)r->rec.v[k]);
+				fprintf(o, "%llu", (unsigned long long)val(&r->rec, k));
 			break;
 		case F_RATE:
 			if (r && mcg_sample_rate_has(r, k))
-				fprintf(o, "%.10g", r->rate[k]);
+				fprintf(o, "%.10g", rate_val(r, k));
 			break;
 		case F_EVENT:
 			if (e)
@@ -747,11 +760,19 @@ static void text_row(struct dump *d, const struct mcg_hist_frame *f, size_t i)
 		/* the fields asked for, in their order: TIME, sizes as top prints them */
 		if (!d->header_done) {
 			for (j = 0; j < d->nsel; j++) {
+				const struct field *fl = &d->sel[j];
 				char n[96], *c;
 
-				snprintf(n, sizeof(n), "%s", field_name(&d->sel[j], cell, sizeof(cell)));
-				for (c = n; *c; c++)
-					*c = (char)toupper((unsigned char)*c);
+				/* a value's header as list and top print it, a rate's HEADER/s */
+				if (fl->kind == F_VAL || fl->kind == F_RATE) {
+					snprintf(n, sizeof(n), "%s%s", mcg_header(fl->k),
+						 fl->kind == F_RATE ? "/s" : "");
+				} else {
+					snprintf(n, sizeof(n), "%s",
+						 field_name(fl, cell, sizeof(cell)));
+					for (c = n; *c; c++)
+						*c = (char)toupper((unsigned char)*c);
+				}
 				fprintf(o, "%s%s", j ? "  " : "", n);
 			}
 			putc('\n', o);
@@ -767,9 +788,9 @@ static void text_row(struct dump *d, const struct mcg_hist_frame *f, size_t i)
 			else if (fl->kind == F_VAL && mcg_record_has(rec, k) && bytes(k))
 				cli_size(rec->v[k], cell, sizeof(cell));
 			else if (fl->kind == F_VAL && mcg_record_has(rec, k))
-				snprintf(cell, sizeof(cell), "%llu", (unsigned long long)rec->v[k]);
+				snprintf(cell, sizeof(cell), "%llu", (unsigned long long)val(rec, k));
 			else if (fl->kind == F_RATE && mcg_sample_rate_has(r, k))
-				snprintf(cell, sizeof(cell), "%.4g", r->rate[k]);
+				snprintf(cell, sizeof(cell), "%.4g", rate_val(r, k));
 			fprintf(o, "%s%s", j ? "  " : "",
 				fl->kind == F_TIME     ? when
 				: fl->kind == F_CGROUP ? out_esc(r->path)
@@ -781,8 +802,10 @@ static void text_row(struct dump *d, const struct mcg_hist_frame *f, size_t i)
 		return;
 	}
 	if (!d->header_done) {
-		fprintf(o, "%-24s %10s %10s %10s %10s %10s %10s  %s\n", "TIME", "USAGE", "LIMIT",
-			"ANON", "FILE", "DIRTY", "WRITEBACK", "CGROUP");
+		fprintf(o, "%-24s", "TIME");
+		for (j = 0; j < 6; j++)
+			fprintf(o, " %10s", mcg_header(ks[j]));
+		fprintf(o, "  %s\n", "CGROUP");
 		d->header_done = true;
 	}
 	for (j = 0; j < 6; j++) {

@@ -60,7 +60,10 @@ static const struct argp list_argp = {
 	out_table_children, NULL, NULL,
 };
 
-/* The columns of list: -o names, JSON keys (memcgctl-json(7); a counter's from the schema, list_key) and help. */
+/*
+ * The columns of list. A value's header and JSON key are the names table's
+ * (mcg_value_names, memcg/fields.h), set by list_cols_init() from list_id; help here.
+ */
 enum {
 	L_CGROUP,
 	L_USAGE,
@@ -86,26 +89,20 @@ enum {
 static struct out_col list_cols[L__COUNT] = {
 	[L_CGROUP] = {"CGROUP", "cgroup", "cgroup path (text: the tree of names)", OUT_STR,
 		      OUT_TREE | OUT_TRUNC, 0},
-	[L_USAGE] = {"USAGE", NULL, "memory charged", OUT_BYTES, OUT_RIGHT, 0},
-	[L_LIMIT] = {"LIMIT", NULL, "hard limit (max: none; JSON null)", OUT_BYTES,
-		     OUT_RIGHT, 0},
-	[L_PCT] = {"%LIMIT", "usage_percent", "usage in percent of the limit", OUT_PCT, OUT_RIGHT,
-		   0},
-	[L_ANON] = {"ANON", NULL, "anonymous memory", OUT_BYTES, OUT_RIGHT, 0},
-	[L_FILE] = {"FILE", NULL, "page cache", OUT_BYTES, OUT_RIGHT, 0},
-	[L_DIRTY] = {"DIRTY", NULL, "dirty page cache", OUT_BYTES, OUT_RIGHT, 0},
-	[L_WB] = {"WRITEBACK", NULL, "page cache under writeback", OUT_BYTES,
-		  OUT_RIGHT, 0},
-	[L_HIGH] = {"HIGH", NULL, "v2 memory.high", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
-	[L_LOW] = {"LOW", NULL, "v2 memory.low", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
-	[L_MIN] = {"MIN", NULL, "v2 memory.min", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
-	[L_PEAK] = {"PEAK", NULL, "highest usage recorded", OUT_BYTES,
-		    OUT_RIGHT | OUT_EXTRA, 0},
-	[L_SWAP] = {"SWAP", NULL, "swap used", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
-	[L_SHMEM] = {"SHMEM", NULL, "shared memory and tmpfs", OUT_BYTES,
-		     OUT_RIGHT | OUT_EXTRA, 0},
-	[L_PROCS] = {"PROCS", NULL, "processes in the cgroup", OUT_U64,
-		     OUT_RIGHT | OUT_EXTRA, 0},
+	[L_USAGE] = {NULL, NULL, "memory charged", OUT_BYTES, OUT_RIGHT, 0},
+	[L_LIMIT] = {NULL, NULL, "hard limit (max: none; JSON null)", OUT_BYTES, OUT_RIGHT, 0},
+	[L_PCT] = {NULL, NULL, "usage in percent of the limit", OUT_PCT, OUT_RIGHT, 0},
+	[L_ANON] = {NULL, NULL, "anonymous memory", OUT_BYTES, OUT_RIGHT, 0},
+	[L_FILE] = {NULL, NULL, "page cache", OUT_BYTES, OUT_RIGHT, 0},
+	[L_DIRTY] = {NULL, NULL, "dirty page cache", OUT_BYTES, OUT_RIGHT, 0},
+	[L_WB] = {NULL, NULL, "page cache under writeback", OUT_BYTES, OUT_RIGHT, 0},
+	[L_HIGH] = {NULL, NULL, "v2 memory.high", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
+	[L_LOW] = {NULL, NULL, "v2 memory.low", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
+	[L_MIN] = {NULL, NULL, "v2 memory.min", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
+	[L_PEAK] = {NULL, NULL, "highest usage recorded", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
+	[L_SWAP] = {NULL, NULL, "swap used", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
+	[L_SHMEM] = {NULL, NULL, "shared memory and tmpfs", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
+	[L_PROCS] = {NULL, NULL, "processes in the cgroup", OUT_U64, OUT_RIGHT | OUT_EXTRA, 0},
 	[L_DEPTH] = {"DEPTH", "depth", "levels below the CGROUP argument", OUT_U64,
 		     OUT_RIGHT | OUT_EXTRA, 0},
 	[L_UNIT] = {"UNIT", "unit", "the systemd unit that owns the cgroup (systemd hosts)", OUT_STR,
@@ -117,34 +114,32 @@ static struct out_col list_cols[L__COUNT] = {
 		   OUT_STR, OUT_EXTRA, 0},
 };
 
-/*
- * The counter of the one table behind each column (-1: none). Its JSON key is
- * the counter's base name and unit suffix (memcgctl-json(7)), set by
- * list_cols_init().
- */
-static const int list_key[L__COUNT] = {
-	[L_CGROUP] = -1,	    [L_USAGE] = MCG_K_USAGE,	 [L_LIMIT] = MCG_K_LIMIT,
-	[L_PCT] = -1,		    [L_ANON] = MCG_K_ANON,	 [L_FILE] = MCG_K_FILE,
-	[L_DIRTY] = MCG_K_DIRTY,    [L_WB] = MCG_K_WRITEBACK,	 [L_HIGH] = MCG_K_HIGH,
-	[L_LOW] = MCG_K_LOW,	    [L_MIN] = MCG_K_MIN,	 [L_PEAK] = MCG_K_PEAK,
-	[L_SWAP] = MCG_K_SWAP_USAGE, [L_SHMEM] = MCG_K_SHMEM,	 [L_PROCS] = MCG_K_NR_PROCS,
-	[L_DEPTH] = -1,		    [L_UNIT] = -1,		 [L_CONTAINER] = -1,
+/* The value behind each column (-1: none): a counter of the one table, or a derived value. */
+static const int list_id[L__COUNT] = {
+	[L_CGROUP] = -1,	     [L_USAGE] = MCG_K_USAGE,	      [L_LIMIT] = MCG_K_LIMIT,
+	[L_PCT] = MCG_F_USAGE_PERCENT, [L_ANON] = MCG_K_ANON,	      [L_FILE] = MCG_K_FILE,
+	[L_DIRTY] = MCG_K_DIRTY,     [L_WB] = MCG_K_WRITEBACK,	      [L_HIGH] = MCG_K_HIGH,
+	[L_LOW] = MCG_K_LOW,	     [L_MIN] = MCG_K_MIN,	      [L_PEAK] = MCG_K_PEAK,
+	[L_SWAP] = MCG_K_SWAP_USAGE, [L_SHMEM] = MCG_K_SHMEM,	      [L_PROCS] = MCG_K_NR_PROCS,
+	[L_DEPTH] = -1,		     [L_UNIT] = -1,		      [L_CONTAINER] = -1,
 	[L_POD] = -1,
 };
 
+/* Is column C a counter of the record (its cell is the counter's value)? */
+static bool list_counter(size_t c)
+{
+	return list_id[c] >= 0 && list_id[c] < MCG_K__COUNT;
+}
+
 static void list_cols_init(void)
 {
-	static char keys[L__COUNT][48];
 	size_t c;
 
 	for (c = 0; c < L__COUNT; c++) {
-		enum mcg_key k = (enum mcg_key)list_key[c];
-
-		if (list_key[c] < 0 || list_cols[c].json)
+		if (list_id[c] < 0)
 			continue;
-		snprintf(keys[c], sizeof(keys[c]), "%s%s", mcg_key_name(k),
-			 mcg_unit_suffix(mcg_key_desc(k)->unit));
-		list_cols[c].json = keys[c];
+		list_cols[c].name = mcg_header((unsigned)list_id[c]);
+		list_cols[c].json = mcg_json_key((unsigned)list_id[c]);
 	}
 }
 
@@ -171,8 +166,8 @@ static void fill(const struct walk_state *w, struct out_row *r, const char *path
 	if (!w->flat && depth > 0 && base && base[1])
 		out_cell_text(r, L_CGROUP, base + 1);
 	for (c = 0; c < L__COUNT; c++)
-		if (list_key[c] >= 0 && mcg_record_has(rec, (enum mcg_key)list_key[c]))
-			out_cell_u64(r, c, rec->v[list_key[c]]);
+		if (list_counter(c) && mcg_record_has(rec, (enum mcg_key)list_id[c]))
+			out_cell_u64(r, c, rec->v[list_id[c]]);
 	if (mcg_field_usage_percent(rec, &pct))
 		out_cell_num(r, L_PCT, pct);
 	out_cell_u64(r, L_DEPTH, (uint64_t)depth);
@@ -189,8 +184,8 @@ static void list_keys(const struct out_table *t, struct mcg_keyset *ks)
 
 	memset(ks, 0, sizeof(*ks));
 	for (c = 0; c < L__COUNT; c++)
-		if (list_key[c] >= 0 && out_table_has(t, c))
-			mcg_keyset_add(ks, (enum mcg_key)list_key[c]);
+		if (list_counter(c) && out_table_has(t, c))
+			mcg_keyset_add(ks, (enum mcg_key)list_id[c]);
 	if (out_table_has(t, L_PCT)) {
 		mcg_keyset_add(ks, MCG_K_USAGE);
 		mcg_keyset_add(ks, MCG_K_LIMIT);

@@ -135,37 +135,25 @@ static const enum mcg_key stat_rows[] = {
 
 #define ROWS(a) (a), sizeof(a) / sizeof((a)[0])
 
-/* The name in the text output: the base name, but where show named it otherwise before the table. */
-static const char *text_name(enum mcg_key k)
+/*
+ * Names from the names table (mcg_value_names): the JSON key, and in text the
+ * label (the key without its unit). In "memory:" and JSON "stat" (memory.stat's
+ * counters) a name loses its "stat_" (memory.stat's swap is stat_swap_bytes
+ * where the names are flat, as in dump; stat.swap_bytes here).
+ */
+static const char *in_stat(const char *name, bool stat)
 {
-	switch (k) {
-	case MCG_K_SWAP_USAGE:
-		return "swap_usage";
-	case MCG_K_MEMSW_USAGE:
-		return "memsw_usage";
-	case MCG_K_KMEM_USAGE:
-		return "kmem_usage";
-	case MCG_K_DIRTY:
-		return "file_dirty";
-	case MCG_K_WRITEBACK:
-		return "file_writeback";
-	case MCG_K_SWAP:
-		return "swap";
-	default:
-		return mcg_key_name(k);
-	}
+	return stat && !strncmp(name, "stat_", 5) ? name + 5 : name;
 }
 
-/*
- * The JSON key (memcgctl-json(7)): the base name and the unit's suffix; "stat"'s
- * swap (base name stat_swap) stays swap_bytes.
- */
-static const char *json_name(enum mcg_key k, char *buf, size_t len)
+static const char *text_name(enum mcg_key k, bool stat)
 {
-	if (k == MCG_K_SWAP)
-		return "swap_bytes";
-	snprintf(buf, len, "%s%s", mcg_key_name(k), mcg_unit_suffix(mcg_key_desc(k)->unit));
-	return buf;
+	return in_stat(mcg_value_names(k)->label, stat);
+}
+
+static const char *json_name(enum mcg_key k, bool stat)
+{
+	return in_stat(mcg_json_key(k), stat);
 }
 
 static bool is_bytes(enum mcg_key k)
@@ -174,7 +162,7 @@ static bool is_bytes(enum mcg_key k)
 }
 
 static void text_rows(const char *title, const struct mcg_record *rec, const enum mcg_key *r,
-		      size_t n)
+		      size_t n, bool stat)
 {
 	char b[48];
 	size_t k;
@@ -185,19 +173,27 @@ static void text_rows(const char *title, const struct mcg_record *rec, const enu
 		if (!mcg_record_has(rec, r[k]))
 			continue;
 		if (is_bytes(r[k]))
-			printf("  %-24s %s\n", text_name(r[k]), cli_size(rec->v[r[k]], b, sizeof(b)));
+			printf("  %-24s %s\n", text_name(r[k], stat),
+			       cli_size(rec->v[r[k]], b, sizeof(b)));
 		else
-			printf("  %-24s %llu\n", text_name(r[k]), (unsigned long long)rec->v[r[k]]);
+			printf("  %-24s %llu\n", text_name(r[k], stat),
+			       (unsigned long long)rec->v[r[k]]);
 	}
 }
 
+/* Is KEY of v2's memory.stat one of "memory:"'s rows (printed there under its name)? */
 static bool is_normalised_key(const char *key, int version)
 {
 	size_t s;
 
-	for (s = 0; s < sizeof(stat_rows) / sizeof(stat_rows[0]); s++)
-		if (version == 2 && !strcmp(key, text_name(stat_rows[s])))
+	if (version != 2)
+		return false;
+	for (s = 0; s < sizeof(stat_rows) / sizeof(stat_rows[0]); s++) {
+		const struct mcg_key_desc *d = mcg_key_desc(stat_rows[s]);
+
+		if ((d->key[1] && !strcmp(key, d->key[1])) || !strcmp(key, text_name(stat_rows[s], true)))
 			return true;
+	}
 	return false;
 }
 
@@ -247,11 +243,11 @@ static void show_text(const struct mcg_info *i, const struct mcg_ctx *ctx, const
 	if (unit)
 		printf("unit %s\n", out_esc(unit));
 	cli_show_owner_text(i->path);
-	text_rows("limits", rec, ROWS(limit_rows));
-	text_rows("usage", rec, ROWS(usage_rows));
-	text_rows("memory", rec, ROWS(stat_rows));
-	text_rows("events", rec, ROWS(event_rows));
-	text_rows(NULL, rec, ROWS(count_rows));
+	text_rows("limits", rec, ROWS(limit_rows), false);
+	text_rows("usage", rec, ROWS(usage_rows), false);
+	text_rows("memory", rec, ROWS(stat_rows), true);
+	text_rows("events", rec, ROWS(event_rows), false);
+	text_rows(NULL, rec, ROWS(count_rows), false);
 	if (sz)
 		size_text(sz, now);
 	if (rec->psi.some_valid || rec->psi.full_valid) {
@@ -291,16 +287,15 @@ static void json_psi_line(const char *key, const struct mcg_psi_line *l, bool va
 /* The counters of R that REC has, unlimited as null (absent stays absent). */
 static void json_rows(const struct mcg_record *rec, const enum mcg_key *r, size_t n)
 {
-	char key[64];
 	size_t k;
 
 	for (k = 0; k < n; k++) {
 		if (!mcg_record_has(rec, r[k]))
 			continue;
 		if (is_bytes(r[k]))
-			jw_bytes(stdout, json_name(r[k], key, sizeof(key)), rec->v[r[k]], true);
+			jw_bytes(stdout, json_name(r[k], false), rec->v[r[k]], true);
 		else
-			jw_u64(stdout, json_name(r[k], key, sizeof(key)), rec->v[r[k]]);
+			jw_u64(stdout, json_name(r[k], false), rec->v[r[k]]);
 	}
 }
 
@@ -308,7 +303,6 @@ static void show_json(const struct mcg_info *i, uint64_t ts, const char *unit,
 		      const struct mcg_size_state *sz)
 {
 	const struct mcg_record *rec = &i->rec;
-	char key[64];
 	size_t k;
 
 	jw_open_object(stdout, NULL);
@@ -327,7 +321,7 @@ static void show_json(const struct mcg_info *i, uint64_t ts, const char *unit,
 		enum mcg_key r = stat_rows[k];
 
 		if (mcg_record_has(rec, r))
-			jw_u64(stdout, json_name(r, key, sizeof(key)), rec->v[r]);
+			jw_u64(stdout, json_name(r, true), rec->v[r]);
 	}
 	jw_close_object(stdout);
 	/* every key as the kernel printed it (the kernel's names and units) */

@@ -42,37 +42,18 @@ static const struct argp_option top_options[] = {
 };
 
 /*
- * The column table of top -b and top --json rows: headers and help from
- * model.c's top_cols, JSON keys and types per memcgctl-json(7).
+ * The JSON type of each column of top -b and top --json rows; headers and JSON
+ * keys are the names table's (top_col_header, top_col_json), help model.c's.
  */
-static const struct {
-	const char *json;
-	enum out_type type;
-} top_json[TOP_COL__COUNT] = {
-	[TOP_NAME] = {"cgroup", OUT_STR},
-	[TOP_USAGE] = {"usage_bytes", OUT_BYTES},
-	[TOP_LIMIT] = {"limit_bytes", OUT_BYTES},
-	[TOP_HIGH] = {"high_bytes", OUT_BYTES},
-	[TOP_PCT] = {"usage_percent", OUT_PCT},
-	[TOP_ANON] = {"anon_bytes", OUT_BYTES},
-	[TOP_FILE] = {"file_bytes", OUT_BYTES},
-	[TOP_DIRTY] = {"dirty_bytes", OUT_BYTES},
-	[TOP_WB] = {"writeback_bytes", OUT_BYTES},
-	[TOP_RECL] = {"reclaim_bytes_per_s", OUT_NUM},
-	[TOP_DRECL] = {"reclaim_direct_bytes_per_s", OUT_NUM},
-	[TOP_SCAN] = {"scan_bytes_per_s", OUT_NUM},
-	[TOP_EFF] = {"efficiency_percent", OUT_PCT},
-	[TOP_FALL] = {"usage_fall_bytes_per_s", OUT_NUM},
-	[TOP_RFLT] = {"refault_per_s", OUT_NUM},
-	[TOP_EVHIGH] = {"events_high_since_start", OUT_U64},
-	[TOP_EVMAX] = {"events_max_since_start", OUT_U64},
-	[TOP_EVOOM] = {"events_oom_since_start", OUT_U64},
-	[TOP_EVKILL] = {"events_oom_kill_since_start", OUT_U64},
-	[TOP_FAIL] = {"failcnt_per_s", OUT_NUM},
-	[TOP_SOME] = {"psi_some_percent", OUT_NUM},
-	[TOP_FULL] = {"psi_full_percent", OUT_NUM},
-	[TOP_STALL] = {"stall_ns_per_s", OUT_NUM},
-	[TOP_ASYNC] = {"async", OUT_BOOL},
+static const enum out_type top_json_type[TOP_COL__COUNT] = {
+	[TOP_NAME] = OUT_STR,	   [TOP_USAGE] = OUT_BYTES, [TOP_LIMIT] = OUT_BYTES,
+	[TOP_HIGH] = OUT_BYTES,	   [TOP_PCT] = OUT_PCT,	    [TOP_ANON] = OUT_BYTES,
+	[TOP_FILE] = OUT_BYTES,	   [TOP_DIRTY] = OUT_BYTES, [TOP_WB] = OUT_BYTES,
+	[TOP_RECL] = OUT_NUM,	   [TOP_DRECL] = OUT_NUM,   [TOP_SCAN] = OUT_NUM,
+	[TOP_EFF] = OUT_PCT,	   [TOP_FALL] = OUT_NUM,    [TOP_RFLT] = OUT_NUM,
+	[TOP_EVHIGH] = OUT_U64,	   [TOP_EVMAX] = OUT_U64,   [TOP_EVOOM] = OUT_U64,
+	[TOP_EVKILL] = OUT_U64,	   [TOP_FAIL] = OUT_NUM,    [TOP_SOME] = OUT_NUM,
+	[TOP_FULL] = OUT_NUM,	   [TOP_STALL] = OUT_NUM,   [TOP_ASYNC] = OUT_BOOL,
 };
 
 static error_t top_parse(int key, char *arg, struct argp_state *state)
@@ -91,10 +72,7 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 		o->interval_ms = cli_arg_interval(state, arg);
 		break;
 	case 's':
-		for (c = 0; c < TOP_COL__COUNT && strcasecmp(arg, top_json[c].json); c++)
-			;
-		if (c == TOP_COL__COUNT)
-			c = top_col_find(arg);
+		c = top_col_find(arg);
 		if (c < 0) {
 			char keys[512];
 			size_t n = 0;
@@ -230,14 +208,14 @@ static const struct out_col *top_out_cols(void)
 		"POD", "pod", "the Kubernetes pod that owns the cgroup (top -b, --json)", OUT_STR,
 		OUT_EXTRA | OUT_TRUNC, 0};
 	top_out[TOP_B_NEED] = (struct out_col){
-		"NEED", "needed_bytes",
+		mcg_header(MCG_F_NEEDED), mcg_json_key(MCG_F_NEEDED),
 		"memory the workload needs, as memcgctl size last found it (blank: none kept)",
 		OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0};
 	for (c = 0; c < TOP_COL__COUNT; c++) {
-		top_out[c].name = top_cols[c].header;
-		top_out[c].json = top_json[c].json;
+		top_out[c].name = top_col_header(c);
+		top_out[c].json = top_col_json(c);
 		top_out[c].help = top_cols[c].help;
-		top_out[c].type = top_json[c].type;
+		top_out[c].type = top_json_type[c];
 		top_out[c].flags = top_cols[c].left ? OUT_TRUNC : OUT_RIGHT;
 		if (top_cols[c].versions == TOP_V1)
 			top_out[c].flags |= OUT_V1;
@@ -318,7 +296,7 @@ static int *top_fill(struct out_table *t, const struct mcg_snapshot *s, const st
 				if (mcg_record_has(&r->rec, top_cols[k].counter))
 					out_cell_u64(row, k, r->rec.v[top_cols[k].counter]);
 			} else if (top_cell_value(s, r, k, &v)) {
-				if (top_json[k].type == OUT_U64)
+				if (top_json_type[k] == OUT_U64)
 					out_cell_u64(row, k, v < 0 ? 0 : (uint64_t)v);
 				else
 					out_cell_num(row, k, k == TOP_STALL ? v * 1e6 : v);
@@ -346,20 +324,15 @@ static int print_text(const struct mcg_snapshot *s, const struct top_opts *o, bo
 	return 0;
 }
 
-/* A counter's JSON name: the kernel's (event counters), PSI totals in ns (memcgctl-json(7)). */
-static const char *counter_key(enum mcg_key k, char *buf, size_t len)
+/* A counter's JSON key and its scale, from the names table (PSI totals: ns, memcgctl-json(7)). */
+static const char *counter_key(enum mcg_key k)
 {
-	if (k == MCG_K_PSI_SOME)
-		return "psi_some_total_ns";
-	if (k == MCG_K_PSI_FULL)
-		return "psi_full_total_ns";
-	snprintf(buf, len, "%s%s", mcg_key_name(k), mcg_unit_suffix(mcg_key_desc(k)->unit));
-	return buf;
+	return mcg_json_key(k);
 }
 
 static double counter_scale(enum mcg_key k)
 {
-	return k == MCG_K_PSI_SOME || k == MCG_K_PSI_FULL ? 1000.0 : 1.0;
+	return (double)mcg_value_names(k)->scale;
 }
 
 static bool is_event(const struct mcg_sample_row *r, unsigned k)
@@ -370,24 +343,23 @@ static bool is_event(const struct mcg_sample_row *r, unsigned k)
 /* The event counters (the amounts are the columns): totals, per second, since top started. */
 static void json_counters(const struct mcg_sample_row *r)
 {
-	char name[64];
 	unsigned k;
 
 	jw_open_object(stdout, "counters");
 	mcg_keyset_foreach(k, &r->rec.valid)
 		if (is_event(r, k))
-			jw_u64(stdout, counter_key(k, name, sizeof(name)),
+			jw_u64(stdout, counter_key(k),
 			       r->rec.v[k] * (uint64_t)counter_scale(k));
 	jw_close_object(stdout);
 	jw_open_object(stdout, "per_second");
 	mcg_keyset_foreach(k, &r->rate_valid)
 		if (is_event(r, k))
-			jw_double(stdout, counter_key(k, name, sizeof(name)), r->rate[k] * counter_scale(k));
+			jw_double(stdout, counter_key(k), r->rate[k] * counter_scale(k));
 	jw_close_object(stdout);
 	jw_open_object(stdout, "since_start");
 	mcg_keyset_foreach(k, &r->rec.valid)
 		if (is_event(r, k))
-			jw_u64(stdout, counter_key(k, name, sizeof(name)),
+			jw_u64(stdout, counter_key(k),
 			       r->since[k] * (uint64_t)counter_scale(k));
 	jw_close_object(stdout);
 }

@@ -992,7 +992,7 @@ static int k_help(struct loop *l)
 	overlay_add(l, "columns (- means the kernel does not provide the value; rates are per second):");
 	for (c = 0; c < TOP_COL__COUNT; c++)
 		if (!l->snap || top_col_on(c, l->snap->version))
-			overlay_add(l, "  %-10s %s", top_cols[c].header, top_cols[c].help);
+			overlay_add(l, "  %-10s %s", top_col_header(c), top_cols[c].help);
 	overlay_add(l, "  %-10s %s", "CONTAINER",
 		    "the container (or, for a pod's own cgroup, the pod) that owns it; C");
 	return R_REDRAW;

@@ -8,39 +8,67 @@
 #include <string.h>
 #include <strings.h>
 
+/* Headers and JSON keys: the names table (mcg_value_names, memcg/fields.h), by each column's id. */
 const struct top_col_desc top_cols[TOP_COL__COUNT] = {
-	[TOP_NAME] = {"CGROUP", "name", 24, true, TOP_V1 | TOP_V2, "cgroup name (tree) or path (flat)"},
-	[TOP_USAGE] = {"USAGE", "usage", 6, false, TOP_V1 | TOP_V2, "memory charged", true, MCG_K_USAGE},
-	[TOP_LIMIT] = {"LIMIT", "limit", 6, false, TOP_V1 | TOP_V2, "hard limit", true, MCG_K_LIMIT},
-	[TOP_HIGH] = {"HIGH", "high", 6, false, TOP_V2, "memory.high throttle limit", true,
+	[TOP_NAME] = {TOP_NAME_ID, "name", 24, true, TOP_V1 | TOP_V2, "cgroup name (tree) or path (flat)"},
+	[TOP_USAGE] = {MCG_K_USAGE, "usage", 6, false, TOP_V1 | TOP_V2, "memory charged", true,
+		       MCG_K_USAGE},
+	[TOP_LIMIT] = {MCG_K_LIMIT, "limit", 6, false, TOP_V1 | TOP_V2, "hard limit", true,
+		       MCG_K_LIMIT},
+	[TOP_HIGH] = {MCG_K_HIGH, "high", 6, false, TOP_V2, "memory.high throttle limit", true,
 		      MCG_K_HIGH},
-	[TOP_PCT] = {"%LIM", "pct", 5, false, TOP_V1 | TOP_V2, "usage in % of the limit"},
-	[TOP_ANON] = {"ANON", "anon", 6, false, TOP_V1 | TOP_V2, "anonymous memory", true, MCG_K_ANON},
-	[TOP_FILE] = {"FILE", "file", 6, false, TOP_V1 | TOP_V2, "page cache", true, MCG_K_FILE},
-	[TOP_DIRTY] = {"DIRTY", "dirty", 6, false, TOP_V1 | TOP_V2, "dirty page cache", true,
+	[TOP_PCT] = {MCG_F_USAGE_PERCENT, "pct", 5, false, TOP_V1 | TOP_V2,
+		     "usage in % of the limit"},
+	[TOP_ANON] = {MCG_K_ANON, "anon", 6, false, TOP_V1 | TOP_V2, "anonymous memory", true,
+		      MCG_K_ANON},
+	[TOP_FILE] = {MCG_K_FILE, "file", 6, false, TOP_V1 | TOP_V2, "page cache", true, MCG_K_FILE},
+	[TOP_DIRTY] = {MCG_K_DIRTY, "dirty", 6, false, TOP_V1 | TOP_V2, "dirty page cache", true,
 		       MCG_K_DIRTY},
-	[TOP_WB] = {"WBACK", "writeback", 6, false, TOP_V1 | TOP_V2, "page cache under writeback",
-		    true, MCG_K_WRITEBACK},
-	[TOP_RECL] = {"RECL/s", "reclaim", 6, false, TOP_V1 | TOP_V2,
+	[TOP_WB] = {MCG_K_WRITEBACK, "writeback", 6, false, TOP_V1 | TOP_V2,
+		    "page cache under writeback", true, MCG_K_WRITEBACK},
+	[TOP_RECL] = {MCG_F_RECLAIM_RATE, "reclaim", 6, false, TOP_V1 | TOP_V2,
 		      "reclaimed bytes/s (v2 pgsteal, v1 pgpgout)"},
-	[TOP_DRECL] = {"DRCL/s", "reclaim_direct", 6, false, TOP_V2,
+	[TOP_DRECL] = {MCG_F_RECLAIM_DIRECT_RATE, "reclaim_direct", 6, false, TOP_V2,
 		       "bytes/s reclaimed by direct reclaim (pgsteal_direct)"},
-	[TOP_SCAN] = {"SCAN/s", "scan", 6, false, TOP_V2, "scanned bytes/s (pgscan)"},
-	[TOP_EFF] = {"EFF%", "efficiency", 4, false, TOP_V2, "pgsteal/pgscan over the interval"},
-	[TOP_FALL] = {"FALL/s", "usage_fall", 6, false, TOP_V1, "bytes/s the usage fell"},
-	[TOP_RFLT] = {"RFLT/s", "refault", 6, false, TOP_V1 | TOP_V2, "workingset refaults/s"},
-	[TOP_EVHIGH] = {"EVHIGH", "events_high", 6, false, TOP_V2, "memory.events high since start"},
-	[TOP_EVMAX] = {"EVMAX", "events_max", 6, false, TOP_V2, "memory.events max since start"},
-	[TOP_EVOOM] = {"OOM", "events_oom", 4, false, TOP_V2, "memory.events oom since start"},
-	[TOP_EVKILL] = {"KILL", "events_oom_kill", 4, false, TOP_V2,
+	[TOP_SCAN] = {MCG_F_SCAN_RATE, "scan", 6, false, TOP_V2, "scanned bytes/s (pgscan)"},
+	[TOP_EFF] = {MCG_F_EFFICIENCY, "efficiency", 4, false, TOP_V2,
+		     "pgsteal/pgscan over the interval"},
+	[TOP_FALL] = {MCG_F_USAGE_FALL_RATE, "usage_fall", 6, false, TOP_V1,
+		      "bytes/s the usage fell"},
+	[TOP_RFLT] = {MCG_F_REFAULT_RATE, "refault", 6, false, TOP_V1 | TOP_V2,
+		      "workingset refaults/s"},
+	[TOP_EVHIGH] = {MCG_F_EVENTS_HIGH_SINCE, "events_high", 6, false, TOP_V2,
+			"memory.events high since start"},
+	[TOP_EVMAX] = {MCG_F_EVENTS_MAX_SINCE, "events_max", 6, false, TOP_V2,
+		       "memory.events max since start"},
+	[TOP_EVOOM] = {MCG_F_EVENTS_OOM_SINCE, "events_oom", 4, false, TOP_V2,
+		       "memory.events oom since start"},
+	[TOP_EVKILL] = {MCG_F_EVENTS_OOM_KILL_SINCE, "events_oom_kill", 4, false, TOP_V2,
 			"memory.events oom_kill since start"},
-	[TOP_FAIL] = {"FAIL/s", "failcnt", 6, false, TOP_V1, "memory.failcnt increase/s"},
-	[TOP_SOME] = {"SOME", "psi_some", 5, false, TOP_V1 | TOP_V2, "PSI memory some avg10 %"},
-	[TOP_FULL] = {"FULL", "psi_full", 5, false, TOP_V1 | TOP_V2, "PSI memory full avg10 %"},
-	[TOP_STALL] = {"STALL", "stall", 5, false, TOP_V1 | TOP_V2,
+	[TOP_FAIL] = {MCG_F_FAILCNT_RATE, "failcnt", 6, false, TOP_V1,
+		      "memory.failcnt increase/s"},
+	[TOP_SOME] = {MCG_F_PSI_SOME_AVG10, "psi_some", 5, false, TOP_V1 | TOP_V2,
+		      "PSI memory some avg10 %"},
+	[TOP_FULL] = {MCG_F_PSI_FULL_AVG10, "psi_full", 5, false, TOP_V1 | TOP_V2,
+		      "PSI memory full avg10 %"},
+	[TOP_STALL] = {MCG_F_STALL_RATE, "stall", 5, false, TOP_V1 | TOP_V2,
 		       "ms/s in direct reclaim (taskstats)"},
-	[TOP_ASYNC] = {"ASYNC", "async", 5, false, TOP_V1 | TOP_V2, "async-reclaim on/off"},
+	[TOP_ASYNC] = {MCG_F_ASYNC, "async", 5, false, TOP_V1 | TOP_V2, "async-reclaim on/off"},
 };
+
+const char *top_col_header(enum top_col c)
+{
+	if ((unsigned)c >= TOP_COL__COUNT)
+		return "";
+	return top_cols[c].name == TOP_NAME_ID ? "CGROUP" : mcg_header(top_cols[c].name);
+}
+
+const char *top_col_json(enum top_col c)
+{
+	if ((unsigned)c >= TOP_COL__COUNT)
+		return "";
+	return top_cols[c].name == TOP_NAME_ID ? "cgroup" : mcg_json_key(top_cols[c].name);
+}
 
 bool top_col_on(enum top_col c, int version)
 {
@@ -52,7 +80,8 @@ int top_col_find(const char *name)
 	int c;
 
 	for (c = 0; c < TOP_COL__COUNT; c++)
-		if (!strcasecmp(name, top_cols[c].key) || !strcasecmp(name, top_cols[c].header))
+		if (!strcasecmp(name, top_cols[c].key) || !strcasecmp(name, top_col_header(c)) ||
+		    !strcasecmp(name, top_col_json(c)))
 			return c;
 	return -1;
 }

@@ -38,9 +38,12 @@ enum top_col {
 
 enum { TOP_V1 = 1 << 0, TOP_V2 = 1 << 1 };
 
+/* The id of the name column (the cgroup), which is no value of the names table. */
+#define TOP_NAME_ID MCG_F__END
+
 struct top_col_desc {
-	const char *header; /* text and curses */
-	const char *key;    /* JSON and --sort */
+	unsigned name;   /* the value's id (memcg/fields.h mcg_value_names): header and JSON key */
+	const char *key; /* another name --sort and -o take (top's own before the names table) */
 	int width;
 	bool left;
 	unsigned versions; /* TOP_V1 | TOP_V2: where the kernel has it */
@@ -57,7 +60,10 @@ extern const struct top_col_desc top_cols[TOP_COL__COUNT];
 
 /* Is the column shown on this cgroup version? */
 bool top_col_on(enum top_col c, int version);
-/* Column by key or header (case-insensitive), -1 if none. */
+/* The column's header (text and curses) and JSON key, from the names table. */
+const char *top_col_header(enum top_col c);
+const char *top_col_json(enum top_col c);
+/* Column by key, header or JSON key (case-insensitive), -1 if none. */
 int top_col_find(const char *name);
 /* The numeric value of a cell (for sorting, bars and JSON); false when absent. */
 bool top_cell_value(const struct mcg_snapshot *s, const struct mcg_sample_row *r, enum top_col c,

@@ -304,9 +304,9 @@ static void draw_table(const struct view_frame *f, int y0, size_t *ret_first, si
 		attron(COLOR_PAIR(C_HDR));
 	else
 		attron(A_REVERSE);
-	snprintf(line, sizeof(line), "%-*.*s", namew, namew, top_cols[TOP_NAME].header);
+	snprintf(line, sizeof(line), "%-*.*s", namew, namew, top_col_header(TOP_NAME));
 	if (f->model->sort == TOP_NAME)
-		line[strlen(top_cols[TOP_NAME].header)] = f->model->reverse ? '^' : 'v';
+		line[strlen(top_col_header(TOP_NAME))] = f->model->reverse ? '^' : 'v';
 	addstr(line);
 	if (ownw)
 		printw(" %-*s", ownw, "CONTAINER");
@@ -314,7 +314,7 @@ static void draw_table(const struct view_frame *f, int y0, size_t *ret_first, si
 		const struct top_col_desc *d = &top_cols[cols[k]];
 		char h[32];
 
-		snprintf(h, sizeof(h), "%s%s", d->header,
+		snprintf(h, sizeof(h), "%s%s", top_col_header(cols[k]),
 			 f->model->sort == (enum top_col)cols[k] ? (f->model->reverse ? "^" : "v") : "");
 		printw(" %*s", d->width, h);
 		if (cols[k] == TOP_PCT)

@@ -1,6 +1,8 @@
 /* fields.c: the values derived from counters, each computed here once: the effective limit, the v2 writeback headroom, usage in percent, what holds the memory. */
 #include "model/model.h"
 
+#include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -245,4 +247,123 @@ out:
 	free(path);
 	mcg_lineage_free(&b);
 	return r;
+}
+
+/* ---- names ------------------------------------------------------------- */
+
+/* A counter's JSON key: its base name and its unit's suffix (mcg_unit_suffix), at compile time. */
+#define MCG__SFX_BYTES	""  "_bytes"
+#define MCG__SFX_PAGES	""  "_pages"
+#define MCG__SFX_US	""  "_us"
+#define MCG__SFX_NS	""  "_ns"
+#define MCG__SFX_EVENTS ""
+#define MCG__SFX_NUMBER ""
+static const char *const key_json[MCG_K__COUNT] = {
+#define MCG__KEY_JSON(id, nm, u, k, f1, k1, f2, k2) [MCG_K_##id] = nm MCG__SFX_##u,
+	MCG_SCHEMA(MCG__KEY_JSON)
+#undef MCG__KEY_JSON
+};
+
+/*
+ * The counters whose names are not the rule's, each with its reason
+ * (memcgctl-json(7) NAMES): NULL keeps the rule's.
+ */
+static const struct {
+	unsigned char k;
+	const char *json, *header;
+	uint64_t scale;
+} key_except[] = {
+	/* PSI totals in ns, as show's pressure.*.total_ns and export's _seconds_total */
+	{MCG_K_PSI_SOME, "psi_some_total_ns", NULL, 1000},
+	{MCG_K_PSI_FULL, "psi_full_total_ns", NULL, 1000},
+	/* top's column is 6 wide: the short header is the only one */
+	{MCG_K_WRITEBACK, NULL, "WBACK", 1},
+	{MCG_K_NR_PROCS, NULL, "PROCS", 1},
+	/* the total, in ns (dump -o): top's STALL is its rate (stall_ns_per_s) */
+	{MCG_K_STALL, NULL, "STALL_NS", 1},
+};
+
+#define NAME_MAX_LEN 48
+static struct mcg_value_names names[MCG_F__END];
+static char key_header[MCG_K__COUNT][NAME_MAX_LEN], key_label[MCG_K__COUNT][NAME_MAX_LEN];
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+
+/* S without the unit suffix it ends with (_bytes, _pages, _us, _ns) into BUF */
+static void strip_unit(const char *s, char *buf)
+{
+	static const char *const sfx[] = {"_bytes", "_pages", "_us", "_ns"};
+	size_t n = strlen(s), i;
+
+	if (n >= NAME_MAX_LEN)
+		n = NAME_MAX_LEN - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	for (i = 0; i < MCG_ARRAY_SIZE(sfx); i++) {
+		size_t m = strlen(sfx[i]);
+
+		if (n > m && !strcmp(buf + n - m, sfx[i])) {
+			buf[n - m] = '\0';
+			return;
+		}
+	}
+}
+
+static void names_init(void)
+{
+	static const struct {
+		const char *json, *header;
+	} derived[] = {
+#define MCG__FIELD_NAMES(id, json, header) {json, header},
+		MCG_FIELDS(MCG__FIELD_NAMES)
+#undef MCG__FIELD_NAMES
+	};
+	unsigned k, i;
+	char *c;
+
+	for (k = 0; k < MCG_K__COUNT; k++) {
+		names[k] = (struct mcg_value_names){key_json[k], NULL, NULL, 1};
+		for (i = 0; i < MCG_ARRAY_SIZE(key_except); i++) {
+			if (key_except[i].k != k)
+				continue;
+			if (key_except[i].json)
+				names[k].json = key_except[i].json;
+			if (key_except[i].header)
+				names[k].header = key_except[i].header;
+			names[k].scale = key_except[i].scale;
+		}
+		/* the label: the key without its unit; the header: the label in capitals */
+		strip_unit(names[k].json, key_label[k]);
+		names[k].label = key_label[k];
+		if (!names[k].header) {
+			strcpy(key_header[k], key_label[k]);
+			for (c = key_header[k]; *c; c++)
+				*c = (char)toupper((unsigned char)*c);
+			names[k].header = key_header[k];
+		}
+	}
+	for (i = 0; i < MCG_ARRAY_SIZE(derived); i++)
+		names[MCG_K__COUNT + i] =
+			(struct mcg_value_names){derived[i].json, derived[i].header, derived[i].json, 1};
+}
+
+const struct mcg_value_names *mcg_value_names(unsigned id)
+{
+	if (id >= MCG_F__END)
+		return NULL;
+	pthread_once(&names_once, names_init);
+	return &names[id];
+}
+
+const char *mcg_json_key(unsigned id)
+{
+	const struct mcg_value_names *n = mcg_value_names(id);
+
+	return n ? n->json : "";
+}
+
+const char *mcg_header(unsigned id)
+{
+	const struct mcg_value_names *n = mcg_value_names(id);
+
+	return n ? n->header : "";
 }

@@ -374,6 +374,53 @@ static void test_lineages(void **state)
 	assert_true(eff == 150 * M);
 }
 
+/*
+ * The names table: every counter and derived value has a JSON key, a header and a label;
+ * no two values share a key or a header (one value, one name, memcgctl-json(7) NAMES); a
+ * counter's key is its base name and unit, its label the key without the unit, its header
+ * the label in capitals, but for the exceptions the page lists.
+ */
+static void test_names(void **state)
+{
+	unsigned i, j;
+
+	(void)state;
+	assert_null(mcg_value_names(MCG_F__END));
+	assert_string_equal(mcg_json_key(MCG_F__END), "");
+	for (i = 0; i < MCG_F__END; i++) {
+		const struct mcg_value_names *n = mcg_value_names(i);
+
+		assert_non_null(n);
+		assert_true(n->json[0] && n->header[0] && n->label[0]);
+		assert_true(n->scale >= 1);
+		for (j = 0; j < i; j++) {
+			if (!strcmp(mcg_json_key(j), n->json) || !strcmp(mcg_header(j), n->header))
+				fail_msg("ids %u and %u share a name: %s %s", j, i, n->json, n->header);
+		}
+		if (i < MCG_K__COUNT && i != MCG_K_PSI_SOME && i != MCG_K_PSI_FULL) {
+			const struct mcg_key_desc *d = mcg_key_desc(i);
+			char want[96];
+
+			snprintf(want, sizeof(want), "%s%s", d->name, mcg_unit_suffix(d->unit));
+			assert_string_equal(n->json, want);
+			assert_string_equal(n->label, d->name);
+			assert_int_equal(n->scale, 1);
+		}
+	}
+	assert_string_equal(mcg_header(MCG_K_USAGE), "USAGE");
+	assert_string_equal(mcg_header(MCG_K_SWAP_USAGE), "SWAP");
+	assert_string_equal(mcg_header(MCG_K_WRITEBACK), "WBACK");
+	assert_string_equal(mcg_json_key(MCG_K_WRITEBACK), "writeback_bytes");
+	assert_string_equal(mcg_value_names(MCG_K_WRITEBACK)->label, "writeback");
+	assert_string_equal(mcg_header(MCG_F_USAGE_PERCENT), "%LIM");
+	assert_string_equal(mcg_json_key(MCG_F_USAGE_PERCENT), "usage_percent");
+	/* PSI totals: microseconds read, nanoseconds printed, as show's total_ns */
+	assert_string_equal(mcg_json_key(MCG_K_PSI_SOME), "psi_some_total_ns");
+	assert_string_equal(mcg_json_key(MCG_K_PSI_FULL), "psi_full_total_ns");
+	assert_int_equal(mcg_value_names(MCG_K_PSI_SOME)->scale, 1000);
+	assert_string_equal(mcg_json_key(MCG_F_DIRTY_LIMIT_PERCENT), "limit_percent");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_lineages),
 		cmocka_unit_test(test_kernel_floor),
 		cmocka_unit_test(test_dirty_keys),
+		cmocka_unit_test(test_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

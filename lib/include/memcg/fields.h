@@ -106,4 +106,68 @@ MCG_EXPORT void mcg_lineage_free(struct mcg_lineage_buf *b);
 MCG_EXPORT int mcg_group_effective_limit(const struct mcg_group *g, const struct mcg_record *self,
 					 bool above, uint64_t *ret);
 
+/* ---- names: one per value, the same in every command ------------------- */
+
+/*
+ * The derived values the commands print, numbered on after the counters of
+ * MCG_SCHEMA: one id (an enum mcg_key, or an enum mcg_field) names either, and
+ * mcg_value_names() gives its names. Each row: the id (MCG_F_<ID>), the JSON key
+ * (also the CSV column and a name -o takes) and the text column header.
+ * memcgctl-json(7) NAMES states the rule (the header is the key without its
+ * unit in capitals, a rate's KEY_per_s) and lists the headers that are short
+ * for top's columns.
+ */
+#define MCG_FIELDS(X)                                                                              \
+	X(USAGE_PERCENT, "usage_percent", "%LIM")                                                   \
+	X(RECLAIM_RATE, "reclaim_bytes_per_s", "RECL/s")                                            \
+	X(RECLAIM_DIRECT_RATE, "reclaim_direct_bytes_per_s", "DRCL/s")                              \
+	X(SCAN_RATE, "scan_bytes_per_s", "SCAN/s")                                                  \
+	X(EFFICIENCY, "efficiency_percent", "EFF%")                                                 \
+	X(USAGE_FALL_RATE, "usage_fall_bytes_per_s", "FALL/s")                                      \
+	X(REFAULT_RATE, "refault_per_s", "RFLT/s")                                                  \
+	X(EVENTS_HIGH_SINCE, "events_high_since_start", "EVHIGH")                                   \
+	X(EVENTS_MAX_SINCE, "events_max_since_start", "EVMAX")                                      \
+	X(EVENTS_OOM_SINCE, "events_oom_since_start", "OOM")                                        \
+	X(EVENTS_OOM_KILL_SINCE, "events_oom_kill_since_start", "KILL")                             \
+	X(FAILCNT_RATE, "failcnt_per_s", "FAIL/s")                                                  \
+	X(PSI_SOME_AVG10, "psi_some_percent", "SOME")                                               \
+	X(PSI_FULL_AVG10, "psi_full_percent", "FULL")                                               \
+	X(STALL_RATE, "stall_ns_per_s", "STALL")                                                    \
+	X(ASYNC, "async", "ASYNC")                                                                  \
+	X(NEEDED, "needed_bytes", "NEED")                                                           \
+	/* dirty: dirty + writeback in percent of the limit and of the page cache */               \
+	X(DIRTY_LIMIT_PERCENT, "limit_percent", "%LIMIT")                                           \
+	X(DIRTY_FILE_PERCENT, "file_percent", "%FILE")                                              \
+	/* dirty, v2: the memcg writeback domain's thresholds */                                    \
+	X(DOMAIN_BG_THRESH, "domain_background_threshold_bytes", "BG")                              \
+	X(DOMAIN_FREERUN, "domain_freerun_bytes", "FREERUN")                                        \
+	X(DOMAIN_THRESH, "domain_threshold_bytes", "THRESH")
+
+enum mcg_field {
+	MCG_F__BEFORE = MCG_K__COUNT - 1,
+#define MCG__FIELD_ENUM(id, json, header) MCG_F_##id,
+	MCG_FIELDS(MCG__FIELD_ENUM)
+#undef MCG__FIELD_ENUM
+	MCG_F__END /* ids: 0 .. MCG_F__END - 1 */
+};
+
+/* The names of a value: a counter (MCG_K_*) or a derived value (MCG_F_*). */
+struct mcg_value_names {
+	const char *json;   /* JSON key, CSV column, -o name: "writeback_bytes", "psi_some_total_ns" */
+	const char *header; /* text column header: "WBACK", "%LIM" */
+	/*
+	 * Show's text label: the JSON key without its unit ("writeback", "swap").
+	 * Derived values: the JSON key.
+	 */
+	const char *label;
+	/* the printed value is the record's times SCALE (PSI totals: us read, ns printed) */
+	uint64_t scale;
+};
+/* ID's names; NULL for an unknown id. */
+MCG_EXPORT const struct mcg_value_names *mcg_value_names(unsigned id);
+/* ID's JSON key (mcg_value_names(ID)->json), "" for an unknown id. */
+MCG_EXPORT const char *mcg_json_key(unsigned id);
+/* ID's text column header, "" for an unknown id. */
+MCG_EXPORT const char *mcg_header(unsigned id);
+
 #endif
