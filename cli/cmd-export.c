@@ -564,7 +564,7 @@ static void read_sizes(struct mcg_ctx *ctx, struct ex_set *s)
 static const struct {
 	const char *name, *help;
 } size_fams[] = {
-	{"memcgctl_needed_bytes",
+	{NULL, /* the names table's: mcg_value_names(MCG_F_NEEDED)->om */
 	 "memory the cgroup's workload needs, as memcgctl size last found it (memcgctl-size(8)): "
 	 "the usage below which reclaim began to cost it more than the target"},
 	{"memcgctl_cold_bytes",
@@ -583,6 +583,8 @@ static void render_size(const struct ex_set *s, struct obuf *f)
 
 	for (k = 0; k < sizeof(size_fams) / sizeof(size_fams[0]); k++) {
 		bool head = false, split = k == 2 || k == 3;
+		const char *name = size_fams[k].name ? size_fams[k].name
+						     : mcg_value_names(MCG_F_NEEDED)->om;
 
 		for (i = 0; i < s->n; i++) {
 			const struct ex_row *row = &s->rows[i];
@@ -592,11 +594,11 @@ static void render_size(const struct ex_set *s, struct obuf *f)
 			if (!row->has_size || (split && !z->split_valid))
 				continue;
 			if (!head) {
-				ob_printf(f, "# HELP %s %s\n# TYPE %s gauge\n", size_fams[k].name,
-					  size_fams[k].help, size_fams[k].name);
+				ob_printf(f, "# HELP %s %s\n# TYPE %s gauge\n", name,
+					  size_fams[k].help, name);
 				head = true;
 			}
-			ob_puts(f, size_fams[k].name);
+			ob_puts(f, name);
 			ob_put(f, "{", 1);
 			ob_puts(f, row->labels);
 			ob_put(f, "} ", 2);
@@ -734,17 +736,16 @@ static void render_reclaimd(const struct ex_set *s, struct obuf *f)
 /* The exposition of SET for the families in FAMS, appended to F. */
 static void render(const struct ex_set *s, unsigned fams, struct obuf *f)
 {
-	char name[128];
 	unsigned k;
 	size_t i, nl;
 
 	for (k = 0; k < MCG_K__COUNT; k++) {
 		const struct mcg_key_desc *d = mcg_key_desc(k);
+		const char *name = mcg_value_names(k)->om; /* the names table's family */
 		bool head = false;
 
 		if (!(fams & (1u << key_family(k))))
 			continue;
-		mcg_om_metric_name(k, name, sizeof(name));
 		nl = strlen(name);
 		for (i = 0; i < s->n; i++) {
 			const struct mcg_record *r = s->rows[i].rec;

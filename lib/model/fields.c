@@ -1,5 +1,6 @@
 /* fields.c: the values derived from counters, each computed here once: the effective limit, the v2 writeback headroom, usage in percent, what holds the memory. */
 #include "model/model.h"
+#include <memcg/openmetrics.h>
 
 #include <ctype.h>
 #include <pthread.h>
@@ -286,6 +287,7 @@ static const struct {
 #define NAME_MAX_LEN 48
 static struct mcg_value_names names[MCG_F__END];
 static char key_header[MCG_K__COUNT][NAME_MAX_LEN], key_label[MCG_K__COUNT][NAME_MAX_LEN];
+static char key_om[MCG_K__COUNT][NAME_MAX_LEN + 32];
 static pthread_once_t names_once = PTHREAD_ONCE_INIT;
 
 /* S without the unit suffix it ends with (_bytes, _pages, _us, _ns) into BUF */
@@ -321,7 +323,8 @@ static void names_init(void)
 	char *c;
 
 	for (k = 0; k < MCG_K__COUNT; k++) {
-		names[k] = (struct mcg_value_names){key_json[k], NULL, NULL, 1};
+		mcg_om_metric_name(k, key_om[k], sizeof(key_om[k]));
+		names[k] = (struct mcg_value_names){key_json[k], NULL, NULL, key_om[k], 1};
 		for (i = 0; i < MCG_ARRAY_SIZE(key_except); i++) {
 			if (key_except[i].k != k)
 				continue;
@@ -342,8 +345,10 @@ static void names_init(void)
 		}
 	}
 	for (i = 0; i < MCG_ARRAY_SIZE(derived); i++)
-		names[MCG_K__COUNT + i] =
-			(struct mcg_value_names){derived[i].json, derived[i].header, derived[i].json, 1};
+		names[MCG_K__COUNT + i] = (struct mcg_value_names){
+			derived[i].json, derived[i].header, derived[i].json, NULL, 1};
+	/* the derived values export has a family of (cli/cmd-export.c) */
+	names[MCG_F_NEEDED].om = "memcgctl_needed_bytes";
 }
 
 const struct mcg_value_names *mcg_value_names(unsigned id)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "memcg.h"
+#include "memcg/openmetrics.h"
 
 #define M (1ULL << 20)
 
@@ -405,6 +406,12 @@ static void test_names(void **state)
 			assert_string_equal(n->json, want);
 			assert_string_equal(n->label, d->name);
 			assert_int_equal(n->scale, 1);
+		}
+		if (i < MCG_K__COUNT) {
+			char om[128];
+
+			mcg_om_metric_name(i, om, sizeof(om));
+			assert_string_equal(n->om, om);
 		}
 	}
 	assert_string_equal(mcg_header(MCG_K_USAGE), "USAGE");

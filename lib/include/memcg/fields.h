@@ -160,6 +160,11 @@ struct mcg_value_names {
 	 * Derived values: the JSON key.
 	 */
 	const char *label;
+	/*
+	 * export's OpenMetrics family (mcg_om_metric_name: memcgctl_writeback_bytes,
+	 * memcgctl_psi_some_seconds_total); NULL: not exported by that name.
+	 */
+	const char *om;
 	/* the printed value is the record's times SCALE (PSI totals: us read, ns printed) */
 	uint64_t scale;
 };
