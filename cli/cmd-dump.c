@@ -527,7 +527,7 @@ static void json_event(struct dump *d, const struct mcg_hist_event *e, const cha
 		jw_string(o, "name", name);
 	/* a size answer: its fields, as show --json's .size prints them */
 	if (e->type == MCG_HEV_SIZE && mcg_size_state_from_event(e, &sz) == 0) {
-		jw_bytes(o, "needed_bytes", sz.needed, true);
+		jw_bytes(o, mcg_json_key(MCG_F_NEEDED), sz.needed, true);
 		jw_bytes(o, "cold_bytes", sz.cold, true);
 		jw_bytes(o, "cold_file_bytes", sz.cold_file, sz.split_valid);
 		jw_bytes(o, "cold_anon_bytes", sz.cold_anon, sz.split_valid);

@@ -220,7 +220,7 @@ static void size_text(const struct mcg_size_state *sz, uint64_t now)
 static void size_json(const struct mcg_size_state *sz, uint64_t now)
 {
 	jw_open_object(stdout, "size");
-	jw_bytes(stdout, "needed_bytes", sz->needed, true);
+	jw_bytes(stdout, mcg_json_key(MCG_F_NEEDED), sz->needed, true);
 	jw_bytes(stdout, "cold_bytes", sz->cold, true);
 	jw_bytes(stdout, "cold_file_bytes", sz->cold_file, sz->split_valid);
 	jw_bytes(stdout, "cold_anon_bytes", sz->cold_anon, sz->split_valid);
