@@ -166,6 +166,16 @@ for t in v1 v2; do
 	"$bin" "${a[@]}" record -n 3 -d 50ms --store "$tmp/store-$t" >/dev/null 2>"$tmp/err" ||
 		{ echo "FAIL: cannot record the $t fixture: $(cat "$tmp/err")"; exit 1; }
 	run dump "${a[@]}" --json dump --store "$tmp/store-$t"
+	# one value, one name and one number: dump's PSI total is show's and top's, in ns
+	d=$("$bin" "${a[@]}" --json dump --store "$tmp/store-$t" |
+		jq -s -c '[.[-1].cgroups[] | select(.cgroup == "/fixture/app") | .psi_some_total_ns]')
+	s=$("$bin" "${a[@]}" --json show /fixture/app | jq -c '[.pressure.some.total_ns]')
+	p=$("$bin" "${a[@]}" --json top -b -n 1 /fixture/app |
+		jq -c '[.cgroups[] | select(.cgroup == "/fixture/app") | .counters.psi_some_total_ns]')
+	if [ "$d" != "$s" ] || [ "$d" != "$p" ] || [ "$d" = "[]" ] || { [ $t = v2 ] && [ "$d" = "[null]" ]; }; then
+		echo "FAIL: $t: the PSI total of /fixture/app: dump $d, show $s, top $p"
+		fail=1
+	fi
 	# (no event in a store of three samples of a fixture: nothing printed)
 	"$bin" "${a[@]}" --json dump --events --store "$tmp/store-$t" >"$tmp/evs" 2>&1
 	[ -s "$tmp/evs" ] && run "dump --events" "${a[@]}" --json dump --events --store "$tmp/store-$t"
