@@ -165,7 +165,7 @@ static bool change_relevant(const struct change *c, const struct mcg_oom_autopsy
 
 static void print_json(struct oom_out *o, const struct mcg_oom_autopsy *a)
 {
-	char t[40], name[96];
+	char t[40];
 	unsigned k;
 	size_t i;
 
@@ -206,13 +206,9 @@ static void print_json(struct oom_out *o, const struct mcg_oom_autopsy *a)
 		jw_u64(stdout, "kmsg_seq", a->kmsg_seq);
 	jw_string(stdout, "explanation", a->why);
 	jw_open_object(stdout, "record");
+	/* by the names table's keys (mcg_value_names), as dump's rows */
 	mcg_keyset_foreach(k, &a->rec.valid)
-	{
-		const struct mcg_key_desc *d = mcg_key_desc((enum mcg_key)k);
-
-		snprintf(name, sizeof(name), "%s%s", d->name, mcg_unit_suffix(d->unit));
-		jw_u64(stdout, name, a->rec.v[k]);
-	}
+		jw_u64(stdout, mcg_json_key(k), a->rec.v[k] * mcg_value_names(k)->scale);
 	jw_close_object(stdout);
 	jw_open_array(stdout, "processes");
 	for (i = 0; i < a->nprocs; i++) {
