@@ -11,7 +11,8 @@
 #   them side by side. SRC_DIR: the sources BUILD_DIR was built from (this tree's oom-probe is
 #   built with their headers against its libmemcg.a; default: this tree). The idle phases use the first build.
 # N (300), ROUNDS (1), LIMIT_MB (8), IDLE_CG (1000), IDLE_S (30; 0: no idle phases),
-# BENCH_PREFIX (memcgctl-bench-oom)
+# BENCH_PREFIX (memcgctl-bench-oom), OOM_PROBE (a prebuilt oom-probe for every build, not compiled
+#   here: the v2 guest has no compiler; bench/oom-guest.sh runs this script there)
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -gt 0 ] || set -- "$src/build"
@@ -56,14 +57,26 @@ for b in $builds; do
 	bd=${b%%=*}
 	bs=$src
 	[ "$bd" = "$b" ] || bs=${b#*=}
-	# shellcheck disable=SC2046
-	cc -O2 -Wall -o "$tmp/oom-probe$nb" "$src/bench/oom-probe.c" -I"$bs/lib/include" \
-		"$bd/libmemcg.a" $(pkg-config --cflags libsystemd) \
-		$(pkg-config --cflags --libs libnl-genl-3.0 libzstd) -lm -ldl
+	if [ -n "${OOM_PROBE:-}" ]; then
+		cp "$OOM_PROBE" "$tmp/oom-probe$nb"
+	else
+		# shellcheck disable=SC2046
+		cc -O2 -Wall -o "$tmp/oom-probe$nb" "$src/bench/oom-probe.c" -I"$bs/lib/include" \
+			"$bd/libmemcg.a" $(pkg-config --cflags libsystemd) \
+			$(pkg-config --cflags --libs libnl-genl-3.0 libzstd) -lm -ldl
+	fi
 	echo "$bd" >"$tmp/build$nb"
 	nb=$((nb + 1))
 done
-cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print ($12 + $13) * 1000 / hz }' "/proc/$1/stat"; }
+# busybox (the v2 guest) has no getconf, and its date no %N
+hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+now_ns() {
+	case $(date +%s%N) in
+	*N) awk '{ printf "%.0f\n", $1 * 1e9 }' /proc/uptime ;;
+	*) date +%s%N ;;
+	esac
+}
+cpu_ms() { awk -v hz="$hz" '{ sub(/^.*\) /, ""); print ($12 + $13) * 1000 / hz }' "/proc/$1/stat"; }
 start_probe() { # start_probe NAME [BUILD#]: oom-probe on the parent, until it is ready
 	: >"$tmp/$1.out"
 	"$tmp/oom-probe${2:-0}" "$tmp/store-$1" "$rel" >"$tmp/$1.out" 2>"$tmp/$1.err" &
@@ -107,9 +120,26 @@ fi
 
 # ---- the burst ----
 # the kernel log as it comes: the ring buffer holds only the last few hundred reports
-dmesg -w >"$tmp/dmesg" 2>/dev/null &
-DM=$!
-pids="$pids $DM"
+if dmesg --help 2>&1 | grep -q -- --follow; then
+	dmesg -w >"$tmp/dmesg" 2>/dev/null &
+	DM=$!
+	KM=$DM
+else
+	# busybox's dmesg cannot follow: /dev/kmsg in dmesg's "[sec.usec] text" form
+	# (cat: one record a read, into a buffer big enough for any). The reader stops with
+	# cat (KM): awk then reads to the end and exits; killed, awk would leave cat blocked
+	# in read(2) and the pipeline, which the shell waits for, running.
+	{
+		cat /dev/kmsg 2>"$tmp/kmsg.err" &
+		echo $! >"$tmp/kmsg.pid"
+		wait
+	} | awk -F';' '{ split($1, h, ","); printf "[%.6f] %s\n", h[3] / 1e6,
+		substr($0, index($0, ";") + 1); fflush() }' >"$tmp/dmesg" &
+	DM=$!
+	until [ -s "$tmp/kmsg.pid" ]; do sleep 0.05; done
+	KM=$(cat "$tmp/kmsg.pid")
+fi
+pids="$pids $KM $DM"
 # the kernel stamps its log with local_clock(), not CLOCK_MONOTONIC: the offset, read back
 "$tmp/oom-probe0" --clock >"$tmp/clock"
 kill_one() { # kill_one I TAG: a scratch cgroup, a child OOM-killed in it, the cgroup removed
@@ -144,10 +174,10 @@ burst() { # burst BUILD# ROUND FROM TO: record and the probe of that build, kill
 	sleep 0.2
 	pc0=$(cpu_ms "$PROBE")
 	rc0=$(cpu_ms "$REC")
-	t0=$(date +%s%N)
+	t0=$(now_ns)
 	i=$3
 	while [ "$i" -lt "$4" ]; do kill_one "$i" "$tag"; i=$((i + 1)); done
-	t1=$(date +%s%N)
+	t1=$(now_ns)
 	sleep 2
 	pc1=$(cpu_ms "$PROBE")
 	rc1=$(cpu_ms "$REC")
@@ -172,7 +202,8 @@ while [ $r -lt "$ROUNDS" ]; do
 done
 "$tmp/oom-probe0" --clock >>"$tmp/clock"
 sleep 1
-kill "$DM"
+kill "$KM" 2>/dev/null || echo "bench/oom: the kernel log reader had stopped: $(cat "$tmp/kmsg.err" 2>/dev/null)" >&2
+wait "$DM" 2>/dev/null || true
 off=$(awk '{s += $1; n++} END {printf "%d", s / n}' "$tmp/clock")
 # each Killed line's kernel stamp on CLOCK_MONOTONIC (us), by pid
 awk -v off="$off" 'match($0, /Killed process [0-9]+ \(/) {
@@ -203,7 +234,7 @@ while [ $j -lt "$nb" ]; do
 	tag=b$j
 	o=$tmp/table-$tag
 	{
-		echo "$(cat "$tmp/build$j")"
+		cat "$tmp/build$j"
 		killed=$(awk '$2 == 137' "$tmp/kills-$tag" | wc -l)
 		awk '{d += ($2 - $1) / 1e9; p += $4 - $3; r += $6 - $5} END {printf "%.1f s; CPU probe %.0f ms, record %.0f ms\n", d, p, r}' "$tmp/cpu-$tag"
 		jq -r '[.pid, .comm, (.victim_cgroup // "-"), (.oom_cgroup // "-"), .breakdown, (.breakdown_age_us // 0)] | @tsv' \
