@@ -5,7 +5,8 @@
 # (run-guest.sh --extra), with bench/oom.sh; the guest runs BUILD's memcgctl and mcg-load.
 # usage: bench/oom-guest.sh [BUILD_DIR]   (default build-rel; a Release build of this tree)
 # N (200), ROUNDS (1), LIMIT_MB (8), IDLE_CG (1000), IDLE_S (0) as bench/oom.sh's;
-# MCG_V2_SCENARIO_TIMEOUT (3600) the guest's limit for the run.
+# MCG_V2_SCENARIO_TIMEOUT (3600) the guest's limit for the run; RESULTS (a directory: the guest's
+# results, with the run's files under s/bench-oom/artifacts: kernel log, autopsies, probe lines).
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$src/build-rel}" && pwd)
@@ -23,12 +24,14 @@ set -eu
 echo "guest: \$(uname -r), \$(awk '\$1 == "MemTotal:" { print \$2 }' /proc/meminfo) kB, \$(nproc 2>/dev/null || grep -c ^processor /proc/cpuinfo) CPUs; load \$(cat /proc/loadavg)"
 OOM_PROBE=\$MCG_EXTRA_DIR/oom-probe N=${N:-200} ROUNDS=${ROUNDS:-1} LIMIT_MB=${LIMIT_MB:-8} \\
 	IDLE_CG=${IDLE_CG:-1000} IDLE_S=${IDLE_S:-0} BENCH_PREFIX=memcgctl-bench-oom-guest \\
-	sh ${OOM_GUEST_X:+-x} \$MCG_EXTRA_DIR/oom.sh /mcg/build
+	KEEP=${RESULTS:+1} sh ${OOM_GUEST_X:+-x} \$MCG_EXTRA_DIR/oom.sh /mcg/build
+# RESULTS: the run's files (kernel log, autopsies, probe lines) kept in the results' artifacts
+[ -z "${RESULTS:-}" ] || cp -R /tmp/memcgctl-bench-oom.* "\$MCG_ARTIFACTS/"
 echo "guest load after: \$(cat /proc/loadavg)"
 SCEN
 echo "host load before: $(cat /proc/loadavg)"
 st=${MCG_V2_SCENARIO_TIMEOUT:-3600}
 MCG_V2_VERBOSE=1 MCG_V2_SCENARIO_TIMEOUT=$st MCG_V2_TIMEOUT=$((st + 300)) \
-	sh "$src/tests/real-v2/run-guest.sh" --build "$build" --src "$src" \
+	sh "$src/tests/real-v2/run-guest.sh" --build "$build" --src "$src" ${RESULTS:+--results "$RESULTS"} \
 	--extra "$tmp/oom-probe" --extra "$tmp/oom.sh" "$tmp/bench-oom.sh"
 echo "host load after: $(cat /proc/loadavg)"
