@@ -1024,10 +1024,16 @@ static int depth_of(const char *p)
 	return d;
 }
 
+static uint64_t kmsg_to_mono(const struct mcg_oom_watch *w, uint64_t usec);
+
 /* Which watched cgroups this kill belongs to, when the kernel's summary did not say. */
 static void attribute(struct mcg_oom_watch *w, struct mcg_oom_kill *k, uint64_t now)
 {
 	struct wcg *victim = NULL, *oom = NULL, *notified[NOTIFIED_MAX];
+	/* the kill on CLOCK_MONOTONIC: a cgroup seen removed before it was not its OOM cgroup */
+	uint64_t kill_ns = kmsg_to_mono(w, k->usec);
+	bool victim_oom = false; /* v2: the victim's own local oom count rose with its kill */
+	uint64_t victim_o = 0;
 	size_t nn = 0;
 	char path[MCG_OOM_PATH_MAX];
 	size_t i;
@@ -1061,8 +1067,11 @@ static void attribute(struct mcg_oom_watch *w, struct mcg_oom_kill *k, uint64_t 
 		if (!near || c->gone_ns || read_counts(w, c, &o, &kl, &m) < 0)
 			continue;
 		if (kl > c->oom_kill) {
-			if (!victim || depth_of(c->path) > depth_of(victim->path))
+			if (!victim || depth_of(c->path) > depth_of(victim->path)) {
 				victim = c;
+				victim_oom = w->version == 2 && o > c->oom;
+				victim_o = o;
+			}
 			c->oom_kill = kl;
 		}
 	}
@@ -1070,6 +1079,18 @@ static void attribute(struct mcg_oom_watch *w, struct mcg_oom_kill *k, uint64_t 
 		snprintf(k->task_memcg, sizeof(k->task_memcg), "%s", victim->path);
 	if (k->oom_memcg[0] || k->scope == MCG_OOM_SCOPE_GLOBAL)
 		return;
+	if (victim_oom) {
+		/*
+		 * v2: the victim's memory.events.local oom rose with its kill:
+		 * the OOM was at its own limit, whatever notification is read
+		 * or not yet; the count is taken, so that its notification,
+		 * read later, is no other kill's
+		 */
+		snprintf(k->oom_memcg, sizeof(k->oom_memcg), "%s", victim->path);
+		victim->notify_ns = 0;
+		victim->oom = victim_o;
+		return;
+	}
 	/*
 	 * The OOM cgroup: v1 notifies it and its descendants, so the shallowest
 	 * recently notified ancestor of the victim; v2's local oom counts only it.
@@ -1078,6 +1099,14 @@ static void attribute(struct mcg_oom_watch *w, struct mcg_oom_kill *k, uint64_t 
 		struct wcg *c = w->cg[i];
 
 		if (!c->notify_ns || now - c->notify_ns > NOTIFY_WINDOW_NS)
+			continue;
+		/*
+		 * Removed before the kill (its removal seen before the kill's
+		 * time, the clocks' slack taken): a late notification of an
+		 * OOM that was killed already (v2 counts oom again for charges
+		 * the dying victim still tries), not this kill's.
+		 */
+		if (c->gone_ns && c->gone_ns + CLOCK_SLACK_NS < kill_ns)
 			continue;
 		if (k->task_memcg[0] && !ancestor_or_self(c->path, k->task_memcg))
 			continue;
@@ -1121,8 +1150,6 @@ static struct wcg *find_any(struct mcg_oom_watch *w, const char *path)
 			best = w->cg[i];
 	return best;
 }
-
-static uint64_t kmsg_to_mono(const struct mcg_oom_watch *w, uint64_t usec);
 
 static int on_kill(struct mcg_oom_watch *w, struct mcg_oom_kill *k, uint64_t now)
 {
