@@ -1427,28 +1427,50 @@ int mcg_oom_watch_timeout(const struct mcg_oom_watch *w)
 	return due <= now ? 0 : (int)((due - now + 999999) / 1000000);
 }
 
+static int wcg_path_cmp(const void *a, const void *b)
+{
+	return strcmp((*(struct wcg *const *)a)->path, (*(struct wcg *const *)b)->path);
+}
+
 void mcg_oom_watch_feed(struct mcg_oom_watch *w, const struct mcg_snapshot *snap)
 {
 	uint64_t t = mono_ns();
-	size_t i, hint = 0;
+	struct wcg **ix;
+	size_t i, nix = 0;
 
-	if (!w || !snap)
+	if (!w || !snap || !w->ncg)
 		return;
-	/* both lists are in the walk's order mostly: the next cgroup is looked for first */
+	/*
+	 * The rows are looked up among the live watched cgroups sorted by path:
+	 * the walk's order is not the watcher's (a linear search from a hint was
+	 * 17.8 M instructions a sample at 1,000 cgroups, callgrind, most of
+	 * record's sample). Without memory for the index the sample feeds
+	 * nothing: the growth then comes from the watcher's own reads.
+	 */
+	ix = malloc(w->ncg * sizeof(*ix));
+	if (!ix)
+		return;
+	for (i = 0; i < w->ncg; i++)
+		if (!w->cg[i]->gone_ns)
+			ix[nix++] = w->cg[i];
+	qsort(ix, nix, sizeof(*ix), wcg_path_cmp);
 	for (i = 0; i < snap->n_rows; i++) {
 		const struct mcg_sample_row *r = &snap->rows[i];
 		struct wcg *c = NULL;
-		size_t j;
+		size_t lo = 0, hi = nix;
 
 		if (!mcg_record_has(&r->rec, MCG_K_USAGE))
 			continue;
-		for (j = 0; j < w->ncg && !c; j++) {
-			struct wcg *x = w->cg[(hint + j) % w->ncg];
+		while (lo < hi && !c) {
+			size_t mid = lo + (hi - lo) / 2;
+			int d = strcmp(r->path, ix[mid]->path);
 
-			if (!x->gone_ns && !strcmp(x->path, r->path)) {
-				c = x;
-				hint = (hint + j + 1) % w->ncg;
-			}
+			if (d == 0)
+				c = ix[mid];
+			else if (d < 0)
+				hi = mid;
+			else
+				lo = mid + 1;
 		}
 		if (!c)
 			continue;
@@ -1458,4 +1480,5 @@ void mcg_oom_watch_feed(struct mcg_oom_watch *w, const struct mcg_snapshot *snap
 		    r->rec.v[MCG_K_LIMIT] < LIMIT_NONE && r->rec.v[MCG_K_LIMIT] != c->thr_lim)
 			c->thr_pending = true;
 	}
+	free(ix);
 }
