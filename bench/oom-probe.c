@@ -176,10 +176,13 @@ int main(int argc, char **argv)
 	}
 	mcg_oom_watch_stats(w, &st);
 	getrusage(RUSAGE_SELF, &ru);
-	printf("cpu_ms %.1f wakeups %llu reads %llu cgroups %zu\n",
+	printf("cpu_ms %.1f wakeups %llu reads %llu cgroups %zu kmsg_records %llu lost_records %llu "
+	       "kills %llu\n",
 	       (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
 		       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3,
-	       (unsigned long long)st.wakeups, (unsigned long long)st.reads, st.cgroups);
+	       (unsigned long long)st.wakeups, (unsigned long long)st.reads, st.cgroups,
+	       (unsigned long long)st.kmsg_records, (unsigned long long)st.lost_records,
+	       (unsigned long long)st.kills);
 	mcg_oom_watch_free(w);
 	mcg_hist_writer_close(hw);
 	mcg_ctx_free(ctx);

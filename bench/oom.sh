@@ -10,8 +10,11 @@
 #   times (N/ROUNDS kills a turn), so that they share the machine's load, and the table puts
 #   them side by side. SRC_DIR: the sources BUILD_DIR was built from (this tree's oom-probe is
 #   built with their headers against its libmemcg.a; default: this tree). The idle phases use the first build.
-# N (300), ROUNDS (1), LIMIT_MB (8), IDLE_CG (1000), IDLE_S (30; 0: no idle phases),
-# BENCH_PREFIX (memcgctl-bench-oom)
+# N (300; 0: the idle phases only), ROUNDS (1), LIMIT_MB (8), IDLE_CG (1000), IDLE_S (30; 0: no idle phases),
+# IDLE_ROUNDS (1: record's idle CPU, each variant in turn, that many times), IDLE_BASE (a build
+#   without the OOM catcher, e.g. 4cb39bd's, whose record is measured idle beside the first build's),
+# BENCH_PREFIX (memcgctl-bench-oom), OOM_PROBE (a prebuilt oom-probe for every build, not compiled
+#   here: the v2 guest has no compiler; bench/oom-guest.sh runs this script there)
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -gt 0 ] || set -- "$src/build"
@@ -24,6 +27,7 @@ N=${N:-300}
 LIMIT_MB=${LIMIT_MB:-8}
 IDLE_CG=${IDLE_CG:-1000}
 IDLE_S=${IDLE_S:-30}
+IDLE_ROUNDS=${IDLE_ROUNDS:-1}
 if [ -d /sys/fs/cgroup/memory ] && [ -f /sys/fs/cgroup/memory/memory.stat ]; then
 	root=/sys/fs/cgroup/memory
 	ver=1
@@ -56,14 +60,33 @@ for b in $builds; do
 	bd=${b%%=*}
 	bs=$src
 	[ "$bd" = "$b" ] || bs=${b#*=}
-	# shellcheck disable=SC2046
-	cc -O2 -Wall -o "$tmp/oom-probe$nb" "$src/bench/oom-probe.c" -I"$bs/lib/include" \
-		"$bd/libmemcg.a" $(pkg-config --cflags libsystemd) \
-		$(pkg-config --cflags --libs libnl-genl-3.0 libzstd) -lm -ldl
+	if [ -n "${OOM_PROBE:-}" ]; then
+		cp "$OOM_PROBE" "$tmp/oom-probe$nb"
+	else
+		# shellcheck disable=SC2046
+		cc -O2 -Wall -o "$tmp/oom-probe$nb" "$src/bench/oom-probe.c" -I"$bs/lib/include" \
+			"$bd/libmemcg.a" $(pkg-config --cflags libsystemd) \
+			$(pkg-config --cflags --libs libnl-genl-3.0 libzstd) -lm -ldl
+	fi
 	echo "$bd" >"$tmp/build$nb"
 	nb=$((nb + 1))
 done
-cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print ($12 + $13) * 1000 / hz }' "/proc/$1/stat"; }
+# busybox (the v2 guest) has no getconf, and its date no %N
+hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+now_ns() {
+	case $(date +%s%N) in
+	*N) awk '{ printf "%.0f\n", $1 * 1e9 }' /proc/uptime ;;
+	*) date +%s%N ;;
+	esac
+}
+# a process's CPU time in ms: its threads' run time (schedstat, ns), else utime + stime (ticks)
+cpu_ms() {
+	if [ -r "/proc/$1/schedstat" ]; then
+		cat "/proc/$1/task/"*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.3f\n", s / 1e6 }'
+	else
+		awk -v hz="$hz" '{ sub(/^.*\) /, ""); print ($12 + $13) * 1000 / hz }' "/proc/$1/stat"
+	fi
+}
 start_probe() { # start_probe NAME [BUILD#]: oom-probe on the parent, until it is ready
 	: >"$tmp/$1.out"
 	"$tmp/oom-probe${2:-0}" "$tmp/store-$1" "$rel" >"$tmp/$1.out" 2>"$tmp/$1.err" &
@@ -88,9 +111,9 @@ stop_probe
 printf 'watcher idle at %s cgroups: %.1f ms CPU in %s s = %.4f%% of a CPU (start-up %.0f ms CPU: %s)\n' \
 	"$IDLE_CG" "$(echo "$c1 $c0" | awk '{print $1-$2}')" "$IDLE_S" \
 	"$(echo "$c1 $c0 $IDLE_S" | awk '{print ($1-$2)/($3*10)}')" "$c0" "$(tail -n 1 "$tmp/idle.out")"
-for mode in --no-oom ""; do
+idle_rec() { # idle_rec LABEL MEMCGCTL [OPTION]: record -d 5s on the idle tree, its CPU after the first sample
 	# shellcheck disable=SC2086
-	"$bin" record --store "$tmp/rstore$mode" -d 5s $mode "$rel" 2>/dev/null &
+	"$2" record --store "$tmp/rstore-$k" -d 5s ${3:-} "$rel" 2>/dev/null &
 	R=$!
 	pids="$pids $R"
 	sleep 6
@@ -99,17 +122,49 @@ for mode in --no-oom ""; do
 	r1=$(cpu_ms "$R")
 	kill -TERM "$R"
 	wait "$R" || true
-	printf 'record -d 5s %-8s at %s cgroups: %.0f ms CPU in %s s\n' "${mode:-(oom on)}" "$IDLE_CG" \
-		"$(echo "$r1 $r0" | awk '{print $1-$2}')" "$IDLE_S"
+	echo "$1 $r0 $r1" >>"$tmp/idle-rec"
+	k=$((k + 1))
+}
+# the rounds in turn, so that the variants share the machine's load
+k=0 r=0
+while [ $r -lt "$IDLE_ROUNDS" ]; do
+	[ -z "${IDLE_BASE:-}" ] || idle_rec "$IDLE_BASE" "$IDLE_BASE/memcgctl"
+	idle_rec "$first,--no-oom" "$bin" --no-oom
+	idle_rec "$first,OOM-catcher-on" "$bin"
+	r=$((r + 1))
 done
+# per variant: CPU in IDLE_S s after the first sample, each round's and their mean
+awk -v s="$IDLE_S" -v cg="$IDLE_CG" '
+	{ d = $3 - $2; if (!($1 in n)) o[++no] = $1; n[$1]++; t[$1] += d; l[$1] = l[$1] sprintf(" %.1f", d) }
+	END { for (i = 1; i <= no; i++) { v = o[i]; w = v; gsub(/,/, " ", w)
+		printf "record -d 5s at %s cgroups, %s: ms CPU in %s s a round:%s; mean %.1f ms = %.4f%% of a CPU\n",
+			cg, w, s, l[v], t[v] / n[v], t[v] / n[v] / (s * 10) } }' "$tmp/idle-rec"
 find "$parent" -mindepth 1 -depth -type d -exec rmdir {} \;
 fi
 
+[ "$N" != 0 ] || exit 0 # the idle phases only
 # ---- the burst ----
 # the kernel log as it comes: the ring buffer holds only the last few hundred reports
-dmesg -w >"$tmp/dmesg" 2>/dev/null &
-DM=$!
-pids="$pids $DM"
+if dmesg --help 2>&1 | grep -q -- --follow; then
+	dmesg -w >"$tmp/dmesg" 2>/dev/null &
+	DM=$!
+	KM=$DM
+else
+	# busybox's dmesg cannot follow: /dev/kmsg in dmesg's "[sec.usec] text" form
+	# (cat: one record a read, into a buffer big enough for any). The reader stops with
+	# cat (KM): awk then reads to the end and exits; killed, awk would leave cat blocked
+	# in read(2) and the pipeline, which the shell waits for, running.
+	{
+		cat /dev/kmsg 2>"$tmp/kmsg.err" &
+		echo $! >"$tmp/kmsg.pid"
+		wait
+	} | awk -F';' '{ split($1, h, ","); printf "[%.6f] %s\n", h[3] / 1e6,
+		substr($0, index($0, ";") + 1); fflush() }' >"$tmp/dmesg" &
+	DM=$!
+	until [ -s "$tmp/kmsg.pid" ]; do sleep 0.05; done
+	KM=$(cat "$tmp/kmsg.pid")
+fi
+pids="$pids $KM $DM"
 # the kernel stamps its log with local_clock(), not CLOCK_MONOTONIC: the offset, read back
 "$tmp/oom-probe0" --clock >"$tmp/clock"
 kill_one() { # kill_one I TAG: a scratch cgroup, a child OOM-killed in it, the cgroup removed
@@ -144,10 +199,10 @@ burst() { # burst BUILD# ROUND FROM TO: record and the probe of that build, kill
 	sleep 0.2
 	pc0=$(cpu_ms "$PROBE")
 	rc0=$(cpu_ms "$REC")
-	t0=$(date +%s%N)
+	t0=$(now_ns)
 	i=$3
 	while [ "$i" -lt "$4" ]; do kill_one "$i" "$tag"; i=$((i + 1)); done
-	t1=$(date +%s%N)
+	t1=$(now_ns)
 	sleep 2
 	pc1=$(cpu_ms "$PROBE")
 	rc1=$(cpu_ms "$REC")
@@ -172,7 +227,8 @@ while [ $r -lt "$ROUNDS" ]; do
 done
 "$tmp/oom-probe0" --clock >>"$tmp/clock"
 sleep 1
-kill "$DM"
+kill "$KM" 2>/dev/null || echo "bench/oom: the kernel log reader had stopped: $(cat "$tmp/kmsg.err" 2>/dev/null)" >&2
+wait "$DM" 2>/dev/null || true
 off=$(awk '{s += $1; n++} END {printf "%d", s / n}' "$tmp/clock")
 # each Killed line's kernel stamp on CLOCK_MONOTONIC (us), by pid
 awk -v off="$off" 'match($0, /Killed process [0-9]+ \(/) {
@@ -203,7 +259,7 @@ while [ $j -lt "$nb" ]; do
 	tag=b$j
 	o=$tmp/table-$tag
 	{
-		echo "$(cat "$tmp/build$j")"
+		cat "$tmp/build$j"
 		killed=$(awk '$2 == 137' "$tmp/kills-$tag" | wc -l)
 		awk '{d += ($2 - $1) / 1e9; p += $4 - $3; r += $6 - $5} END {printf "%.1f s; CPU probe %.0f ms, record %.0f ms\n", d, p, r}' "$tmp/cpu-$tag"
 		jq -r '[.pid, .comm, (.victim_cgroup // "-"), (.oom_cgroup // "-"), .breakdown, (.breakdown_age_us // 0)] | @tsv' \
@@ -245,6 +301,8 @@ while [ $j -lt "$nb" ]; do
 		lat "$tmp/burst-$tag.out" 2 22 | pctl
 		lat "$tmp/burst-$tag.out" 2 22 kernel | pctl
 		lat "$tmp/burst-$tag.out" 2 22 other | pctl
+		awk '$1 == "cpu_ms" { r += $10; l += $12; k += $14 } END { printf "%d / %d / %d\n", r, l, k }' \
+			"$tmp/burst-$tag.out"
 	} >"$o"
 	j=$((j + 1))
 done
@@ -266,6 +324,7 @@ printf 'CLOCK_MONOTONIC - the kernel log clock: %s us (before, after the bursts)
 	echo "probe: kill to stored"
 	echo "probe: stored, with the kernel's report"
 	echo "probe: stored, without it"
+	echo "probe: kernel log records read / lost (overwritten before read) / kills"
 } >"$tmp/table-names"
 # shellcheck disable=SC2046
 paste -d '|' "$tmp/table-names" $(j=0; while [ $j -lt "$nb" ]; do echo "$tmp/table-b$j"; j=$((j + 1)); done) |
