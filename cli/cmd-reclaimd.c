@@ -333,6 +333,7 @@ struct size_job {
 	uint64_t next_ns;    /* its next tick (or start) */
 	double ns_per_byte;  /* CPU per byte asked, measured over its steps */
 	uint64_t look_ns;    /* CPU of a tick without a step (its reads) */
+	uint64_t min_step;   /* the controller's smallest step (mcg_size_params.step_min_bytes) */
 	uint64_t cpu_ns, ticks, deferred;
 };
 
@@ -400,6 +401,7 @@ static int size_job_start(struct sizer *s, struct size_job *j, uint64_t now)
 	o.interval_ms = s->interval_ns / 1000000ULL;
 	o.recovered = size_recovered;
 	o.userdata = j;
+	j->min_step = o.p.step_min_bytes;
 	r = mcg_size_probe_new(j->g, &o, MCG_SIZE_PROBE_STEP_LOCK, NULL, &j->p);
 	if (r < 0)
 		return r;
@@ -441,12 +443,18 @@ static void size_job_tick(struct sizer *s, struct size_job *j, uint64_t now)
 		j->next_ns = now + mcg_policy_budget_wait(&j->budget);
 		return;
 	}
-	/* a step no larger than what the budget has left pays for, at the CPU a byte costs */
+	/*
+	 * A step no larger than what the budget has left pays for, at the CPU a byte
+	 * costs, but never below the controller's smallest step: with a bucket smaller
+	 * than a tick's reads (a small --size-max-cpu, a slow machine) it would never
+	 * step at all. What the tick overspends is owed (the bucket goes negative) and
+	 * the next tick waits for it, so the average stays within the budget.
+	 */
 	max_step = j->budget.tokens_ns > (double)j->look_ns
 			   ? (uint64_t)((j->budget.tokens_ns - (double)j->look_ns) / j->ns_per_byte)
 			   : 0;
-	if (!max_step)
-		max_step = 1; /* below a page: no step this tick */
+	if (max_step < j->min_step)
+		max_step = j->min_step;
 	cpu0 = rd_cpu_ns();
 	r = mcg_size_probe_tick(j->p, max_step, NULL, &tk);
 	cost = rd_cpu_ns() - cpu0;
