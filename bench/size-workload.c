@@ -1,4 +1,4 @@
-/* size-workload.c: the workloads of bench/size.sh: page cache hot/cold, anon heap hot/cold, a batch job, a phase change; progress as "ms ops" lines. */
+/* size-workload.c: the workloads of bench/size.sh: page cache hot/cold, skewed and scanned, anon heap hot/cold, a batch job, a phase change; progress as "ms ops" lines. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -109,6 +109,59 @@ static int run_pagecache(const char *dir, long hot, long cold, long hot2, long s
 	}
 }
 
+/*
+ * A skewed reader (a cache in front of a service): PCT% of the reads at random over a
+ * HOT MiB file, the rest over a WARM MiB one, beside COLD MiB written once. The need has
+ * no sharp edge: below HOT + WARM the warm reads start to miss, below HOT the hot ones.
+ */
+static int run_skew(const char *dir, long hot, long warm, long cold, long pct)
+{
+	char a[4096], b[4096], c[4096], buf[BLOCK];
+	int fa, fb;
+
+	snprintf(a, sizeof(a), "%s/hot", dir);
+	snprintf(b, sizeof(b), "%s/warm", dir);
+	snprintf(c, sizeof(c), "%s/cold", dir);
+	if (make_file(a, hot) || make_file(b, warm) || make_file(c, cold))
+		return 1;
+	fa = open(a, O_RDONLY);
+	fb = open(b, O_RDONLY);
+	printf("ready\n");
+	fflush(stdout);
+	for (;;) {
+		if ((long)(xr() % 100) < pct)
+			read_block(fa, hot, buf);
+		else
+			read_block(fb, warm, buf);
+	}
+}
+
+/*
+ * A scanner: HOT MiB read from start to end in 64 KiB blocks, over and over, beside COLD
+ * MiB written once: LRU's worst case, every block is gone by the time it comes round again
+ * under any limit below the file, so the knee is sharp.
+ */
+static int run_scan(const char *dir, long hot, long cold)
+{
+	char a[4096], c[4096], buf[BLOCK];
+	off_t off = 0, end = (off_t)hot * MIB;
+	int fa;
+
+	snprintf(a, sizeof(a), "%s/hot", dir);
+	snprintf(c, sizeof(c), "%s/cold", dir);
+	if (make_file(a, hot) || make_file(c, cold))
+		return 1;
+	fa = open(a, O_RDONLY);
+	printf("ready\n");
+	fflush(stdout);
+	for (;;) {
+		if (pread(fa, buf, BLOCK, off) < 0)
+			return 1;
+		off = off + BLOCK >= end ? 0 : off + BLOCK;
+		tick();
+	}
+}
+
 static int run_anon(long hot, long cold)
 {
 	size_t hb = (size_t)hot * MIB, cb = (size_t)cold * MIB, i;
@@ -192,11 +245,16 @@ int main(int argc, char **argv)
 		return run_pagecache(argv[2], atol(argv[3]), atol(argv[4]), 0, 0);
 	if (argc >= 7 && !strcmp(argv[1], "phase"))
 		return run_pagecache(argv[2], atol(argv[3]), atol(argv[4]), atol(argv[5]), atol(argv[6]));
+	if (argc >= 7 && !strcmp(argv[1], "skew"))
+		return run_skew(argv[2], atol(argv[3]), atol(argv[4]), atol(argv[5]), atol(argv[6]));
+	if (argc >= 5 && !strcmp(argv[1], "scan"))
+		return run_scan(argv[2], atol(argv[3]), atol(argv[4]));
 	if (argc >= 4 && !strcmp(argv[1], "anon"))
 		return run_anon(atol(argv[2]), atol(argv[3]));
 	if (argc >= 5 && !strcmp(argv[1], "batch"))
 		return run_batch(argv[2], atol(argv[3]), atol(argv[4]));
 	fprintf(stderr, "usage: size-workload pagecache DIR HOT COLD | phase DIR HOT COLD HOT2 SECS |"
-			" anon HOT COLD | batch DIR SRC PASSES (MiB)\n");
+			" skew DIR HOT WARM COLD PCT | scan DIR HOT COLD | anon HOT COLD | batch DIR SRC PASSES"
+			" (MiB)\n");
 	return 2;
 }

@@ -1,13 +1,16 @@
 #!/bin/sh
 # size.sh: memcgctl size against the offline knee: for each workload of bench/size-workload.c
-# (page cache hot/cold, anon heap hot/cold, a batch job, a phase change), a sweep of static
+# (page cache hot/cold, skewed, scanned; anon heap hot/cold, a batch job, a phase change), a sweep of static
 # limits in 5% steps of the unlimited peak finds the knee (the smallest limit whose
 # throughput, or run time, is within 5% of unlimited, each limit paired with an unlimited
 # measurement just before it); then 'memcgctl size' runs online from an unlimited start: its
 # answer against the knee, its time, the workload's throughput during the probe against
-# just before, OOM kills, and SIGINT at a random second (restore time, limit read back).
-# usage: sh bench/size.sh [BUILD_DIR]  (env: DATA=/var/tmp, WORKLOADS="pagecache anon batch phase",
-# SIZE_ARGS="" extra size options, e.g. --interval 500ms)
+# just before, OOM kills, and SIGINT at a random second (restore time, limit read back);
+# for the steady ones then 'memcgctl reclaimd --size' (1 s ticks, its own CPU budget) from an
+# unlimited start: the first answer it keeps, when, and the daemon's CPU from /proc/PID/stat.
+# usage: sh bench/size.sh [BUILD_DIR]  (env: DATA=/var/tmp, WORKLOADS="pagecache anon batch
+# phase skew scan", SIZE_ARGS="" extra size options, e.g. --interval 500ms, RD_ARGS="" extra
+# reclaimd options, e.g. --size-max-cpu 5, RECLAIMD=0 to leave it out)
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}
@@ -17,11 +20,17 @@ M=$build/memcgctl
 cc -O2 -Wall -o "$tmp/wl" "$src/bench/size-workload.c"
 data=${DATA:-/var/tmp}/memcgctl-bench-size-$$
 mkdir -p "$data"
-WORKLOADS=${WORKLOADS:-pagecache anon batch phase}
+WORKLOADS=${WORKLOADS:-pagecache anon batch phase skew scan}
 SIZE_ARGS=${SIZE_ARGS:-}
+RD_ARGS=${RD_ARGS:-}
+RECLAIMD=${RECLAIMD:-1}
+# the answers size keeps, and reclaimd's journals: this run's own, removed with it
+MEMCGCTL_RUNDIR=$tmp/run
+export MEMCGCTL_RUNDIR
 MIB=1048576
-WL_PID=
+WL_PID= RD_PID=
 bench_cleanup_hook() {
+	[ -n "$RD_PID" ] && kill -TERM "$RD_PID" 2>/dev/null && wait "$RD_PID" 2>/dev/null
 	[ -n "$WL_PID" ] && kill -KILL "$WL_PID" 2>/dev/null && wait "$WL_PID" 2>/dev/null
 	rm -rf "$data"
 }
@@ -97,8 +106,51 @@ online() {
 	SIG=$(jq -r .signal "$tmp/size.json")
 }
 
-printf '| workload | peak MiB | knee MiB (%% of peak) | size MiB | size / knee | stop | signal | time s | throughput during probe | OOM kills | SIGINT restore ms |\n'
-printf '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n'
+# rd_online CG OUT: reclaimd --size from an unlimited start, until it keeps an answer (10 min
+# at most); sets RD_ANS (bytes, or -), RD_S (seconds to it), RD_CPU (% of a CPU the daemon
+# used meanwhile), RD_TP (the workload's throughput meanwhile against just before)
+rd_online() {
+	RD_ANS=- RD_S=- RD_CPU=- RD_TP=-
+	[ "$RECLAIMD" = 1 ] || return 0
+	tb=$(tput "$2" 3)
+	a=$(lastops "$2") ca=$(lastcpu "$2")
+	sd=$tmp/rd-state
+	rm -rf "$sd"
+	t0n=$(date +%s%N)
+	"$M" reclaimd --foreground --state-dir "$sd" --size "${1#"$root"}" --size-interval 1s \
+		$RD_ARGS 2>"$tmp/rd.log" &
+	RD_PID=$!
+	i=0
+	until [ -f "$sd/reclaimd.pid" ] || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done
+	hz=$(getconf CLK_TCK)
+	c0=$(awk '{ print $14 + $15 }' "/proc/$RD_PID/stat")
+	w0=$(now_ms)
+	i=0
+	until "$M" --json show "${1#"$root"}" 2>/dev/null | jq -e --argjson t "$t0n" \
+		'.size != null and .size.found_ns > $t and .size.stop == "converged"' >/dev/null; do
+		[ $i -ge 600 ] && break
+		sleep 1
+		i=$((i + 1))
+	done
+	c1=$(awk '{ print $14 + $15 }' "/proc/$RD_PID/stat")
+	w1=$(now_ms)
+	b=$(lastops "$2") cb=$(lastcpu "$2")
+	kill -TERM "$RD_PID"
+	wait "$RD_PID" || true
+	RD_PID=
+	if [ $i -lt 600 ]; then
+		js=$("$M" --json show "${1#"$root"}")
+		RD_ANS=$(printf '%s\n' "$js" | jq -r .size.needed_bytes)
+		RD_S=$(printf '%s\n' "$js" | jq -r --argjson t "$t0n" '(.size.found_ns - $t) / 1e9 | floor')
+	fi
+	RD_CPU=$(awk -v c=$((c1 - c0)) -v hz="$hz" -v w=$((w1 - w0)) 'BEGIN { printf "%.2f", c / hz * 1000 / w * 100 }')
+	tp=$(awk -v a="$a" -v b="$b" -v t="$((cb - ca))" 'BEGIN { if (t > 0) printf "%.1f", (b - a) * 1e6 / t; else print 0 }')
+	RD_TP=$(ratio "$tp" "$tb")
+	grep -E "size .*: (needs|cannot)" "$tmp/rd.log" >&2 || true
+}
+
+printf '| workload | peak MiB | knee MiB (%% of peak) | size MiB | size / knee | stop | signal | time s | throughput during probe | OOM kills | SIGINT restore ms | reclaimd --size MiB (/ knee), s, daemon CPU, throughput |\n'
+printf '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n'
 
 steady() { # NAME WORKLOAD-ARGS...
 	name=$1
@@ -136,10 +188,16 @@ steady() { # NAME WORKLOAD-ARGS...
 	echo "$name sweep:$sweep" >&2
 	online "$c" "$WL_OUT"
 	si=$(sigint "$c")
+	setlim "$c" "$UNL"
+	sleep 3
+	rd_online "$c" "$WL_OUT"
 	o1=$(oomk "$c")
-	printf '| %s | %s | %s (%s%%) | %s | %s | %s | %s | %s | x%s | %s | %s |\n' "$name" "$(mib "$peak")" \
+	rd="-"
+	[ "$RD_ANS" != - ] && rd="$(mib "$RD_ANS") ($(ratio "$RD_ANS" "$knee")), $RD_S s, $RD_CPU%, x$RD_TP"
+	[ "$RD_ANS" = - ] && [ "$RECLAIMD" = 1 ] && rd="none in 600 s, $RD_CPU%"
+	printf '| %s | %s | %s (%s%%) | %s | %s | %s | %s | %s | x%s | %s | %s | %s |\n' "$name" "$(mib "$peak")" \
 		"$(mib "$knee")" "$knee_pct" "$(mib "$ANS")" "$(ratio "$ANS" "$knee")" "$STOP" "$SIG" \
-		"$ELAPSED" "$TP_RATIO" "$((o1 - o0))" "$si"
+		"$ELAPSED" "$TP_RATIO" "$((o1 - o0))" "$si" "$rd"
 	stop_wl
 	rmdir "$c"
 }
@@ -202,7 +260,7 @@ batch() { # the batch job: run time per limit, each paired with an unlimited run
 	STOP="$(jq -r .stop "$tmp/size.json"), within the run: $in_run"
 	SIG=$(jq -r .signal "$tmp/size.json")
 	o1=$(oomk "$c")
-	printf '| %s | %s | %s (%s%%) | %s | %s | %s | %s | %s | x%s (CPU time) | %s | - |\n' "$name" \
+	printf '| %s | %s | %s (%s%%) | %s | %s | %s | %s | %s | x%s (CPU time) | %s | - | - |\n' "$name" \
 		"$(mib "$peak")" "$(mib "$knee")" "$knee_pct" "$(mib "$ANS")" "$(ratio "$ANS" "$knee")" \
 		"$STOP" "$SIG" "$ELAPSED" "$(ratio "$t_plain" "$t_job")" "$((o1 - o0))"
 	rmdir "$c"
@@ -218,7 +276,7 @@ phase() { # the working set grows from HOT to HOT2 after SECS: size --watch foll
 	o1=$(oomk "$c")
 	echo "phase watch lines:" >&2
 	cat "$tmp/watch.out" >&2
-	printf '| phase | %s -> %s MiB hot (+96 cold), change at %s s | - | answers: %s | - | - | - | - | - | %s | - |\n' \
+	printf '| phase | %s -> %s MiB hot (+96 cold), change at %s s | - | answers: %s | - | - | - | - | - | %s | - | - |\n' \
 		$hot $hot2 $secs "$(grep -o 'needs [0-9.]* [KMG]iB' "$tmp/watch.out" | sed 's/needs //' | tr '\n' ',' | sed 's/,$//')" "$o1"
 	stop_wl
 	rmdir "$c"
@@ -227,6 +285,8 @@ phase() { # the working set grows from HOT to HOT2 after SECS: size --watch foll
 for w in $WORKLOADS; do
 	case $w in
 	pagecache) steady pagecache pagecache "$data" 128 256 ;;
+	skew) steady skew skew "$data" 32 96 128 90 ;;
+	scan) steady scan scan "$data" 96 192 ;;
 	anon) steady anon anon 64 64 ;;
 	batch) batch ;;
 	phase) phase ;;

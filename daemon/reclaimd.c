@@ -108,6 +108,7 @@ struct daemon {
 	uint64_t started_wall, wakeups, totals_written_ns;
 	uint64_t iter_reclaim_ns; /* CPU of the bursts of this loop iteration */
 	bool totals_dirty; /* a cgroup's stats were written since the totals */
+	struct reclaimd_side *side; /* the caller's own work (reclaimd_side), or NULL */
 };
 
 static void close_fd(int *fd)
@@ -1152,9 +1153,10 @@ static void pidfile_unlock(struct daemon *d)
 
 static int serve(struct daemon *d, unsigned flags);
 
-int reclaimd_main(struct mcg_ctx *ctx, const char *statedir, unsigned flags, int verbose)
+int reclaimd_main(struct mcg_ctx *ctx, const char *statedir, unsigned flags, int verbose,
+		  struct reclaimd_side *side)
 {
-	struct daemon d = {.ctx = ctx, .statedir = statedir};
+	struct daemon d = {.ctx = ctx, .statedir = statedir, .side = side};
 	int r;
 
 	d.epfd = d.ifd = d.pidfd = -1;
@@ -1170,6 +1172,8 @@ int reclaimd_main(struct mcg_ctx *ctx, const char *statedir, unsigned flags, int
 		pidfile_unlock(&d);
 		mcg_async_dir_close(&d.dir);
 	}
+	if (side && side->end)
+		side->end(side->userdata);
 	mcg_log(ctx, r < 0 ? MCG_LOG_ERR : MCG_LOG_INFO, "reclaimd %d exits: %s", (int)getpid(),
 		r < 0 ? mcg_strerror(r) : "done");
 	rd_log_restore(ctx);
@@ -1225,7 +1229,7 @@ static int serve(struct daemon *d, unsigned flags)
 		struct timespec ts;
 		int n;
 
-		if (d->n == 0 && !(flags & RECLAIMD_KEEP)) {
+		if (d->n == 0 && !(flags & RECLAIMD_KEEP) && !(d->side && d->side->next_ns)) {
 			/* Release the pid file, then look once more: an enable that raced
 			 * with us either sees no daemon (and starts one) or is seen here. */
 			pidfile_unlock(d);
@@ -1248,6 +1252,8 @@ static int serve(struct daemon *d, unsigned flags)
 		}
 		if (d->kept_waiting > 0 && d->kept_next_ns < next)
 			next = d->kept_next_ns;
+		if (d->side && d->side->next_ns && d->side->next_ns < next)
+			next = d->side->next_ns;
 		/* nanoseconds: the poll timer may be 1 ms, a millisecond timeout would double it */
 		ts.tv_sec = next <= now ? 0 : (time_t)((next - now) / NSEC);
 		ts.tv_nsec = next <= now ? 0 : (long)((next - now) % NSEC);
@@ -1312,6 +1318,12 @@ static int serve(struct daemon *d, unsigned flags)
 				check(d, c, false);
 		}
 		drop_gone(d);
+		if (d->side && d->side->next_ns && rd_now_ns() >= d->side->next_ns) {
+			uint64_t c0 = rd_cpu_ns();
+
+			d->side->next_ns = d->side->run(d->side->userdata, rd_now_ns());
+			d->iter_reclaim_ns += rd_cpu_ns() - c0; /* paid from its own budget */
+		}
 		looked_cpu = rd_cpu_ns();
 		for (i = 0; i < d->n; i++)
 			flush_stats(d, d->cgs[i], false);

@@ -18,7 +18,24 @@ enum {
  * included. 0 on a clean exit, -MCG_E_LOCKED if another daemon serves
  * STATEDIR, -MCG_E_UNTRUSTED, -errno.
  */
-int reclaimd_main(struct mcg_ctx *ctx, const char *statedir, unsigned flags, int verbose);
+struct reclaimd_side;
+int reclaimd_main(struct mcg_ctx *ctx, const char *statedir, unsigned flags, int verbose,
+		  struct reclaimd_side *side);
+
+/*
+ * Work of the caller's own in the daemon's loop (reclaimd --size): RUN is
+ * called once NEXT_NS (rd_now_ns) has come and returns the next time, 0 when
+ * it has nothing left. Its CPU is not the served cgroups' (it pays its own
+ * budget); while it has work the daemon does not exit for want of enabled
+ * cgroups. A stop signal is seen between two runs. END (may be NULL) runs
+ * once the loop is over, while the daemon still logs as itself.
+ */
+struct reclaimd_side {
+	uint64_t (*run)(void *userdata, uint64_t now_ns);
+	void (*end)(void *userdata);
+	void *userdata;
+	uint64_t next_ns;
+};
 
 /* ---- process.c: what only a process may do (never the library) ---- */
 

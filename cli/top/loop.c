@@ -57,6 +57,9 @@ struct loop {
 	size_t nowner;
 	bool owner_any; /* a row has one: the CONTAINER column is shown */
 	bool owner_off; /* C turned it off */
+	/* per row of snap: memcgctl size's kept answer, needed bytes (UINT64_MAX: none) */
+	uint64_t *need;
+	bool need_any; /* a row has one: the NEED column is shown */
 };
 
 struct key {
@@ -138,6 +141,35 @@ static void rebuild(struct loop *l)
  * column off. A replay shows the names recorded with the frame, never the
  * node's names now (the container may be gone).
  */
+/*
+ * NEED: the answers memcgctl size (or reclaimd --size) kept, read for the rows of each
+ * live sample as top -b reads them (the state directory opened once, an openat a row; a
+ * cgroup without one costs that failed openat). The column is shown while a row has
+ * one; a replay has none (the answer kept now says nothing of the past).
+ */
+static void needs_fill(struct loop *l)
+{
+	struct mcg_size_states *st;
+	struct mcg_ctx *ctx;
+	size_t i;
+
+	free(l->need);
+	l->need = NULL;
+	l->need_any = false;
+	if (!l->snap || l->o->hist || !(ctx = cli_ctx(l->cli)) || mcg_size_states_open(ctx, &st) < 0)
+		return;
+	l->need = malloc((l->snap->n_rows ? l->snap->n_rows : 1) * sizeof(*l->need));
+	for (i = 0; l->need && i < l->snap->n_rows; i++) {
+		struct mcg_size_state z;
+
+		l->need[i] = mcg_size_states_get(st, l->snap->rows[i].path, &z) == 0 ? z.needed
+										       : UINT64_MAX;
+		if (l->need[i] != UINT64_MAX)
+			l->need_any = true;
+	}
+	mcg_size_states_close(st);
+}
+
 static void owners_fill(struct loop *l)
 {
 	size_t i;
@@ -995,6 +1027,8 @@ static int k_help(struct loop *l)
 			overlay_add(l, "  %-10s %s", top_col_header(c), top_cols[c].help);
 	overlay_add(l, "  %-10s %s", "CONTAINER",
 		    "the container (or, for a pod's own cgroup, the pod) that owns it; C");
+	overlay_add(l, "  %-10s %s", "NEED",
+		    "memory the workload needs, as memcgctl size last found it (shown once one is kept)");
 	return R_REDRAW;
 }
 
@@ -1237,6 +1271,7 @@ static void draw(struct loop *l)
 	f.mark = l->o->hist ? l->mark : NULL;
 	f.trend = l->o->hist ? NULL : l->trend;
 	f.owner = l->owner_any && !l->owner_off ? (const char *const *)l->owner : NULL;
+	f.need = l->need_any ? l->need : NULL;
 	f.status = l->status[0] ? l->status
 		   : l->o->hist ? "h help  q quit  . , step  ] [ minute  } { hour  n N event  g go to  / filter  d detail"
 				: "h help  q quit  < > sort  r reverse  / filter  t tree  d detail  L limit  E empty  A async";
@@ -1312,6 +1347,7 @@ static int sample(struct loop *l)
 	l->snap = snap;
 	top_trend_push(&l->trend, snap); /* out of memory: the trend stops, the table goes on */
 	owners_fill(l);
+	needs_fill(l);
 	rebuild(l);
 	if (l->detail) {
 		size_t top = l->overlay_top;
@@ -1436,6 +1472,7 @@ out:
 	free(l.tl);
 	top_trend_free(l.trend);
 	mcg_strv_free(l.owner, l.nowner);
+	free(l.need);
 	mcg_snapshot_unref(l.snap);
 	free(l.rows);
 	if (sfd >= 0)

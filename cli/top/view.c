@@ -211,9 +211,12 @@ static int owner_width(const struct view_frame *f)
 }
 
 /* The columns that fit, in order; the name column takes what is left. */
+/* The NEED column (view_frame.need): a size, as wide as USAGE. */
+#define NEED_W 6
+
 static int fit_columns(const struct view_frame *f, int *cols, int *namew, int ownw)
 {
-	int n = 0, used = ownw ? ownw + 1 : 0, c;
+	int n = 0, used = (ownw ? ownw + 1 : 0) + (f->need ? NEED_W + 1 : 0), c;
 
 	for (c = TOP_USAGE; c < TOP_COL__COUNT; c++) {
 		int w;
@@ -310,6 +313,8 @@ static void draw_table(const struct view_frame *f, int y0, size_t *ret_first, si
 	addstr(line);
 	if (ownw)
 		printw(" %-*s", ownw, "CONTAINER");
+	if (f->need)
+		printw(" %*s", NEED_W, "NEED");
 	for (k = 0; k < ncols; k++) {
 		const struct top_col_desc *d = &top_cols[cols[k]];
 		char h[32];
@@ -368,6 +373,15 @@ static void draw_table(const struct view_frame *f, int y0, size_t *ret_first, si
 			/* cut by mcg_escape: never in the middle of an escape */
 			mcg_escape(o ? o : "-", esc, (size_t)ownw + 1);
 			len += (size_t)snprintf(line + len, sizeof(line) - len, " %-*s", ownw, esc);
+		}
+		if (f->need) {
+			uint64_t nb = f->need[f->rows[i]];
+
+			if (nb == UINT64_MAX)
+				snprintf(cell, sizeof(cell), "-");
+			else
+				top_fmt_size((double)nb, cell, sizeof(cell));
+			len += (size_t)snprintf(line + len, sizeof(line) - len, " %*s", NEED_W, cell);
 		}
 		for (k = 0; k < ncols; k++) {
 			double v;

@@ -37,6 +37,11 @@ struct view_frame {
 	 * (escaped) in a CONTAINER column after the name; NULL: no such column
 	 */
 	const char *const *owner;
+	/*
+	 * per row of snap: memcgctl size's kept answer, needed bytes (UINT64_MAX: none), shown
+	 * in a NEED column after the name (and CONTAINER); NULL: no such column
+	 */
+	const uint64_t *need;
 	/* the detail pane's graph above its lines: row GRAPH_ID's (NULL: none) */
 	const struct top_trend *graph;
 	uint64_t graph_id;

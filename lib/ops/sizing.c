@@ -894,268 +894,382 @@ static bool band_narrow(const struct mcg_size_ctl *c)
 	       (double)(hi - lo) <= c->p.band_frac * (double)hi;
 }
 
-int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
-		 const struct mcg_cancel *cancel, struct mcg_size_result *ret)
-{
-	struct mcg_size_result res = {0};
+/* The probe between ticks: what mcg_size_run's loop keeps, for a caller's own loop too. */
+struct mcg_size_probe {
+	struct mcg_group *g;
+	struct mcg_size_opts o;
+	unsigned flags;
+	struct mcg_size_result res;
 	struct mcg_size_ctl c;
-	struct mcg_txn *t = NULL;
-	struct mcg_reclaimer *rc = NULL;
-	struct delays d = {0};
-	struct reading *prev = NULL, *cur = NULL, *tmp;
-	const char *limit_knob = mcg_knob_file(1, MCG_K_LIMIT);
-	uint64_t t0 = mcg_monotonic_ns(), tick0, interval, freed = 0, page = (uint64_t)mcg_page_size();
-	uint64_t last_needed = 0, own_high = 0;
-	size_t kept_adj = 0; /* watch: the adjustments the last kept answer rests on */
-	bool v1 = g->ctx->version == 1, use_high = false, psi_ok;
-	int r = 0, r2, e = 0;
+	struct mcg_txn *t;	   /* the run's (none with MCG_SIZE_PROBE_STEP_LOCK) */
+	struct mcg_reclaimer *rc;
+	struct delays d;
+	struct reading *prev, *cur;
+	const char *limit_knob;
+	uint64_t t0, tick0, freed, last_needed, own_high, writes;
+	size_t kept_adj; /* watch: the adjustments the last kept answer rests on */
+	bool v1, use_high;
+};
+
+void mcg_size_probe_free(struct mcg_size_probe *p)
+{
+	if (!p)
+		return;
+	if (p->rc)
+		mcg_reclaimer_free(p->rc);
+	mcg_txn_free(p->t);
+	mcg_taskstats_close(p->d.ts);
+	free(p->d.prev);
+	free(p->d.cur);
+	free(p->prev);
+	free(p->cur);
+	free(p);
+}
+
+int mcg_size_probe_new(struct mcg_group *g, const struct mcg_size_opts *o, unsigned flags,
+		       const struct mcg_cancel *cancel, struct mcg_size_probe **ret)
+{
+	struct mcg_size_probe *p;
+	int r, e = 0;
+	bool psi_ok;
 
 	if (mcg_group_is_root(g))
 		return -EPERM;
-	interval = o->interval_ms ? o->interval_ms : MCG_SIZE_DEFAULT_INTERVAL_MS;
-	prev = calloc(1, sizeof(*prev));
-	cur = calloc(1, sizeof(*cur));
-	if (!prev || !cur) {
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->g = g;
+	p->o = *o;
+	p->flags = flags;
+	p->v1 = g->ctx->version == 1;
+	p->limit_knob = mcg_knob_file(1, MCG_K_LIMIT);
+	p->t0 = mcg_monotonic_ns();
+	p->prev = calloc(1, sizeof(*p->prev));
+	p->cur = calloc(1, sizeof(*p->cur));
+	if (!p->prev || !p->cur) {
 		r = -ENOMEM;
-		goto out;
+		goto fail;
 	}
-	r = read_state(g, prev);
+	r = read_state(g, p->prev);
 	if (r < 0)
-		goto out;
+		goto fail;
 
 	/* Which signal: the cgroup's own PSI, else the tasks' delays, else refaults. */
-	res.delayacct = mcg_delayacct_get(g->ctx);
-	psi_ok = mcg_record_has(&prev->rec, MCG_K_PSI_SOME);
+	p->res.delayacct = mcg_delayacct_get(g->ctx);
+	psi_ok = mcg_record_has(&p->prev->rec, MCG_K_PSI_SOME);
 	if (psi_ok) {
-		res.sig = MCG_SIZE_SIG_PSI;
-	} else if (v1 && res.delayacct == 1 && (e = mcg_taskstats_open(&d.ts)) == 0) {
-		res.sig = MCG_SIZE_SIG_DELAYS;
-		(void)delays_read(&d, g); /* the first totals */
+		p->res.sig = MCG_SIZE_SIG_PSI;
+	} else if (p->v1 && p->res.delayacct == 1 && (e = mcg_taskstats_open(&p->d.ts)) == 0) {
+		p->res.sig = MCG_SIZE_SIG_DELAYS;
+		(void)delays_read(&p->d, g); /* the first totals */
 	} else {
-		if (v1)
-			res.taskstats_err = res.delayacct == 1 ? e : -ENOTSUP;
-		res.sig = MCG_SIZE_SIG_REFAULTS;
+		if (p->v1)
+			p->res.taskstats_err = p->res.delayacct == 1 ? e : -ENOTSUP;
+		p->res.sig = MCG_SIZE_SIG_REFAULTS;
 	}
-	res.stall_valid = res.sig != MCG_SIZE_SIG_REFAULTS;
-	mcg_size_ctl_init(&c, &o->p, res.sig);
-	if (v1) {
-		r = mcg_knob_read_u64(g, limit_knob, &res.limit_before);
+	p->res.stall_valid = p->res.sig != MCG_SIZE_SIG_REFAULTS;
+	mcg_size_ctl_init(&p->c, &o->p, p->res.sig);
+	if (p->v1) {
+		r = mcg_knob_read_u64(g, p->limit_knob, &p->res.limit_before);
 		if (r < 0)
-			goto out;
+			goto fail;
 	}
-
-	if (o->dry_run) {
-		snprintf(res.method, sizeof(res.method), "dry-run");
-	} else {
-		r = mcg_txn_begin_recovering(g, 0, "size", cancel, o->recovered, o->userdata, &t);
+	p->use_high = !o->dry_run && !p->v1 && !mcg_knob_exists(g, "memory.reclaim");
+	if (o->dry_run)
+		snprintf(p->res.method, sizeof(p->res.method), "dry-run");
+	else
+		snprintf(p->res.method, sizeof(p->res.method), "%s",
+			 p->use_high ? "memory.high" : p->v1 ? "limit-steps" : "memory.reclaim");
+	if (!o->dry_run && !(flags & MCG_SIZE_PROBE_STEP_LOCK)) {
+		/* the lock and the journal for the whole run (v1 saves the limit first) */
+		r = mcg_txn_begin_recovering(g, 0, "size", cancel, o->recovered, o->userdata, &p->t);
 		if (r < 0)
-			goto out;
-		if (!v1 && !mcg_knob_exists(g, "memory.reclaim")) {
-			use_high = true;
-			snprintf(res.method, sizeof(res.method), "memory.high");
-		} else {
-			r = mcg_reclaimer_new(t, &rc);
+			goto fail;
+		if (!p->use_high) {
+			r = mcg_reclaimer_new(p->t, &p->rc);
 			if (r < 0)
-				goto out;
-			snprintf(res.method, sizeof(res.method), "%s",
-				 v1 ? "limit-steps" : "memory.reclaim");
+				goto fail;
 		}
-		if (v1) /* the value the journal saved is the one restored and compared with */
-			(void)mcg__txn_saved_u64(t, limit_knob, &res.limit_before);
+		if (p->v1) /* the value the journal saved is the one restored and compared with */
+			(void)mcg__txn_saved_u64(p->t, p->limit_knob, &p->res.limit_before);
 	}
+	p->tick0 = mcg_monotonic_ns();
+	*ret = p;
+	return 0;
+fail:
+	mcg_size_probe_free(p);
+	return r;
+}
 
-	tick0 = mcg_monotonic_ns();
-	for (;;) {
-		struct mcg_size_obs ob = {0};
-		struct mcg_size_progress pr = {0};
-		uint64_t ask, now;
-		bool valid;
+/*
+ * One step of ASK bytes. With the run's transaction, through its reclaimer;
+ * with MCG_SIZE_PROBE_STEP_LOCK, under a lock and journal of this step alone,
+ * which end with it (the v1 limit back, the journal dropped): -MCG_E_LOCKED
+ * when another memcgctl holds the cgroup (no step).
+ */
+static int probe_step(struct mcg_size_probe *p, uint64_t ask, const struct mcg_cancel *cancel)
+{
+	struct mcg_txn *t = p->t;
+	struct mcg_reclaimer *rc = p->rc;
+	struct mcg_step st;
+	int r, r2;
 
-		r = nap(interval, cancel);
-		if (r < 0) {
-			c.stop = r == -EINTR ? MCG_SIZE_INTERRUPTED : MCG_SIZE_TIMEOUT;
-			r = 0;
-			break;
-		}
-		r = read_state(g, cur);
+	if (!t) {
+		r = mcg_txn_begin_recovering(p->g, 0, "size", cancel, p->o.recovered,
+					     p->o.userdata, &t);
 		if (r < 0)
-			break;
-		now = mcg_monotonic_ns();
-		ob.dt_ns = now - tick0;
-		tick0 = now;
-		ob.usage = cur->pre.usage;
-		ob.file = cur->pre.file;
-		ob.anon = cur->pre.anon;
-		ob.floor = cur->pre.floor;
-		ob.reclaimed = freed;
-		freed = 0;
-		if (res.sig == MCG_SIZE_SIG_PSI) {
-			ob.stall_ns = delta(&prev->rec, &cur->rec, MCG_K_PSI_SOME, &ob.stall_valid) * 1000;
-		} else if (res.sig == MCG_SIZE_SIG_DELAYS) {
-			ob.stall_valid = delays_read(&d, g) == 0;
-			ob.stall_ns = ob.stall_valid ? d.sum : 0;
+			return r;
+		if (!p->use_high && (r = mcg_reclaimer_new(t, &rc)) < 0) {
+			mcg_txn_free(t);
+			return r;
 		}
-		ob.refault_bytes = delta(&prev->rec, &cur->rec, MCG_K_REFAULT, &ob.refault_valid) * page;
-		ob.ev_max = delta(&prev->rec, &cur->rec, MCG_K_EV_MAX, NULL);
-		/* the high events our own memory.high steps raised are no signal (high_step) */
-		ob.ev_high = delta(&prev->rec, &cur->rec, MCG_K_EV_HIGH, NULL);
-		if (own_high) {
-			uint64_t own = own_high < ob.ev_high ? own_high : ob.ev_high;
-
-			ob.ev_high -= own;
-			res.ev_high_probe += own;
-			own_high = 0;
-		}
-		ob.ev_oom_kill = delta(&prev->rec, &cur->rec, MCG_K_EV_OOM_KILL, &valid);
-		tmp = prev;
-		prev = cur;
-		cur = tmp;
-
-		ask = mcg_size_ctl_tick(&c, &ob);
-		if (o->progress) {
-			struct mcg_size_answer a;
-
-			mcg_size_ctl_answer(&c, &a);
-			pr.usage = ob.usage;
-			pr.needed = a.needed;
-			pr.step = ask;
-			pr.elapsed_ns = now - t0;
-			pr.cost_raw = c.cost_raw;
-			pr.sig = res.sig;
-			pr.adjustments = (unsigned)c.n_adj;
-			pr.converged = c.converged;
-			o->progress(o->userdata, &pr);
-		}
-		if (c.converged && o->answer) {
-			struct mcg_size_answer a;
-
-			mcg_size_ctl_answer(&c, &a);
-			if (a.needed != last_needed) {
-				last_needed = a.needed;
-				o->answer(o->userdata, &a);
-			}
-		}
-		/*
-		 * Watch: each time the band is narrow again on a new adjustment, the
-		 * answer is kept anew (its time too): export, top and record follow
-		 * a number that stays fresh while the watch runs.
-		 */
-		if (c.p.watch && !o->dry_run && c.n_adj != kept_adj && band_narrow(&c)) {
-			struct mcg_size_answer a;
-
-			mcg_size_ctl_answer(&c, &a);
-			kept_adj = c.n_adj;
-			r2 = keep_answer(g, &a, MCG_SIZE_CONVERGED, res.sig, res.method);
-			res.state_err = r2 < 0 ? r2 : 0;
-		}
-		if (c.stop != MCG_SIZE_RUNNING)
-			break;
-		if (o->dry_run) {
-			/* what it would do: the baseline, the floor and the first step */
-			if (c.ticks > c.p.warmup) {
-				res.first_step = ask;
-				break;
-			}
-			continue;
-		}
-		if (!ask)
-			continue;
-		if ((r = mcg_cancel_check(cancel)) < 0) {
-			/* the step the controller chose was never taken: not one of the steps */
-			c.steps--;
-			c.stop = r == -EINTR ? MCG_SIZE_INTERRUPTED : MCG_SIZE_TIMEOUT;
-			r = 0;
-			break;
-		}
-		if (use_high) {
-			r = high_step(t, g, ask, &freed, &own_high);
-		} else {
-			struct mcg_step st;
-
-			r = mcg_reclaimer_step(rc, ask, false, &st);
-			if (r == 0)
-				freed = mcg__sat_sub(st.usage_before, st.usage_after);
-		}
-		if (r == -EINTR || r == -ETIMEDOUT) {
-			c.stop = r == -EINTR ? MCG_SIZE_INTERRUPTED : MCG_SIZE_TIMEOUT;
-			r = 0;
-			break;
-		}
-		if (r == -MCG_E_CONFLICT) {
-			c.stop = MCG_SIZE_CONFLICT;
-			if (rc)
-				mcg_reclaimer_conflict(rc, &res.conflict_found, &res.conflict_expected);
-			else
-				mcg_txn_conflict(t, NULL, &res.conflict_found, &res.conflict_expected);
-			r = 0;
-			break;
-		}
-		if (r < 0)
-			break;
 	}
-	/* the last step's own events, which no tick observed after it */
-	res.ev_high_probe += own_high;
-	if (c.stop == MCG_SIZE_RUNNING && o->dry_run)
-		c.stop = MCG_SIZE_RUNNING; /* a dry run does not probe */
+	if (p->use_high) {
+		r = high_step(t, p->g, ask, &p->freed, &p->own_high);
+	} else {
+		r = mcg_reclaimer_step(rc, ask, false, &st);
+		if (r == 0)
+			p->freed = mcg__sat_sub(st.usage_before, st.usage_after);
+	}
+	if (r == -MCG_E_CONFLICT) {
+		if (rc)
+			mcg_reclaimer_conflict(rc, &p->res.conflict_found, &p->res.conflict_expected);
+		else
+			mcg_txn_conflict(t, NULL, &p->res.conflict_found, &p->res.conflict_expected);
+	}
+	if (t == p->t)
+		return r;
+	/* this step's own lock: the limit back (if still ours), the journal dropped */
 	if (rc) {
-		res.writes = mcg_reclaimer_writes(rc);
-		/* the v1 limit back first, whatever happened (if it is still ours) */
+		p->writes += mcg_reclaimer_writes(rc);
 		mcg_reclaimer_free(rc);
-		rc = NULL;
 	}
-	if (t) {
-		r2 = mcg_txn_rollback(t);
-		if (r2 == -MCG_E_CONFLICT) {
-			if (c.stop != MCG_SIZE_CONFLICT)
-				mcg_txn_conflict(t, NULL, &res.conflict_found,
-						 &res.conflict_expected);
-			c.stop = MCG_SIZE_CONFLICT;
-			r2 = 0;
+	r2 = mcg_txn_rollback(t);
+	if (r2 == -MCG_E_CONFLICT && r != -MCG_E_CONFLICT) {
+		mcg_txn_conflict(t, NULL, &p->res.conflict_found, &p->res.conflict_expected);
+		r = r2;
+	} else if (r == 0 && r2 < 0) {
+		r = r2;
+	}
+	mcg_txn_free(t);
+	return r;
+}
+
+int mcg_size_probe_tick(struct mcg_size_probe *p, uint64_t max_step,
+			const struct mcg_cancel *cancel, struct mcg_size_tick *ret)
+{
+	struct mcg_size_ctl *c = &p->c;
+	struct mcg_size_result *res = &p->res;
+	struct mcg_group *g = p->g;
+	const struct mcg_size_opts *o = &p->o;
+	struct mcg_size_obs ob = {0};
+	struct mcg_size_progress pr = {0};
+	struct mcg_size_tick tk = {0};
+	struct reading *tmp;
+	uint64_t ask, now, page = (uint64_t)mcg_page_size();
+	bool valid;
+	int r, r2;
+
+	if (c->stop != MCG_SIZE_RUNNING)
+		goto done;
+	r = read_state(g, p->cur);
+	if (r < 0)
+		return r;
+	now = mcg_monotonic_ns();
+	ob.dt_ns = now - p->tick0;
+	p->tick0 = now;
+	ob.usage = p->cur->pre.usage;
+	ob.file = p->cur->pre.file;
+	ob.anon = p->cur->pre.anon;
+	ob.floor = p->cur->pre.floor;
+	ob.reclaimed = p->freed;
+	p->freed = 0;
+	if (res->sig == MCG_SIZE_SIG_PSI) {
+		ob.stall_ns = delta(&p->prev->rec, &p->cur->rec, MCG_K_PSI_SOME, &ob.stall_valid) * 1000;
+	} else if (res->sig == MCG_SIZE_SIG_DELAYS) {
+		ob.stall_valid = delays_read(&p->d, g) == 0;
+		ob.stall_ns = ob.stall_valid ? p->d.sum : 0;
+	}
+	ob.refault_bytes = delta(&p->prev->rec, &p->cur->rec, MCG_K_REFAULT, &ob.refault_valid) * page;
+	ob.ev_max = delta(&p->prev->rec, &p->cur->rec, MCG_K_EV_MAX, NULL);
+	/* the high events our own memory.high steps raised are no signal (high_step) */
+	ob.ev_high = delta(&p->prev->rec, &p->cur->rec, MCG_K_EV_HIGH, NULL);
+	if (p->own_high) {
+		uint64_t own = p->own_high < ob.ev_high ? p->own_high : ob.ev_high;
+
+		ob.ev_high -= own;
+		res->ev_high_probe += own;
+		p->own_high = 0;
+	}
+	ob.ev_oom_kill = delta(&p->prev->rec, &p->cur->rec, MCG_K_EV_OOM_KILL, &valid);
+	tmp = p->prev;
+	p->prev = p->cur;
+	p->cur = tmp;
+
+	ask = mcg_size_ctl_tick(c, &ob);
+	/* the caller's bound (a CPU budget): a smaller step, in whole pages, or none */
+	if (ask && max_step && ask > max_step) {
+		ask = max_step / page * page;
+		if (!ask)
+			c->steps--; /* not taken: not one of the steps */
+	}
+	if (o->progress) {
+		struct mcg_size_answer a;
+
+		mcg_size_ctl_answer(c, &a);
+		pr.usage = ob.usage;
+		pr.needed = a.needed;
+		pr.step = ask;
+		pr.elapsed_ns = now - p->t0;
+		pr.cost_raw = c->cost_raw;
+		pr.sig = res->sig;
+		pr.adjustments = (unsigned)c->n_adj;
+		pr.converged = c->converged;
+		o->progress(o->userdata, &pr);
+	}
+	if (c->converged && o->answer) {
+		struct mcg_size_answer a;
+
+		mcg_size_ctl_answer(c, &a);
+		if (a.needed != p->last_needed) {
+			p->last_needed = a.needed;
+			o->answer(o->userdata, &a);
 		}
-		if (r == 0 && r2 < 0)
-			r = r2;
+	}
+	/*
+	 * Watch: each time the band is narrow again on a new adjustment, the
+	 * answer is kept anew (its time too): export, top and record follow
+	 * a number that stays fresh while the watch runs.
+	 */
+	if (c->p.watch && !o->dry_run && c->n_adj != p->kept_adj && band_narrow(c)) {
+		struct mcg_size_answer a;
+
+		mcg_size_ctl_answer(c, &a);
+		p->kept_adj = c->n_adj;
+		r2 = keep_answer(g, &a, MCG_SIZE_CONVERGED, res->sig, res->method);
+		res->state_err = r2 < 0 ? r2 : 0;
+		tk.kept = r2 == 0;
+	}
+	if (c->stop != MCG_SIZE_RUNNING)
+		goto done;
+	if (o->dry_run) {
+		/* what it would do: the baseline, the floor and the first step */
+		if (c->ticks > c->p.warmup) {
+			res->first_step = ask;
+			tk.stop = MCG_SIZE_RUNNING;
+			tk.dry_run_done = true;
+			*ret = tk;
+			return 0;
+		}
+		goto done;
+	}
+	if (!ask)
+		goto done;
+	if ((r = mcg_cancel_check(cancel)) < 0) {
+		/* the step the controller chose was never taken: not one of the steps */
+		c->steps--;
+		c->stop = r == -EINTR ? MCG_SIZE_INTERRUPTED : MCG_SIZE_TIMEOUT;
+		goto done;
+	}
+	r = probe_step(p, ask, cancel);
+	if (r == -MCG_E_LOCKED && !p->t) {
+		/* another memcgctl holds the cgroup for now: no step this tick */
+		c->steps--;
+		tk.locked = true;
+		goto done;
+	}
+	if (r == -EINTR || r == -ETIMEDOUT) {
+		c->stop = r == -EINTR ? MCG_SIZE_INTERRUPTED : MCG_SIZE_TIMEOUT;
+		goto done;
+	}
+	if (r == -MCG_E_CONFLICT) {
+		c->stop = MCG_SIZE_CONFLICT;
+		goto done;
 	}
 	if (r < 0)
-		goto out;
-	if (c.stop == MCG_SIZE_CONFLICT)
+		return r;
+	tk.asked = ask;
+	tk.freed = p->freed;
+done:
+	tk.stop = c->stop;
+	*ret = tk;
+	return 0;
+}
+
+int mcg_size_probe_end(struct mcg_size_probe *p, enum mcg_size_stop stop,
+		       struct mcg_size_result *ret)
+{
+	struct mcg_size_result res = p->res;
+	struct mcg_size_ctl *c = &p->c;
+	struct mcg_group *g = p->g;
+	const struct mcg_size_opts *o = &p->o;
+	int r = 0, r2;
+
+	if (c->stop == MCG_SIZE_RUNNING)
+		c->stop = stop; /* the caller's reason: a deadline, a signal (RUNNING: none) */
+	/* the last step's own events, which no tick observed after it */
+	res.ev_high_probe += p->own_high;
+	p->own_high = 0;
+	res.writes = p->writes;
+	if (p->rc) {
+		res.writes += mcg_reclaimer_writes(p->rc);
+		/* the v1 limit back first, whatever happened (if it is still ours) */
+		mcg_reclaimer_free(p->rc);
+		p->rc = NULL;
+	}
+	if (p->t) {
+		r2 = mcg_txn_rollback(p->t);
+		if (r2 == -MCG_E_CONFLICT) {
+			if (c->stop != MCG_SIZE_CONFLICT)
+				mcg_txn_conflict(p->t, NULL, &res.conflict_found,
+						 &res.conflict_expected);
+			c->stop = MCG_SIZE_CONFLICT;
+			r2 = 0;
+		}
+		mcg_txn_free(p->t);
+		p->t = NULL;
+		if (r2 < 0)
+			return r2;
+	}
+	if (c->stop == MCG_SIZE_CONFLICT)
 		snprintf(res.conflict_knob, sizeof(res.conflict_knob), "%s",
-			 use_high ? "memory.high" : limit_knob);
-	if (v1) {
-		r = mcg_knob_read_u64(g, limit_knob, &res.limit_after);
+			 p->use_high ? "memory.high" : p->limit_knob);
+	if (p->v1) {
+		r = mcg_knob_read_u64(g, p->limit_knob, &res.limit_after);
 		if (r < 0)
-			goto out;
+			return r;
 	}
 	r = mcg_group_usage(g, &res.usage_end);
 	if (r < 0)
-		goto out;
-	res.stop = c.stop;
-	mcg_size_ctl_answer(&c, &res.ans);
-	res.usage_start = c.usage_start;
-	res.file_start = c.file_start;
-	res.anon_start = c.anon_start;
-	res.floor = c.floor;
-	res.elapsed_ns = mcg_monotonic_ns() - t0;
-	res.probe_ns = c.probe_ns;
-	res.base_ns = c.base_ns;
-	res.base_stall_ns = c.base_stall_ns;
-	res.probe_stall_ns = c.probe_stall_ns;
-	res.base_refault = c.base_refault;
-	res.probe_refault = c.probe_refault;
+		return r;
+	res.stop = c->stop;
+	mcg_size_ctl_answer(c, &res.ans);
+	res.usage_start = c->usage_start;
+	res.file_start = c->file_start;
+	res.anon_start = c->anon_start;
+	res.floor = c->floor;
+	res.elapsed_ns = mcg_monotonic_ns() - p->t0;
+	res.probe_ns = c->probe_ns;
+	res.base_ns = c->base_ns;
+	res.base_stall_ns = c->base_stall_ns;
+	res.probe_stall_ns = c->probe_stall_ns;
+	res.base_refault = c->base_refault;
+	res.probe_refault = c->probe_refault;
 	if (res.stall_valid) {
-		res.pressure = c.probe_ns ? (double)c.probe_stall_ns / (double)c.probe_ns : 0;
-		res.base_pressure = c.base_ns ? (double)c.base_stall_ns / (double)c.base_ns : 0;
-		res.added_stall_ns = mcg__sat_sub(c.probe_stall_ns,
-					     (uint64_t)(res.base_pressure * (double)c.probe_ns));
+		res.pressure = c->probe_ns ? (double)c->probe_stall_ns / (double)c->probe_ns : 0;
+		res.base_pressure = c->base_ns ? (double)c->base_stall_ns / (double)c->base_ns : 0;
+		res.added_stall_ns = mcg__sat_sub(c->probe_stall_ns,
+					     (uint64_t)(res.base_pressure * (double)c->probe_ns));
 	} else {
-		res.pressure = c.reclaimed ? (double)c.probe_refault / (double)c.reclaimed : 0;
+		res.pressure = c->reclaimed ? (double)c->probe_refault / (double)c->reclaimed : 0;
 	}
 	if (!o->dry_run)
-		res.steps = c.steps;
-	res.reclaimed = c.reclaimed;
-	res.backoffs = c.backoffs;
-	res.ev_max = c.ev_max;
-	res.ev_high = c.ev_high;
-	res.ev_oom_kill = c.ev_oom_kill;
+		res.steps = c->steps;
+	res.reclaimed = c->reclaimed;
+	res.backoffs = c->backoffs;
+	res.ev_max = c->ev_max;
+	res.ev_high = c->ev_high;
+	res.ev_oom_kill = c->ev_oom_kill;
 	/* an answer that rests on something (not a bare upper bound) is kept for show */
 	if (!o->dry_run && res.stop != MCG_SIZE_CONFLICT &&
 	    (res.ans.band_n || res.ans.floor_is_answer)) {
@@ -1169,14 +1283,36 @@ int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
 			      (unsigned long long)res.ans.band_hi, mcg_size_stop_name(res.stop),
 			      mcg_size_signal_name(res.sig));
 	*ret = res;
-out:
-	if (rc)
-		mcg_reclaimer_free(rc);
-	mcg_txn_free(t);
-	mcg_taskstats_close(d.ts);
-	free(d.prev);
-	free(d.cur);
-	free(prev);
-	free(cur);
+	return 0;
+}
+
+int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
+		 const struct mcg_cancel *cancel, struct mcg_size_result *ret)
+{
+	struct mcg_size_probe *p;
+	struct mcg_size_tick tk;
+	enum mcg_size_stop stop = MCG_SIZE_RUNNING;
+	uint64_t interval = o->interval_ms ? o->interval_ms : MCG_SIZE_DEFAULT_INTERVAL_MS;
+	int r;
+
+	r = mcg_size_probe_new(g, o, 0, cancel, &p);
+	if (r < 0)
+		return r;
+	for (;;) {
+		r = nap(interval, cancel);
+		if (r < 0) {
+			stop = r == -EINTR ? MCG_SIZE_INTERRUPTED : MCG_SIZE_TIMEOUT;
+			break;
+		}
+		r = mcg_size_probe_tick(p, 0, cancel, &tk);
+		if (r < 0) {
+			mcg_size_probe_free(p); /* the reclaimer and the rollback put back */
+			return r;
+		}
+		if (tk.stop != MCG_SIZE_RUNNING || tk.dry_run_done)
+			break;
+	}
+	r = mcg_size_probe_end(p, stop, ret);
+	mcg_size_probe_free(p);
 	return r;
 }

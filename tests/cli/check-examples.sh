@@ -97,6 +97,7 @@ classify() {
 	"memcgctl size"*) echo runs ;;
 	*"--swap 512M --high 1800M"*) echo v2 ;;
 	*"reclaimd --foreground --keep"*) echo runs ;;
+	*"reclaimd --foreground"*--size*) echo runs ;;
 	"memcgctl top" | *"--listen "* | *"top --replay"*) echo runs ;;
 	*--textfile*--interval*) echo runs ;;
 	*--watch*--count* | *--count*--watch*) echo fixture ;;

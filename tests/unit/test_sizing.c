@@ -474,6 +474,64 @@ static void test_run_v1_steps_restored(void **state)
 	assert_int_equal(fx_rmtree(dir), 0);
 }
 
+/*
+ * The probe tick by tick with the lock for each step only (reclaimd --size): no lock and no
+ * journal between ticks (another memcgctl's transaction begins), a tick while one holds the
+ * lock takes no step, a step is no larger than the caller's bound, the limit is back after
+ * each tick; the end says why it stopped.
+ */
+static void test_probe_step_lock(void **state)
+{
+	struct mcg_size_opts o = {0};
+	struct mcg_size_result res;
+	struct mcg_size_probe *p;
+	struct mcg_size_tick tk;
+	struct mcg_ctx *ctx;
+	struct mcg_group *g;
+	struct mcg_txn *t;
+	char dir[64] = "/tmp/test_sizing.XXXXXX", cmd[256];
+	uint64_t steps = 0;
+	int i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	fx_v1(dir, &ctx, &g);
+	mcg_size_params_init(&o.p, PAGE);
+	o.p.watch = true;
+	assert_int_equal(mcg_size_probe_new(g, &o, MCG_SIZE_PROBE_STEP_LOCK, NULL, &p), 0);
+	snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s/run/journal' 2>/dev/null)\"", dir);
+	for (i = 0; i < 8; i++) {
+		assert_int_equal(mcg_size_probe_tick(p, 2 << 20, NULL, &tk), 0);
+		assert_int_equal(tk.stop, MCG_SIZE_RUNNING);
+		assert_false(tk.locked);
+		assert_true(tk.asked <= 2 << 20);
+		assert_int_equal(tk.asked % PAGE, 0);
+		steps += tk.asked != 0;
+		assert_int_equal(knob(g, "memory.limit_in_bytes"), 512 << 20);
+		assert_int_equal(system(cmd), 0); /* no journal between ticks */
+		/* nor the lock: another memcgctl's transaction takes it */
+		assert_int_equal(mcg_txn_begin(g, 0, "set-limit", &t), 0);
+		mcg_txn_free(t);
+	}
+	assert_true(steps >= 4); /* after the two ticks of the baseline */
+	/* held by another: the tick reads and accounts, but takes no step */
+	assert_int_equal(mcg_txn_begin(g, 0, "set-limit", &t), 0);
+	assert_int_equal(mcg_size_probe_tick(p, 0, NULL, &tk), 0);
+	assert_true(tk.locked);
+	assert_int_equal(tk.asked, 0);
+	mcg_txn_free(t);
+	assert_int_equal(mcg_size_probe_end(p, MCG_SIZE_INTERRUPTED, &res), 0);
+	mcg_size_probe_free(p);
+	assert_int_equal(res.stop, MCG_SIZE_INTERRUPTED);
+	assert_int_equal(res.steps, steps);
+	assert_true(res.writes >= 2 * steps); /* each step lowered and wrote the original back */
+	assert_int_equal(res.limit_after, 512 << 20);
+	assert_string_equal(res.method, "limit-steps");
+	mcg_group_close(g);
+	mcg_ctx_free(ctx);
+	assert_int_equal(fx_rmtree(dir), 0);
+}
+
 /* the one file in DIR/run/size into BUF (its path); false if none */
 static bool state_file(const char *dir, char *buf, size_t len)
 {
@@ -982,6 +1040,7 @@ int main(void)
 		cmocka_unit_test(test_watch_phase_change),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_run_v1_steps_restored),
+		cmocka_unit_test(test_probe_step_lock),
 		cmocka_unit_test(test_state),
 		cmocka_unit_test(test_states),
 		cmocka_unit_test(test_state_event),

@@ -208,6 +208,46 @@ MCG_EXPORT int mcg_size_run(struct mcg_group *g, const struct mcg_size_opts *o,
 			    const struct mcg_cancel *cancel, struct mcg_size_result *ret);
 
 /*
+ * The same probe, tick by tick, for a caller with a loop of its own (reclaimd
+ * --size): mcg_size_run is new, then a tick every interval, then end. With
+ * MCG_SIZE_PROBE_STEP_LOCK the cgroup's lock and journal are held for each step
+ * only, not for the whole run: between steps set-limit and the others run as
+ * usual (a step while one holds the lock is skipped: tick.locked), a value set
+ * meanwhile is simply the next step's original, and a kill leaves at most one
+ * step's journal. Without it, new takes the lock and journal as mcg_size_run
+ * does (-MCG_E_LOCKED, -MCG_E_STALE_JOURNAL, -EPERM for the root cgroup).
+ */
+enum { MCG_SIZE_PROBE_STEP_LOCK = 1 << 0 };
+struct mcg_size_probe;
+MCG_EXPORT int mcg_size_probe_new(struct mcg_group *g, const struct mcg_size_opts *o,
+				  unsigned flags, const struct mcg_cancel *cancel,
+				  struct mcg_size_probe **ret);
+struct mcg_size_tick {
+	enum mcg_size_stop stop; /* MCG_SIZE_RUNNING: tick again; else call end */
+	uint64_t asked, freed;	 /* the step taken in this tick (0: none) and what it freed */
+	bool locked;		 /* STEP_LOCK: another memcgctl held the cgroup: no step */
+	bool kept;		 /* watch: the answer was kept anew (mcg_size_state_write) */
+	bool dry_run_done;	 /* a dry run has its first step (res.first_step): end */
+};
+/*
+ * Read the cgroup, account the tick in the controller and take the step it
+ * asks for, at most MAX_STEP bytes (0: no bound; a caller's CPU budget). The
+ * time since the last tick is the tick's length. CANCEL (may be NULL) is
+ * checked before the step. 0 with RET filled, or -errno (the cgroup gone...):
+ * then free, which puts back what the run changed.
+ */
+MCG_EXPORT int mcg_size_probe_tick(struct mcg_size_probe *p, uint64_t max_step,
+				   const struct mcg_cancel *cancel, struct mcg_size_tick *ret);
+/*
+ * End the run (STOP: why, when the controller had not stopped it itself;
+ * MCG_SIZE_RUNNING for none): restore what it changed, keep the answer where
+ * it rests on something, and fill RET as mcg_size_run does. 0 or -errno.
+ */
+MCG_EXPORT int mcg_size_probe_end(struct mcg_size_probe *p, enum mcg_size_stop stop,
+				  struct mcg_size_result *ret);
+MCG_EXPORT void mcg_size_probe_free(struct mcg_size_probe *p);
+
+/*
  * The last answer per cgroup, kept by mcg_size_run in the run directory's
  * "size" subdirectory (one file per cgroup, named as journals are) when it has
  * one (converged, the floor, or adjustments seen before a stop), for show.
