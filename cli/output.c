@@ -289,8 +289,8 @@ struct out_cell {
 		uint64_t u;
 		double d;
 		bool b;
+		const char *s; /* OUT_STR value (a column has one type) */
 	};
-	const char *s;    /* OUT_STR value */
 	const char *text; /* shown instead (already escaped) */
 };
 
@@ -548,10 +548,15 @@ struct out_row *out_row_new(struct out_table *t, struct out_row *parent)
 	return r;
 }
 
-/* Column C's cell of R, NULL when C is not selected (nothing to keep). */
-static struct out_cell *cell_of(struct out_row *r, size_t c)
+/*
+ * Column C's cell of R, NULL when C is not selected (nothing to keep) or is
+ * not of the value's kind (STR: a string for an OUT_STR column, else a number:
+ * they share the cell).
+ */
+static struct out_cell *cell_of(struct out_row *r, size_t c, bool str)
 {
-	if (!r || c >= r->t->ncols || r->t->slot[c] < 0)
+	if (!r || c >= r->t->ncols || r->t->slot[c] < 0 ||
+	    (r->t->cols[c].type == OUT_STR) != str)
 		return NULL;
 	return &r->cells[r->t->slot[c]];
 }
@@ -568,7 +573,7 @@ static bool cell_isset(const struct out_row *r, const struct out_cell *ce)
 
 void out_cell_str(struct out_row *r, size_t c, const char *s)
 {
-	struct out_cell *ce = cell_of(r, c);
+	struct out_cell *ce = cell_of(r, c, true);
 
 	if (!ce || !s)
 		return;
@@ -581,7 +586,7 @@ void out_cell_str(struct out_row *r, size_t c, const char *s)
 
 void out_cell_u64(struct out_row *r, size_t c, uint64_t v)
 {
-	struct out_cell *ce = cell_of(r, c);
+	struct out_cell *ce = cell_of(r, c, false);
 
 	if (!ce)
 		return;
@@ -591,7 +596,7 @@ void out_cell_u64(struct out_row *r, size_t c, uint64_t v)
 
 void out_cell_num(struct out_row *r, size_t c, double v)
 {
-	struct out_cell *ce = cell_of(r, c);
+	struct out_cell *ce = cell_of(r, c, false);
 
 	if (!ce || !isfinite(v))
 		return;
@@ -601,7 +606,7 @@ void out_cell_num(struct out_row *r, size_t c, double v)
 
 void out_cell_bool(struct out_row *r, size_t c, bool v)
 {
-	struct out_cell *ce = cell_of(r, c);
+	struct out_cell *ce = cell_of(r, c, false);
 
 	if (!ce)
 		return;
@@ -611,7 +616,8 @@ void out_cell_bool(struct out_row *r, size_t c, bool v)
 
 void out_cell_text(struct out_row *r, size_t c, const char *text)
 {
-	struct out_cell *ce = cell_of(r, c);
+	struct out_cell *ce = r && c < r->t->ncols && r->t->slot[c] >= 0 ? &r->cells[r->t->slot[c]]
+									: NULL;
 	char *e;
 
 	if (!ce || !text)
