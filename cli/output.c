@@ -279,21 +279,33 @@ const struct argp_child out_table_children[] = {
 	{0},
 };
 
+/*
+ * A table's rows and strings live in its arena (blocks of OUT_BLK bytes, freed
+ * with the table): no allocation per row or per cell, and a row has a cell
+ * only for the columns selected (slot[], not every column of the description).
+ */
 struct out_cell {
-	bool set;
 	union {
 		uint64_t u;
 		double d;
 		bool b;
+		const char *s; /* OUT_STR value (a column has one type) */
 	};
-	char *s;    /* OUT_STR value */
-	char *text; /* shown instead (already escaped) */
+	const char *text; /* shown instead (already escaped) */
 };
 
 struct out_row {
 	struct out_row *parent, *child, *last_child, *next;
-	struct out_cell *cells; /* one per column of the description */
+	struct out_table *t;
 	struct libscols_line *ln;
+	uint64_t set;           /* bit per slot: the cell has a value */
+	struct out_cell cells[]; /* one per selected column (t->slot) */
+};
+
+struct out_blk {
+	struct out_blk *next;
+	size_t size, used;
+	char data[];
 };
 
 struct out_table {
@@ -301,9 +313,48 @@ struct out_table {
 	size_t ncols;
 	size_t sel[64]; /* selected columns, in print order */
 	size_t nsel;
+	signed char *slot; /* per column of the description: its cell in a row, -1 not selected */
+	size_t nslots;
+	bool shown; /* every cell's text is what out_table_print() shows (chunked printing) */
 	struct out_row **rows;
 	size_t nrows, cap;
+	struct out_blk *blk; /* the arena, newest block first */
 };
+
+/* Below malloc's mmap threshold: a refresh's blocks come back from the heap, no page faults. */
+enum { OUT_BLK = 60 * 1024 };
+
+static void *arena_alloc(struct out_table *t, size_t n, size_t align)
+{
+	struct out_blk *b = t->blk;
+	size_t off;
+
+	if (b) {
+		off = (b->used + align - 1) & ~(align - 1);
+		if (off + n <= b->size) {
+			b->used = off + n;
+			return b->data + off;
+		}
+	}
+	size_t size = n > OUT_BLK - sizeof(*b) ? n : OUT_BLK - sizeof(*b);
+
+	b = malloc(sizeof(*b) + size);
+	if (!b)
+		return NULL;
+	b->size = size;
+	b->used = n;
+	b->next = t->blk;
+	t->blk = b;
+	return b->data;
+}
+
+static const char *arena_strdup(struct out_table *t, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = arena_alloc(t, n, 1);
+
+	return d ? memcpy(d, s, n) : NULL;
+}
 
 uint64_t out_realtime_ns(void)
 {
@@ -444,18 +495,23 @@ struct out_table *out_table_new(const struct out_col *cols, size_t ncols, int ve
 		*ret_status = EXIT_USAGE;
 		return NULL;
 	}
+	/* a cell per column selected (once, if -o names it twice) */
+	t->slot = malloc(ncols ? ncols : 1);
+	if (!t->slot) {
+		free(t);
+		return NULL;
+	}
+	memset(t->slot, -1, ncols);
+	for (i = 0; i < t->nsel; i++)
+		if (t->slot[t->sel[i]] < 0)
+			t->slot[t->sel[i]] = (signed char)t->nslots++;
 	*ret_status = 0;
 	return t;
 }
 
 bool out_table_has(const struct out_table *t, size_t c)
 {
-	size_t i;
-
-	for (i = 0; i < t->nsel; i++)
-		if (t->sel[i] == c)
-			return true;
-	return false;
+	return c < t->ncols && t->slot[c] >= 0;
 }
 
 size_t out_table_nrows(const struct out_table *t)
@@ -470,14 +526,16 @@ const struct out_row *out_table_row(const struct out_table *t, size_t i)
 
 struct out_row *out_row_new(struct out_table *t, struct out_row *parent)
 {
+	size_t n = sizeof(struct out_row) + t->nslots * sizeof(struct out_cell);
 	struct out_row *r;
 
 	if (mcg_grow(&t->rows, &t->cap, t->nrows, sizeof(*t->rows), 64) < 0)
 		return NULL;
-	r = calloc(1, sizeof(*r) + t->ncols * sizeof(struct out_cell));
+	r = arena_alloc(t, n, _Alignof(struct out_row));
 	if (!r)
 		return NULL;
-	r->cells = (struct out_cell *)(r + 1);
+	memset(r, 0, n);
+	r->t = t;
 	r->parent = parent;
 	if (parent) {
 		if (parent->last_child)
@@ -490,54 +548,96 @@ struct out_row *out_row_new(struct out_table *t, struct out_row *parent)
 	return r;
 }
 
+/*
+ * Column C's cell of R, NULL when C is not selected (nothing to keep) or is
+ * not of the value's kind (STR: a string for an OUT_STR column, else a number:
+ * they share the cell).
+ */
+static struct out_cell *cell_of(struct out_row *r, size_t c, bool str)
+{
+	if (!r || c >= r->t->ncols || r->t->slot[c] < 0 ||
+	    (r->t->cols[c].type == OUT_STR) != str)
+		return NULL;
+	return &r->cells[r->t->slot[c]];
+}
+
+static void cell_set(struct out_row *r, const struct out_cell *ce)
+{
+	r->set |= 1ULL << (ce - r->cells);
+}
+
+static bool cell_isset(const struct out_row *r, const struct out_cell *ce)
+{
+	return (r->set >> (ce - r->cells)) & 1;
+}
+
 void out_cell_str(struct out_row *r, size_t c, const char *s)
 {
-	if (!r || !s)
+	struct out_cell *ce = cell_of(r, c, true);
+
+	if (!ce || !s)
 		return;
-	free(r->cells[c].s);
-	r->cells[c].s = strdup(s);
-	r->cells[c].set = r->cells[c].s != NULL;
+	ce->s = arena_strdup(r->t, s);
+	if (ce->s)
+		cell_set(r, ce);
+	else
+		r->set &= ~(1ULL << (ce - r->cells));
 }
 
 void out_cell_u64(struct out_row *r, size_t c, uint64_t v)
 {
-	if (!r)
+	struct out_cell *ce = cell_of(r, c, false);
+
+	if (!ce)
 		return;
-	r->cells[c].u = v;
-	r->cells[c].set = true;
+	ce->u = v;
+	cell_set(r, ce);
 }
 
 void out_cell_num(struct out_row *r, size_t c, double v)
 {
-	if (!r || !isfinite(v))
+	struct out_cell *ce = cell_of(r, c, false);
+
+	if (!ce || !isfinite(v))
 		return;
-	r->cells[c].d = v;
-	r->cells[c].set = true;
+	ce->d = v;
+	cell_set(r, ce);
 }
 
 void out_cell_bool(struct out_row *r, size_t c, bool v)
 {
-	if (!r)
+	struct out_cell *ce = cell_of(r, c, false);
+
+	if (!ce)
 		return;
-	r->cells[c].b = v;
-	r->cells[c].set = true;
+	ce->b = v;
+	cell_set(r, ce);
 }
 
 void out_cell_text(struct out_row *r, size_t c, const char *text)
 {
-	if (!r || !text)
+	struct out_cell *ce = r && c < r->t->ncols && r->t->slot[c] >= 0 ? &r->cells[r->t->slot[c]]
+									: NULL;
+	char *e;
+
+	if (!ce || !text)
 		return;
-	free(r->cells[c].text);
-	r->cells[c].text = mcg_escape_plain(text) ? strdup(text) : mcg_escape_dup(text);
+	if (mcg_escape_plain(text)) {
+		ce->text = arena_strdup(r->t, text);
+		return;
+	}
+	e = mcg_escape_dup(text);
+	ce->text = e ? arena_strdup(r->t, e) : NULL;
+	free(e);
 }
 
 /* The cell as text, into BUF or a string the row owns. */
-static const char *cell_text(const struct out_col *col, const struct out_cell *ce, bool tree,
-			     char *buf, size_t len)
+static const char *cell_text(const struct out_col *col, const struct out_row *r,
+			     const struct out_cell *ce, bool tree, char *buf, size_t len)
 {
 	if (ce->text && (tree || !(col->flags & OUT_TREE)))
 		return ce->text;
-	if (!ce->set)
+	if (!cell_isset(r, ce))
 		return "-";
 	switch (col->type) {
 	case OUT_STR:
@@ -699,35 +799,71 @@ static bool measure_cells(void)
 	return before_240;
 }
 
-/* Is the column at print position K selected again after it (-o usage,usage)? */
-static bool selected_after(const struct out_table *t, size_t k)
-{
-	size_t j;
+/*
+ * Rows of one libsmartcols table when a table is printed in chunks (see
+ * chunked()); tests/unit/test_output.c makes it small.
+ */
+static size_t print_chunk = 256;
 
-	for (j = k + 1; j < t->nsel; j++)
-		if (t->sel[j] == t->sel[k])
-			return true;
-	return false;
+/*
+ * libsmartcols keeps a line and a cell per value (and a copy of its text) until
+ * the table is printed: at 10,000 cgroups top -b's table was 6.5 MB of them.
+ * A flat table can be printed as consecutive tables of print_chunk rows with
+ * the same bytes, when each chunk's columns get the whole table's widths: the
+ * width calculation of 2.36 to 2.38 (calculate.c) gives a column of a table
+ * that is not a tree, without relative width hints, the largest of its cells'
+ * widths and its header's, and then works on the widths only (the terminal's
+ * reductions and enlargements); an absolute hint of the whole table's width W
+ * with SCOLS_FL_STRICTWIDTH (never the header's width instead of the hint) makes
+ * a chunk's column W. --raw has no widths. Other versions, trees and relative
+ * hints: one table.
+ */
+static bool chunk_version(void)
+{
+	static int ok = -1;
+	const char *v = NULL;
+	int major = 0, minor = 0;
+
+	if (ok < 0) {
+		scols_get_library_version(&v);
+		ok = v && sscanf(v, "%d.%d", &major, &minor) == 2 && major == 2 && minor >= 36 &&
+		     minor <= 38;
+	}
+	return ok;
 }
 
-void out_table_print(struct out_table *t, FILE *f)
+static bool chunked(const struct out_table *t, bool raw, bool measure)
 {
-	struct libscols_table *tb;
-	bool raw = cli_state.raw, tree = false, utf8, measure = !raw && measure_cells();
-	char *old = setlocale(LC_CTYPE, NULL), *saved = old ? strdup(old) : NULL, *tbuf = NULL;
-	size_t i, k, w;
-	int lock;
+	size_t k;
 
-	/* the user's character set for measuring names and the tree art, for this table only */
-	setlocale(LC_CTYPE, "");
-	utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
-	tb = scols_new_table();
+	if (t->nrows <= print_chunk || !(raw || measure) || !chunk_version())
+		return false;
+	for (k = 0; k < t->nsel; k++) {
+		const struct out_col *c = &t->cols[t->sel[k]];
+
+		if ((!raw && (c->flags & OUT_TREE)) || c->whint > 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A libsmartcols table of T's columns on F; with WIDTH, each column made that
+ * wide (chunked printing). *TREE: a tree column was made.
+ */
+static struct libscols_table *table_new(const struct out_table *t, FILE *f, bool raw, bool measure,
+					bool noheadings, const size_t *width, bool *tree)
+{
+	struct libscols_table *tb = scols_new_table();
+	size_t k, w;
+
+	*tree = false;
 	if (!tb)
-		goto out;
+		return NULL;
 	/* every cell was escaped by mcg_escape(): libsmartcols must not encode it again */
 	scols_table_enable_noencoding(tb, 1);
 	scols_table_enable_raw(tb, raw);
-	scols_table_enable_noheadings(tb, out_opts.noheadings);
+	scols_table_enable_noheadings(tb, noheadings);
 	scols_table_set_stream(tb, f);
 	w = env_columns();
 	if (w && !raw) {
@@ -737,24 +873,130 @@ void out_table_print(struct out_table *t, FILE *f)
 	for (k = 0; k < t->nsel; k++) {
 		const struct out_col *c = &t->cols[t->sel[k]];
 		struct libscols_column *cl;
+		double hint = c->whint > 0 ? c->whint : 0;
 		int fl = 0;
 
 		if (c->flags & OUT_RIGHT)
 			fl |= SCOLS_FL_RIGHT;
-		if ((c->flags & OUT_TREE) && !raw && !tree) {
+		if ((c->flags & OUT_TREE) && !raw && !*tree) {
 			fl |= SCOLS_FL_TREE | SCOLS_FL_NOEXTREMES;
-			tree = true;
+			*tree = true;
 		}
 		if (c->flags & OUT_TRUNC)
 			fl |= SCOLS_FL_TRUNC;
 		if (measure)
 			fl |= SCOLS_FL_WRAP;
-		cl = scols_table_new_column(tb, c->name, c->whint > 0 ? c->whint : 0, fl);
-		if (!cl)
-			goto out;
+		/* wider than its header: the header's width must not win in a chunk (see above) */
+		if (width && width[k] > cell_width(NULL, c->name, NULL)) {
+			hint = (double)width[k];
+			fl |= SCOLS_FL_STRICTWIDTH;
+		}
+		cl = scols_table_new_column(tb, c->name, hint, fl);
+		if (!cl) {
+			scols_unref_table(tb);
+			return NULL;
+		}
 		if (measure)
 			scols_column_set_wrapfunc(cl, cell_width, one_chunk, NULL);
 	}
+	return tb;
+}
+
+/*
+ * libsmartcols writes a cell, each byte of padding and each separator with its
+ * own fputs(): without stdio's lock on each call (this program has one thread)
+ * that was a fifth of top -b's CPU at 1000 cgroups.
+ */
+static void print_unlocked(struct libscols_table *tb, FILE *f)
+{
+	int lock = __fsetlocking(f, FSETLOCKING_BYCALLER);
+
+	scols_print_table(tb);
+	__fsetlocking(f, lock);
+}
+
+/* The text of row R's cell at print position K, as libsmartcols is given it. */
+static const char *shown_text(const struct out_table *t, const struct out_row *r, size_t k,
+			      bool tree, bool utf8, char **tbuf, char *buf, size_t len)
+{
+	const struct out_col *c = &t->cols[t->sel[k]];
+	const struct out_cell *ce = &r->cells[t->slot[t->sel[k]]];
+
+	if (t->shown)
+		return ce->text;
+	return term_safe(cell_text(c, r, ce, tree, buf, len), utf8, tbuf);
+}
+
+/*
+ * Chunked printing: each cell's shown text kept as its text (t->shown), the
+ * columns' widths over the whole table, then tables of print_chunk rows.
+ */
+static void print_chunks(struct out_table *t, FILE *f, bool raw, bool measure, bool utf8,
+			 char **tbuf)
+{
+	size_t width[64] = {0}, i, i0, k;
+	bool tree;
+
+	for (i = 0; i < t->nrows && !t->shown; i++) {
+		struct out_row *r = t->rows[i];
+
+		for (k = 0; k < t->nsel; k++) {
+			struct out_cell *ce = &r->cells[t->slot[t->sel[k]]];
+			char buf[64];
+			const char *txt = shown_text(t, r, k, false, utf8, tbuf, buf, sizeof(buf));
+
+			if (txt != ce->text) {
+				const char *d = arena_strdup(t, txt);
+
+				ce->text = d ? d : "?";
+			}
+		}
+	}
+	t->shown = true;
+	for (i = 0; i < t->nrows && !raw; i++)
+		for (k = 0; k < t->nsel; k++) {
+			size_t w = cell_width(NULL, t->rows[i]->cells[t->slot[t->sel[k]]].text, NULL);
+
+			if (w > width[k])
+				width[k] = w;
+		}
+	for (i0 = 0; i0 < t->nrows; i0 += print_chunk) {
+		struct libscols_table *tb = table_new(t, f, raw, measure,
+						      out_opts.noheadings || i0 > 0, raw ? NULL : width,
+						      &tree);
+
+		if (!tb)
+			return;
+		for (i = i0; i < t->nrows && i < i0 + print_chunk; i++) {
+			struct libscols_line *ln = scols_table_new_line(tb, NULL);
+
+			if (!ln)
+				break;
+			for (k = 0; k < t->nsel; k++)
+				scols_line_set_data(ln, k, t->rows[i]->cells[t->slot[t->sel[k]]].text);
+		}
+		print_unlocked(tb, f);
+		scols_unref_table(tb);
+	}
+}
+
+void out_table_print(struct out_table *t, FILE *f)
+{
+	struct libscols_table *tb = NULL;
+	bool raw = cli_state.raw, tree = false, utf8, measure = !raw && measure_cells();
+	char *old = setlocale(LC_CTYPE, NULL), *saved = old ? strdup(old) : NULL, *tbuf = NULL;
+	size_t i, k;
+
+	/* the user's character set for measuring names and the tree art, for this table only */
+	setlocale(LC_CTYPE, "");
+	utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
+	if (chunked(t, raw, measure)) {
+		print_chunks(t, f, raw, measure, utf8, &tbuf);
+		goto out;
+	}
+	tb = table_new(t, f, raw, measure, out_opts.noheadings, NULL, &tree);
+	if (!tb)
+		goto out;
 	for (i = 0; i < t->nrows; i++) {
 		struct out_row *r = t->rows[i];
 
@@ -762,33 +1004,13 @@ void out_table_print(struct out_table *t, FILE *f)
 		if (!r->ln)
 			goto out;
 		for (k = 0; k < t->nsel; k++) {
-			const struct out_col *c = &t->cols[t->sel[k]];
 			char buf[64];
 
-			struct out_cell *ce = &r->cells[t->sel[k]];
-			const char *txt = term_safe(cell_text(c, ce, tree, buf, sizeof(buf)), utf8,
-						    &tbuf);
-
-			/*
-			 * The row's own text goes to the table as it is (the table frees
-			 * it), not copied; unless -o names the column again further on.
-			 */
-			if (txt == ce->text && !selected_after(t, k)) {
-				if (scols_line_refer_data(r->ln, k, ce->text) == 0)
-					ce->text = NULL;
-			} else {
-				scols_line_set_data(r->ln, k, txt);
-			}
+			scols_line_set_data(r->ln, k,
+					    shown_text(t, r, k, tree, utf8, &tbuf, buf, sizeof(buf)));
 		}
 	}
-	/*
-	 * libsmartcols writes a cell, each byte of padding and each separator
-	 * with its own fputs(): without stdio's lock on each call (this program
-	 * has one thread) that was a fifth of top -b's CPU at 1000 cgroups.
-	 */
-	lock = __fsetlocking(f, FSETLOCKING_BYCALLER);
-	scols_print_table(tb);
-	__fsetlocking(f, lock);
+	print_unlocked(tb, f);
 out:
 	scols_unref_table(tb);
 	free(tbuf);
@@ -802,9 +1024,9 @@ void out_row_json(const struct out_table *t, const struct out_row *r, FILE *f)
 
 	for (k = 0; k < t->nsel; k++) {
 		const struct out_col *c = &t->cols[t->sel[k]];
-		const struct out_cell *ce = &r->cells[t->sel[k]];
+		const struct out_cell *ce = &r->cells[t->slot[t->sel[k]]];
 
-		if (!ce->set)
+		if (!cell_isset(r, ce))
 			continue; /* absent stays absent */
 		switch (c->type) {
 		case OUT_STR:
@@ -855,17 +1077,15 @@ void out_table_json(struct out_table *t, FILE *f, const char *key)
 
 void out_table_free(struct out_table *t)
 {
-	size_t i, k;
+	struct out_blk *b, *next;
 
 	if (!t)
 		return;
-	for (i = 0; i < t->nrows; i++) {
-		for (k = 0; k < t->ncols; k++) {
-			free(t->rows[i]->cells[k].s);
-			free(t->rows[i]->cells[k].text);
-		}
-		free(t->rows[i]);
+	for (b = t->blk; b; b = next) {
+		next = b->next;
+		free(b);
 	}
 	free(t->rows);
+	free(t->slot);
 	free(t);
 }

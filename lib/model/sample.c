@@ -36,11 +36,13 @@ struct node {
 	uint64_t id;
 	char *path; /* "/" or "/a/b" */
 	const char *name;
-	int depth;
 	ino_t ino;
+	int depth;
 	int wd; /* inotify watch, -1 if none */
 	int dfd; /* O_PATH descriptor of the directory; -1: reopened from the parent's */
 	int fd[F_MAX];
+	uint32_t cache_has; /* bit f: slot f had its value (see cached below) */
+	bool last_usage_ok; /* last_usage below was read */
 	bool rescan;
 	bool nofd; /* its last opening or listing failed for want of descriptors */
 	bool gone;
@@ -57,7 +59,6 @@ struct node {
 	 * directory watch): they are read again only then, and every CACHE_REFRESH samples.
 	 */
 	uint64_t cached; /* bit f (settings, failcnt): the cache holds slot f's value (or its absence) */
-	uint32_t cache_has; /* bit f: slot f had its value */
 	/*
 	 * The values of the slots that may be cached, at s->cache_col[f] (only
 	 * those: a node per cgroup, and most of a row's 25 slots are never
@@ -73,11 +74,11 @@ struct node {
 	 */
 	uint64_t *det_v;
 	struct mcg_keyset det_valid;
-	struct mcg_psi det_psi;
+	/* memory.pressure at that read; NULL when it had none (v1: 72 bytes a node less) */
+	struct mcg_psi *det_psi;
 	uint64_t det_ns;  /* CLOCK_MONOTONIC of that read */
 	uint64_t det_seq; /* the sample that read them */
 	uint64_t last_usage;
-	bool last_usage_ok;
 	struct node *parent;
 	struct node **kids;
 	size_t nkids, capkids;
@@ -244,6 +245,7 @@ static void node_free(struct mcg_sampler *s, struct node *n)
 	if (n->dfd >= 0)
 		close(n->dfd);
 	free(n->det_v);
+	free(n->det_psi);
 	free(n->cache);
 	s->path_total -= strlen(n->path) + 1;
 	free(n->path);
@@ -779,6 +781,8 @@ static void node_replan(struct mcg_sampler *s, struct node *n)
 	n->cache = NULL;
 	free(n->det_v);
 	n->det_v = NULL;
+	free(n->det_psi);
+	n->det_psi = NULL;
 	for (i = 0; i < n->nkids; i++)
 		node_replan(s, n->kids[i]);
 }
@@ -1138,7 +1142,10 @@ static void read_detail(struct mcg_sampler *s, struct node *n, struct mcg_record
 		for (i = 0; i < s->ndet; i++)
 			if (mcg_keyset_has(&n->det_valid, s->det_ids[i]))
 				mcg_record_set(rec, s->det_ids[i], n->det_v[i]);
-		rec->psi = n->det_psi;
+		if (n->det_psi)
+			rec->psi = *n->det_psi;
+		else
+			memset(&rec->psi, 0, sizeof(rec->psi));
 		row->stale = (unsigned)(s->seq + 1 - n->det_seq);
 		row->detail_ns = n->det_ns;
 		return;
@@ -1184,7 +1191,15 @@ static void read_detail(struct mcg_sampler *s, struct node *n, struct mcg_record
 				mcg_keyset_del(&n->det_valid, k);
 			n->det_v[i] = rec->v[k];
 		}
-		n->det_psi = rec->psi;
+		if (rec->psi.some_valid || rec->psi.full_valid) {
+			if (!n->det_psi)
+				n->det_psi = malloc(sizeof(*n->det_psi));
+			if (n->det_psi) /* else carried as absent */
+				*n->det_psi = rec->psi;
+		} else {
+			free(n->det_psi);
+			n->det_psi = NULL;
+		}
 		n->det_ns = s->now_ns;
 		n->det_seq = s->seq + 1;
 	}

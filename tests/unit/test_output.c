@@ -211,6 +211,101 @@ static void table_measure_changes_nothing(void **state __attribute__((unused)))
 	}
 }
 
+/*
+ * A flat table of N rows (no tree column), printed as text with COLUMNS=WIDTH
+ * (0: unset), in chunks of CHUNK rows. The widest cells of a column come in
+ * different chunks, some columns narrower than their headers in some chunks
+ * only, one column never wider than its header; -o names one column twice.
+ */
+static const struct out_col flat_cols[] = {
+	{"NAME", "name", "", OUT_STR, OUT_TRUNC, 0},
+	{"USAGE", "usage_bytes", "", OUT_BYTES, OUT_RIGHT, 0},
+	{"RATE", "rate", "", OUT_NUM, OUT_RIGHT, 0},
+	{"NOTE", "note", "", OUT_STR, OUT_TRUNC, 0},
+	{"LONGHEADER", "h", "", OUT_U64, OUT_RIGHT, 0},
+	{"LAST", "last", "", OUT_STR, 0, 0},
+};
+
+static char *print_flat(size_t n, size_t chunk, const char *width, bool raw, const char *o)
+{
+	static const char *const names[] = {
+		"/", "system.slice", "\xe4\xb8\xad\xe6\x96\x87.scope", "caf\xc3\xa9.service",
+		"very-long-name-that-a-narrow-terminal-must-cut.service", "x", "a/b/c",
+	};
+	struct out_table *t;
+	char *buf = NULL;
+	size_t len = 0, i, saved = print_chunk;
+	int status;
+	FILE *f;
+
+	if (width)
+		setenv("COLUMNS", width, 1);
+	else
+		unsetenv("COLUMNS");
+	setenv("LC_ALL", "C.UTF-8", 1);
+	cli_state.raw = raw;
+	out_opts.output = o;
+	print_chunk = chunk;
+	t = out_table_new(flat_cols, sizeof(flat_cols) / sizeof(flat_cols[0]), 2, &status);
+	assert_non_null(t);
+	for (i = 0; i < n; i++) {
+		struct out_row *r = out_row_new(t, NULL);
+		char text[32];
+
+		assert_non_null(r);
+		out_cell_str(r, 0, names[(i * 5) % 7]);
+		if (i % 4)
+			out_cell_u64(r, 1, (uint64_t)1 << (i % 41));
+		out_cell_num(r, 2, i == n - 2 ? 123456789.5 : 1000.0 / (double)(i + 1));
+		out_cell_str(r, 3, i % 9 == 8 ? names[4] : i % 2 ? "n" : "");
+		out_cell_u64(r, 4, i % 100);
+		snprintf(text, sizeof(text), "%zu", i * i);
+		out_cell_text(r, 5, i % 3 ? text : names[(i * 3) % 7]);
+	}
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	out_table_print(t, f);
+	fclose(f);
+	out_table_free(t);
+	print_chunk = saved;
+	cli_state.raw = false;
+	out_opts.output = NULL;
+	return buf;
+}
+
+static void table_chunks_print_as_one(void **state __attribute__((unused)))
+{
+	static const char *const widths[] = {NULL, "20", "40", "60", "75", "200"};
+	static const char *const outs[] = {NULL, "usage,name,usage", "+name", "last,note"};
+	static const size_t chunks[] = {1, 2, 7, 16};
+	static const size_t ns[] = {17, 40};
+	size_t w, o, c, n;
+	int raw;
+
+	for (raw = 0; raw < 2; raw++)
+		for (w = 0; w < sizeof(widths) / sizeof(widths[0]); w++)
+			for (o = 0; o < sizeof(outs) / sizeof(outs[0]); o++)
+				for (n = 0; n < sizeof(ns) / sizeof(ns[0]); n++) {
+					char *one = print_flat(ns[n], 100000, widths[w], raw, outs[o]);
+
+					assert_true(strlen(one) > 100);
+					for (c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+						char *got = print_flat(ns[n], chunks[c], widths[w], raw,
+								       outs[o]);
+
+						if (strcmp(one, got))
+							fail_msg("COLUMNS=%s raw=%d -o %s, %zu rows in chunks of %zu:\n%s\nwhole:\n%s",
+								 widths[w] ? widths[w] : "-", raw,
+								 outs[o] ? outs[o] : "-", ns[n], chunks[c],
+								 got, one);
+						free(got);
+					}
+					free(one);
+				}
+	/* the chunks are taken: the version here is one they are made for */
+	assert_true(chunk_version());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +315,7 @@ int main(void)
 		cmocka_unit_test(jw_string_escapes_around_plain_runs),
 		cmocka_unit_test(cell_width_matches_wcswidth),
 		cmocka_unit_test(table_measure_changes_nothing),
+		cmocka_unit_test(table_chunks_print_as_one),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

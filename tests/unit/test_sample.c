@@ -330,6 +330,86 @@ static void test_sampler_detail(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* A v2 cgroup directory: usage, limit, memory.stat, memory.events and pressure (some avg10 SOME). */
+static void cg_v2(const char *dir, unsigned long usage, const char *some)
+{
+	char p[256];
+
+	assert_true(mkdir(dir, 0755) == 0 || errno == EEXIST);
+	putf(dir, "memory.current", "%lu\n", usage);
+	put(dir, "memory.max", "max\n");
+	put(dir, "memory.high", "max\n");
+	put(dir, "memory.stat", "anon 4096\nfile 8192\n");
+	put(dir, "memory.events", "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n");
+	snprintf(p, sizeof(p), "some avg10=%s avg60=0.00 avg300=0.00 total=7\n"
+		 "full avg10=0.00 avg60=0.00 avg300=0.00 total=3\n", some);
+	put(dir, "memory.pressure", p);
+	put(dir, "cgroup.procs", "");
+	put(dir, "cgroup.controllers", "memory\n");
+	put(dir, "cgroup.subtree_control", "memory\n");
+}
+
+/*
+ * A row off the live view's screen carries its pressure from its last read
+ * as it carries memory.stat's counters (the node keeps it only when there was
+ * one); on screen, or when the rotation is off, it is read again.
+ */
+static void test_sampler_detail_psi(void **state)
+{
+	char root[128], a[160], b[160], cmd[256];
+	struct mcg_snapshot *s1, *s2, *s3;
+	struct mcg_sampler *s;
+	struct mcg_ctx *ctx;
+	uint64_t id_a;
+
+	(void)state;
+	snprintf(tmpl, sizeof(tmpl), "/tmp/mcg-sample-XXXXXX");
+	assert_non_null(mkdtemp(tmpl));
+	snprintf(root, sizeof(root), "%s/cg", tmpl);
+	snprintf(a, sizeof(a), "%s/a", root);
+	snprintf(b, sizeof(b), "%s/b", root);
+	cg_v2(root, 1 << 20, "0.50");
+	cg_v2(a, 65536, "1.25");
+	cg_v2(b, 65536, "2.50");
+	assert_int_equal(mcg_ctx_new_root(root, 2, NULL, NULL, &ctx), 0);
+	assert_int_equal(mcg_sampler_new(ctx, "/", MCG_SAMPLER_CGROUPS_ONLY, &s), 0);
+	assert_int_equal(mcg_sampler_sample(s, &s1), 0);
+	assert_true(row(s1, "/b")->rec.psi.some_valid);
+	assert_true(row(s1, "/b")->rec.psi.some.avg10 == 2.5);
+	id_a = row(s1, "/a")->id;
+	assert_int_equal(mcg_sampler_set_detail(s, &id_a, 1, 1000), 0);
+	cg_v2(a, 65536, "3.75");
+	cg_v2(b, 65536, "5.00");
+	assert_int_equal(mcg_sampler_sample(s, &s2), 0);
+	assert_int_equal(row(s2, "/a")->stale, 0);
+	assert_true(row(s2, "/a")->rec.psi.some.avg10 == 3.75);
+	/* off screen: the last read's pressure, whole */
+	assert_int_equal(row(s2, "/b")->stale, 1);
+	assert_true(row(s2, "/b")->rec.psi.some_valid && row(s2, "/b")->rec.psi.full_valid);
+	assert_true(row(s2, "/b")->rec.psi.some.avg10 == 2.5);
+	assert_true(row(s2, "/b")->rec.psi.some.total_us == row(s1, "/b")->rec.psi.some.total_us);
+	assert_true(row(s2, "/b")->rec.psi.full.total_us == row(s1, "/b")->rec.psi.full.total_us);
+	/* a pressure file with no line: read as absent, and carried as absent */
+	put(b, "memory.pressure", "");
+	assert_int_equal(mcg_sampler_set_detail(s, NULL, 0, 0), 0);
+	assert_int_equal(mcg_sampler_sample(s, &s3), 0);
+	assert_int_equal(row(s3, "/b")->stale, 0);
+	assert_false(row(s3, "/b")->rec.psi.some_valid);
+	mcg_snapshot_unref(s3);
+	assert_int_equal(mcg_sampler_set_detail(s, &id_a, 1, 1000), 0);
+	assert_int_equal(mcg_sampler_sample(s, &s3), 0);
+	assert_int_equal(row(s3, "/b")->stale, 1);
+	assert_false(row(s3, "/b")->rec.psi.some_valid || row(s3, "/b")->rec.psi.full_valid);
+	assert_true(row(s3, "/a")->rec.psi.some_valid);
+	mcg_snapshot_unref(s1);
+	mcg_snapshot_unref(s2);
+	mcg_snapshot_unref(s3);
+	mcg_sampler_free(s);
+	mcg_ctx_free(ctx);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
+	assert_int_equal(system(cmd), 0);
+}
+
 /*
  * Overwrite the first byte of DIR/NAME in place through a shared mapping: the
  * kernel's cgroup files change without an inotify event, and so does this.
@@ -517,6 +597,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_sampler_fixture, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_prune, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_detail, remove_tree),
+		cmocka_unit_test_teardown(test_sampler_detail_psi, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_empty_carry, remove_tree),
 		cmocka_unit_test(test_rates_pure),
 	};
