@@ -25,6 +25,9 @@
  */
 struct wcg {
 	char *path;
+	uint64_t hash;     /* of the path (mcg_oom_watch's index of the live cgroups) */
+	struct wcg *hnext; /* the next live cgroup in its bucket */
+	size_t idx;        /* its place in mcg_oom_watch.cg (reap_gone renumbers) */
 	bool root;
 	int wd;      /* inotify on the directory */
 	int wd_ev;   /* v2: inotify on memory.events.local */
@@ -116,6 +119,13 @@ struct mcg_oom_watch {
 	uint64_t skip_seq;
 	struct wcg **cg;
 	size_t ncg, capcg;
+	/*
+	 * The live (not gone) cgroups by path: buckets of a power of two, chained
+	 * through wcg.hnext. A linear search per cgroup added made the start-up
+	 * at 1,000 cgroups quadratic (48 M instructions, callgrind).
+	 */
+	struct wcg **hb;
+	size_t nhb, nlive;
 	struct mcg_oom_autopsy *q;
 	size_t nq, capq, headq;
 	struct mcg_oom_warning *wq;
@@ -251,14 +261,72 @@ static void read_record(struct mcg_oom_watch *w, struct wcg *c)
 		push_point(c, t, c->rec[next].v[MCG_K_USAGE]);
 }
 
+/* FNV-1a, 64 bits */
+static uint64_t path_hash(const char *p)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return h;
+}
+
 static struct wcg *find_path(struct mcg_oom_watch *w, const char *path)
 {
-	size_t i;
+	uint64_t h;
+	struct wcg *c;
 
-	for (i = 0; i < w->ncg; i++)
-		if (!w->cg[i]->gone_ns && !strcmp(w->cg[i]->path, path))
-			return w->cg[i];
+	if (!w->nhb)
+		return NULL;
+	h = path_hash(path);
+	for (c = w->hb[h & (w->nhb - 1)]; c; c = c->hnext)
+		if (c->hash == h && !strcmp(c->path, path))
+			return c;
 	return NULL;
+}
+
+/* C (live, its hash set) into the index; the buckets doubled at one a bucket. */
+static int hash_add(struct mcg_oom_watch *w, struct wcg *c)
+{
+	if (w->nlive + 1 > w->nhb) {
+		size_t n = w->nhb ? w->nhb * 2 : 64, i;
+		struct wcg **hb = calloc(n, sizeof(*hb));
+
+		if (!hb)
+			return -ENOMEM;
+		for (i = 0; i < w->nhb; i++) {
+			struct wcg *e = w->hb[i], *next;
+
+			for (; e; e = next) {
+				next = e->hnext;
+				e->hnext = hb[e->hash & (n - 1)];
+				hb[e->hash & (n - 1)] = e;
+			}
+		}
+		free(w->hb);
+		w->hb = hb;
+		w->nhb = n;
+	}
+	c->hnext = w->hb[c->hash & (w->nhb - 1)];
+	w->hb[c->hash & (w->nhb - 1)] = c;
+	w->nlive++;
+	return 0;
+}
+
+/* C out of the index (marked gone: a cgroup made again at its path is another). */
+static void hash_del(struct mcg_oom_watch *w, struct wcg *c)
+{
+	struct wcg **pp;
+
+	if (!w->nhb)
+		return;
+	for (pp = &w->hb[c->hash & (w->nhb - 1)]; *pp; pp = &(*pp)->hnext)
+		if (*pp == c) {
+			*pp = c->hnext;
+			c->hnext = NULL;
+			w->nlive--;
+			return;
+		}
 }
 
 static int add_tree(struct mcg_oom_watch *w, const char *path, int depth);
@@ -628,6 +696,7 @@ static int add_cgroup(struct mcg_oom_watch *w, const char *path, int depth)
 		free(c);
 		return -ENOMEM;
 	}
+	c->hash = path_hash(path);
 	r = mcg_group_open(w->ctx, path, &g);
 	if (r < 0) {
 		free(c->path);
@@ -685,6 +754,11 @@ static int add_cgroup(struct mcg_oom_watch *w, const char *path, int depth)
 	 * mcg_oom_watch_process sets them a few at a time.
 	 */
 	c->thr_pending = w->version == 1 && !c->root;
+	if (hash_add(w, c) < 0) {
+		wcg_free(w, c);
+		return -ENOMEM;
+	}
+	c->idx = w->ncg;
 	w->cg[w->ncg++] = c;
 	/*
 	 * A cgroup made while watching gets a first record: one made and filled
@@ -813,6 +887,7 @@ void mcg_oom_watch_free(struct mcg_oom_watch *w)
 	for (i = 0; i < w->ncg; i++)
 		wcg_free(w, w->cg[i]);
 	free(w->cg);
+	free(w->hb);
 	free(w->q);
 	free(w->wq);
 	mcg_oom_parser_free(w->parser);
@@ -881,6 +956,7 @@ static void mark_gone(struct mcg_oom_watch *w, struct wcg *c, uint64_t now)
 	if (c->gone_ns)
 		return;
 	c->gone_ns = now;
+	hash_del(w, c);
 	if (c->efd >= 0)
 		epoll_ctl(w->epfd, EPOLL_CTL_DEL, c->efd, NULL);
 	wcg_close(w, c);
@@ -888,12 +964,7 @@ static void mark_gone(struct mcg_oom_watch *w, struct wcg *c, uint64_t now)
 
 static size_t idx_of(const struct mcg_oom_watch *w, const struct wcg *c)
 {
-	size_t i;
-
-	for (i = 0; i < w->ncg; i++)
-		if (w->cg[i] == c)
-			return i;
-	return 0;
+	return c->idx < w->ncg && w->cg[c->idx] == c ? c->idx : 0;
 }
 
 /* C's last record had its usage at its limit. */
@@ -1303,6 +1374,7 @@ static void reap_gone(struct mcg_oom_watch *w, uint64_t now)
 		for (i = 0; i < w->ncg; i++) {
 			struct epoll_event ee = {.events = EPOLLIN};
 
+			w->cg[i]->idx = i;
 			if (w->cg[i]->efd >= 0) {
 				ee.data.u64 = (uint64_t)TAG_EVENTFD << 32 | (uint64_t)i;
 				epoll_ctl(w->epfd, EPOLL_CTL_MOD, w->cg[i]->efd, &ee);
