@@ -27,6 +27,7 @@ struct cli_oom_watch {
 	size_t nev, cap;
 	bool warned;
 	int dirfd; /* the store, for oom-last; -1 none */
+	int lastfd; /* oom-last as written last (overwritten in place); -1 none */
 	uint64_t last_seq;
 	char boot[40];
 };
@@ -280,7 +281,7 @@ int cli_oom_watch_start(struct mcg_ctx *ctx, const char *cgroup, bool warn,
 		cli_err("cannot watch for OOM kills: %s", mcg_strerror(-ENOMEM));
 		return -ENOMEM;
 	}
-	c->dirfd = -1;
+	c->dirfd = c->lastfd = -1;
 	r = mcg_oom_watch_new(ctx, cgroup, 0, &c->w);
 	if (r < 0) {
 		if (warn)
@@ -314,6 +315,8 @@ void cli_oom_watch_stop(struct cli_oom_watch *c)
 	batch_free(c);
 	free(c->ev);
 	free(c->text);
+	if (c->lastfd >= 0)
+		close(c->lastfd);
 	mcg_oom_watch_free(c->w);
 	free(c);
 }
@@ -464,6 +467,13 @@ void cli_oom_watch_resume(struct cli_oom_watch *c, int dirfd)
 	free(t);
 }
 
+/*
+ * The seq is written 20 digits wide, so the file keeps its length: after the
+ * first (atomic) write it is overwritten in place. A rename over it for each
+ * kill made ext4 (auto_da_alloc) start the new file's writeback in the
+ * rename, and on this shared host the recorder stalled in it for up to 0.9 s
+ * in a burst, the kills meanwhile lost (bench/README.md's OOM section).
+ */
 static void last_save(struct cli_oom_watch *c)
 {
 	char line[LAST_MAX];
@@ -471,13 +481,26 @@ static void last_save(struct cli_oom_watch *c)
 
 	if (c->dirfd < 0 || !c->boot[0])
 		return;
-	n = snprintf(line, sizeof(line), LAST_MAGIC "%s %llu\n", c->boot,
+	n = snprintf(line, sizeof(line), LAST_MAGIC "%s %020llu\n", c->boot,
 		     (unsigned long long)c->last_seq);
-	if (n > 0 && n < (int)sizeof(line) &&
-	    mcg_write_atomic_at(c->dirfd, LAST_FILE, line, (size_t)n, 0644) < 0 && !c->warned) {
-		cli_warn("cannot note the last OOM kill stored (a restart may tell it again)");
-		c->warned = true;
+	if (n <= 0 || n >= (int)sizeof(line))
+		return;
+	if (c->lastfd >= 0 && pwrite(c->lastfd, line, (size_t)n, 0) == n)
+		return;
+	if (c->lastfd >= 0)
+		close(c->lastfd);
+	c->lastfd = -1;
+	if (mcg_write_atomic_at(c->dirfd, LAST_FILE, line, (size_t)n, 0644) < 0) {
+		if (!c->warned) {
+			cli_warn("cannot note the last OOM kill stored (a restart may tell it again)");
+			c->warned = true;
+		}
+		return;
 	}
+	/* the file just written, for the next kill's seq (none: the next is atomic again) */
+	n = mcg_openat_file(c->dirfd, LAST_FILE, O_WRONLY | O_CLOEXEC, 0);
+	if (n >= 0)
+		c->lastfd = n;
 }
 
 static int ms_until(const struct timespec *until)
