@@ -65,3 +65,20 @@ const char *cli_arg_exec(struct argp_state *state, const char *arg)
 		argp_error(state, "invalid --exec '%s': %s", out_esc(arg), strerror(errno));
 	return arg;
 }
+
+int cli_open_size_target(struct cli *cli, const char *spec, struct mcg_group **ret)
+{
+	struct mcg_group *g;
+	int r = cli_open_group(cli, spec, &g);
+
+	if (r < 0)
+		return cli_status(r);
+	if (mcg_group_is_root(g)) {
+		cli_err("cannot size '%s': the root cgroup holds the whole system's memory",
+			out_esc(mcg_group_path(g)));
+		mcg_group_close(g);
+		return EXIT_USAGE;
+	}
+	*ret = g;
+	return 0;
+}

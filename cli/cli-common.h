@@ -6,6 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct cli;
+struct mcg_group;
+
 /*
  * The default of the argp parser of a command that takes one CGROUP operand: for
  * ARGP_KEY_ARG the first operand is the cgroup, a second one is a usage error ("too
@@ -32,5 +35,12 @@ uint64_t cli_arg_interval(struct argp_state *state, const char *arg);
  * is not absolute or cannot run is a usage error now, not a failure at the first event.
  */
 const char *cli_arg_exec(struct argp_state *state, const char *arg);
+
+/*
+ * A cgroup to size (size, reclaimd --size): SPEC opened as cli_open_group() does, the root
+ * refused (it holds the whole system's memory). Returns 0 with *RET open, else the exit
+ * status, the error printed.
+ */
+int cli_open_size_target(struct cli *cli, const char *spec, struct mcg_group **ret);
 
 #endif

@@ -562,15 +562,9 @@ static int sizer_setup(struct cli *cli, const struct reclaimd_args *a, struct si
 		struct size_job *j = &s->jobs[s->n];
 		struct mcg_group *g;
 
-		r = cli_open_group(cli, a->size[i], &g);
-		if (r < 0)
-			return cli_status(r);
-		if (mcg_group_is_root(g)) {
-			cli_err("cannot size '%s': the root cgroup holds the whole system's memory",
-				out_esc(mcg_group_path(g)));
-			mcg_group_close(g);
-			return EXIT_USAGE;
-		}
+		r = cli_open_size_target(cli, a->size[i], &g);
+		if (r)
+			return r;
 		j->path = strdup(mcg_group_path(g));
 		j->ename = mcg_escape_dup(mcg_group_path(g));
 		j->ctx = cli->ctx;

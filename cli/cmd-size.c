@@ -523,15 +523,9 @@ static int size_run(struct cli *cli, int argc, char **argv)
 	o.interval_ms = a.interval_ms;
 	o.dry_run = a.dry_run;
 	o.p.watch = a.watch;
-	r = cli_open_group(cli, a.cgroup, &g);
-	if (r < 0)
-		return cli_status(r);
-	if (mcg_group_is_root(g)) {
-		cli_err("cannot size '%s': the root cgroup holds the whole system's memory",
-			out_esc(mcg_group_path(g)));
-		mcg_group_close(g);
-		return EXIT_USAGE;
-	}
+	r = cli_open_size_target(cli, a.cgroup, &g);
+	if (r)
+		return r;
 	pr.bar = !cli->json && cli_isatty();
 	pr.lines = !pr.bar && cli->verbose > 0;
 	pr.raw = cli->raw;
