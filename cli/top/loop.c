@@ -141,35 +141,6 @@ static void rebuild(struct loop *l)
  * column off. A replay shows the names recorded with the frame, never the
  * node's names now (the container may be gone).
  */
-/*
- * NEED: the answers memcgctl size (or reclaimd --size) kept, read for the rows of each
- * live sample as top -b reads them (the state directory opened once, an openat a row; a
- * cgroup without one costs that failed openat). The column is shown while a row has
- * one; a replay has none (the answer kept now says nothing of the past).
- */
-static void needs_fill(struct loop *l)
-{
-	struct mcg_size_states *st;
-	struct mcg_ctx *ctx;
-	size_t i;
-
-	free(l->need);
-	l->need = NULL;
-	l->need_any = false;
-	if (!l->snap || l->o->hist || !(ctx = cli_ctx(l->cli)) || mcg_size_states_open(ctx, &st) < 0)
-		return;
-	l->need = malloc((l->snap->n_rows ? l->snap->n_rows : 1) * sizeof(*l->need));
-	for (i = 0; l->need && i < l->snap->n_rows; i++) {
-		struct mcg_size_state z;
-
-		l->need[i] = mcg_size_states_get(st, l->snap->rows[i].path, &z) == 0 ? z.needed
-										       : UINT64_MAX;
-		if (l->need[i] != UINT64_MAX)
-			l->need_any = true;
-	}
-	mcg_size_states_close(st);
-}
-
 static void owners_fill(struct loop *l)
 {
 	size_t i;
@@ -204,6 +175,35 @@ static void owners_fill(struct loop *l)
 		if (l->owner[i])
 			l->owner_any = true;
 	}
+}
+
+/*
+ * NEED: the answers memcgctl size (or reclaimd --size) kept, read for the rows of each
+ * live sample as top -b reads them (the state directory opened once, an openat a row; a
+ * cgroup without one costs that failed openat). The column is shown while a row has
+ * one; a replay has none (the answer kept now says nothing of the past).
+ */
+static void needs_fill(struct loop *l)
+{
+	struct mcg_size_states *st;
+	struct mcg_ctx *ctx;
+	size_t i;
+
+	free(l->need);
+	l->need = NULL;
+	l->need_any = false;
+	if (!l->snap || l->o->hist || !(ctx = cli_ctx(l->cli)) || mcg_size_states_open(ctx, &st) < 0)
+		return;
+	l->need = malloc((l->snap->n_rows ? l->snap->n_rows : 1) * sizeof(*l->need));
+	for (i = 0; l->need && i < l->snap->n_rows; i++) {
+		struct mcg_size_state z;
+
+		l->need[i] = mcg_size_states_get(st, l->snap->rows[i].path, &z) == 0 ? z.needed
+										       : UINT64_MAX;
+		if (l->need[i] != UINT64_MAX)
+			l->need_any = true;
+	}
+	mcg_size_states_close(st);
 }
 
 /* ---- detail: everything 'show' prints, for the selected cgroup ---- */
@@ -1027,7 +1027,7 @@ static int k_help(struct loop *l)
 			overlay_add(l, "  %-10s %s", top_col_header(c), top_cols[c].help);
 	overlay_add(l, "  %-10s %s", "CONTAINER",
 		    "the container (or, for a pod's own cgroup, the pod) that owns it; C");
-	overlay_add(l, "  %-10s %s", "NEED",
+	overlay_add(l, "  %-10s %s", mcg_header(MCG_F_NEEDED),
 		    "memory the workload needs, as memcgctl size last found it (shown once one is kept)");
 	return R_REDRAW;
 }

@@ -210,10 +210,10 @@ static int owner_width(const struct view_frame *f)
 	return w > OWNER_MAX ? OWNER_MAX : w;
 }
 
-/* The columns that fit, in order; the name column takes what is left. */
 /* The NEED column (view_frame.need): a size, as wide as USAGE. */
 #define NEED_W 6
 
+/* The columns that fit, in order; the name column takes what is left. */
 static int fit_columns(const struct view_frame *f, int *cols, int *namew, int ownw)
 {
 	int n = 0, used = (ownw ? ownw + 1 : 0) + (f->need ? NEED_W + 1 : 0), c;
@@ -314,7 +314,7 @@ static void draw_table(const struct view_frame *f, int y0, size_t *ret_first, si
 	if (ownw)
 		printw(" %-*s", ownw, "CONTAINER");
 	if (f->need)
-		printw(" %*s", NEED_W, "NEED");
+		printw(" %*s", NEED_W, mcg_header(MCG_F_NEEDED));
 	for (k = 0; k < ncols; k++) {
 		const struct top_col_desc *d = &top_cols[cols[k]];
 		char h[32];
