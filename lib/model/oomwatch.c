@@ -1499,52 +1499,24 @@ int mcg_oom_watch_timeout(const struct mcg_oom_watch *w)
 	return due <= now ? 0 : (int)((due - now + 999999) / 1000000);
 }
 
-static int wcg_path_cmp(const void *a, const void *b)
-{
-	return strcmp((*(struct wcg *const *)a)->path, (*(struct wcg *const *)b)->path);
-}
-
 void mcg_oom_watch_feed(struct mcg_oom_watch *w, const struct mcg_snapshot *snap)
 {
 	uint64_t t = mono_ns();
-	struct wcg **ix;
-	size_t i, nix = 0;
+	size_t i;
 
 	if (!w || !snap || !w->ncg)
 		return;
 	/*
-	 * The rows are looked up among the live watched cgroups sorted by path:
-	 * the walk's order is not the watcher's (a linear search from a hint was
-	 * 17.8 M instructions a sample at 1,000 cgroups, callgrind, most of
-	 * record's sample). Without memory for the index the sample feeds
-	 * nothing: the growth then comes from the watcher's own reads.
+	 * The rows are looked up among the live watched cgroups in the index by
+	 * path (find_path): the walk's order is not the watcher's (a linear
+	 * search from a hint was 17.8 M instructions a sample at 1,000 cgroups,
+	 * callgrind, most of record's sample).
 	 */
-	ix = malloc(w->ncg * sizeof(*ix));
-	if (!ix)
-		return;
-	for (i = 0; i < w->ncg; i++)
-		if (!w->cg[i]->gone_ns)
-			ix[nix++] = w->cg[i];
-	qsort(ix, nix, sizeof(*ix), wcg_path_cmp);
 	for (i = 0; i < snap->n_rows; i++) {
 		const struct mcg_sample_row *r = &snap->rows[i];
-		struct wcg *c = NULL;
-		size_t lo = 0, hi = nix;
+		struct wcg *c;
 
-		if (!mcg_record_has(&r->rec, MCG_K_USAGE))
-			continue;
-		while (lo < hi && !c) {
-			size_t mid = lo + (hi - lo) / 2;
-			int d = strcmp(r->path, ix[mid]->path);
-
-			if (d == 0)
-				c = ix[mid];
-			else if (d < 0)
-				hi = mid;
-			else
-				lo = mid + 1;
-		}
-		if (!c)
+		if (!mcg_record_has(&r->rec, MCG_K_USAGE) || !(c = find_path(w, r->path)))
 			continue;
 		push_point(c, t, r->rec.v[MCG_K_USAGE]);
 		/* a limit changed while no inotify event was seen (a queue overflow) */
@@ -1552,5 +1524,4 @@ void mcg_oom_watch_feed(struct mcg_oom_watch *w, const struct mcg_snapshot *snap
 		    r->rec.v[MCG_K_LIMIT] < LIMIT_NONE && r->rec.v[MCG_K_LIMIT] != c->thr_lim)
 			c->thr_pending = true;
 	}
-	free(ix);
 }
