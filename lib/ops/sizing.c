@@ -298,6 +298,8 @@ void mcg_size_ctl_answer(const struct mcg_size_ctl *c, struct mcg_size_answer *r
 #define SIZE_STATE_MAGIC "memcgctl-size 1\n"
 /* what the writer writes fits in this many bytes (10 numbers of at most 20 digits) */
 #define SIZE_STATE_MAX 512
+/* the prefix of an answer on its way in (mcg_size_state_write) */
+#define SIZE_STATE_NEW ".new-"
 
 static const char *const size_methods[] = {"memory.reclaim", "limit-steps", "memory.high"};
 
@@ -313,8 +315,8 @@ static int state_dir(struct mcg_group *g, bool create, int *ret_fd)
 
 int mcg_size_state_write(struct mcg_group *g, const struct mcg_size_state *s)
 {
-	char name[256], proc[64], buf[SIZE_STATE_MAX];
-	int dfd, fd, n, r;
+	char name[256], tmp[256 + sizeof(SIZE_STATE_NEW)], proc[64], buf[SIZE_STATE_MAX];
+	int dfd, fd, n, r, tries;
 
 	if (s->stop < MCG_SIZE_RUNNING || s->stop > MCG_SIZE_CONFLICT ||
 	    s->sig < MCG_SIZE_SIG_PSI || s->sig > MCG_SIZE_SIG_REFAULTS)
@@ -332,11 +334,15 @@ int mcg_size_state_write(struct mcg_group *g, const struct mcg_size_state *s)
 	if (r < 0)
 		return r;
 	mcg__cgroup_file_name(g->ctx->root, g->path, name, sizeof(name));
+	snprintf(tmp, sizeof(tmp), SIZE_STATE_NEW "%s", name);
 	/*
-	 * An unnamed file (O_TMPFILE), written whole, then given the cgroup's name:
-	 * a kill at any point leaves the old answer, none, or the new one, and never
-	 * a temporary file in the run directory. The old one goes first (linkat does
-	 * not replace), so a reader may find none for that moment: it is a cache.
+	 * An unnamed file (O_TMPFILE), written whole, linked under a name of its own
+	 * (".new-" and the cgroup's: no cgroup's file name starts with a dot), then
+	 * renamed over the old answer. A reader finds the old answer or the new one,
+	 * never none (a reclaimd --size watch keeps answers while show and export read
+	 * them); a kill leaves the old answer and at most the one ".new-" file, which
+	 * the next write for the cgroup takes away. Two writers for one cgroup: the
+	 * later link fails with EEXIST and tries again; either whole answer is kept.
 	 */
 	fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 	if (fd < 0) {
@@ -347,11 +353,21 @@ int mcg_size_state_write(struct mcg_group *g, const struct mcg_size_state *s)
 	r = write(fd, buf, (size_t)n) == n ? 0 : -EIO;
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
-	if (r == 0 && unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
-		r = -errno;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	if (r == 0 && linkat(AT_FDCWD, proc, dfd, name, AT_SYMLINK_FOLLOW) < 0)
+	for (tries = 0; r == 0; tries++) {
+		if (unlinkat(dfd, tmp, 0) < 0 && errno != ENOENT) {
+			r = -errno;
+			break;
+		}
+		if (linkat(AT_FDCWD, proc, dfd, tmp, AT_SYMLINK_FOLLOW) == 0)
+			break;
+		if (errno != EEXIST || tries == 2)
+			r = -errno;
+	}
+	if (r == 0 && renameat(dfd, tmp, dfd, name) < 0) {
 		r = -errno;
+		unlinkat(dfd, tmp, 0);
+	}
 	close(fd);
 	close(dfd);
 	return r;

@@ -86,7 +86,9 @@ while :; do
 done
 assert_eq "export: memcgctl_needed_bytes = show's" "$kept" "$got"
 
-# it goes on probing (watch): a later answer is kept anew, its time moves
+# it goes on probing (watch): a later answer is kept anew, its time moves; a reader between
+# the two never finds the answer gone (it is renamed over the old one, never unlinked first:
+# a show that found none would have a null found_ns, and fail the band below)
 found=$(json .size.found_ns <"$MCG_TMP/show.json")
 kept_anew() {
 	kill -0 "$RPID" 2>/dev/null || fail "reclaimd ended: $(cat "$MCG_TMP/reclaimd.log")"
@@ -115,6 +117,8 @@ set -e
 assert_eq "reclaimd exit status after SIGTERM" 0 "$st"
 assert_eq "limit read back after SIGTERM" "$limit" "$(knob "$CG" "$K_LIMIT")"
 assert_eq "no journal left" "" "$(ls "$MEMCGCTL_RUNDIR/journal" 2>/dev/null)"
+# the answers went in by rename (mcg_size_state_write): none of the names on their way in left
+assert_eq "no answer left on its way in" "" "$(ls -A "$MEMCGCTL_RUNDIR/size" | grep '^\.new-' || true)"
 assert_status "show --json" 0 "$MEMCGCTL" --json show "$CGREL"
 echo "$LAST_OUT" >"$MCG_TMP/show.json"
 assert_eq "show after SIGTERM: how it was found" "interrupted $method" \
