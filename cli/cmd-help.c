@@ -136,11 +136,16 @@ static char *list_columns(struct cli *cli, const struct mcg_cmd *cmd, const char
 	return buf;
 }
 
+/* "values CMD OPT"'s exit status when OPT's value is a cgroup (reclaimd --size CGROUP). */
+#define COMPLETE_CGROUP_VALUE 2
+
 /*
  * "values CMD OPT": OPT takes a value: print its candidates, "value<TAB>description" a
  * line (none for a time, a size, a number: but never cgroup paths), exit 0; 1 when OPT
- * takes no value (a CGROUP may follow). Columns for -o and --sort from the command's own
- * table; a comma-separated list its help names ("..., comma-separated: a, b, c (...)").
+ * takes no value (a CGROUP may follow); 2 (nothing printed) when its value is itself a
+ * CGROUP (the option's argument is named so): the shells then offer what 'cgroups' gives.
+ * Columns for -o and --sort from the command's own table; a comma-separated list its help
+ * names ("..., comma-separated: a, b, c (...)").
  */
 static int complete_values(struct cli *cli, const struct mcg_cmd *cmd, const char *opt)
 {
@@ -149,6 +154,8 @@ static int complete_values(struct cli *cli, const struct mcg_cmd *cmd, const cha
 
 	if (!o || !o->arg || (o->flags & OPTION_ARG_OPTIONAL))
 		return EXIT_FAILURE;
+	if (!strcmp(o->arg, "CGROUP"))
+		return COMPLETE_CGROUP_VALUE;
 	if (!strcmp(o->name, "output") && find_option(cmd->argp, "--list-fields")) {
 		/* dump: its fields, "NAME<TAB>help" already */
 		char *f = list_columns(cli, cmd, "--list-fields");

@@ -31,17 +31,21 @@ _memcgctl_lines()
 
 # _memcgctl_values BIN CMD: when the word is an option's value (--sort X, -o X, --sort=X;
 # bash splits on '='), add its candidates from "BIN __complete values CMD OPT" (after the
-# last ',' or '+' of a list) and succeed; fail when the option takes no value.
+# last ',' or '+' of a list) and succeed; fail (1) when the option takes no value; 2 when
+# its value is a CGROUP (reclaimd --size): the caller completes cgroups then.
 _memcgctl_values()
 {
-	local bin=$1 cmd=$2 opt=$prev vcur=$cur out line word pre last
+	local bin=$1 cmd=$2 opt=$prev vcur=$cur out line word pre last rc
 	if [[ $prev == = ]]; then
 		opt=${COMP_WORDS[COMP_CWORD-2]}
 	elif [[ $cur == = ]]; then
 		vcur=
 	fi
 	[[ $opt == -* ]] || return 1
-	out=$("$bin" __complete values "$cmd" "$opt" 2>/dev/null) || return 1
+	out=$("$bin" __complete values "$cmd" "$opt" 2>/dev/null)
+	rc=$?
+	((rc == 2)) && return 2
+	((rc == 0)) || return 1
 	last=${vcur##*[,+]}
 	pre=${vcur%"$last"}
 	while IFS= read -r line; do
@@ -86,11 +90,15 @@ _memcgctl()
 		return 0
 		;;
 	esac
-	# an option's value: its candidates (columns, families) or none, never cgroup paths
-	if _memcgctl_values "$bin" "$cmd"; then
-		return 0
-	fi
-	if [[ $cur == -* ]]; then
+	# an option's value: its candidates (columns, families) or none, never cgroup paths,
+	# unless the value is itself a cgroup (reclaimd --size CGROUP, --size=CGROUP)
+	local value=0
+	_memcgctl_values "$bin" "$cmd"
+	case $? in
+	0) return 0 ;;
+	2) value=1; [[ $cur == = ]] && cur= ;;
+	esac
+	if ((!value)) && [[ $cur == -* ]]; then
 		_memcgctl_lines "$cur" "$bin" __complete options "$cmd"
 		[[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
 		return 0
@@ -110,6 +118,11 @@ _memcgctl()
 	# and insert what follows its last ':', which is all readline replaces
 	local line=${COMP_LINE:0:COMP_POINT} full n
 	full=${line##*[[:space:]]}
+	# --size=docker:we: the value is what follows the option's '=' (bash split at both)
+	if [[ $full == --*=* ]] && { ((value)) || { "$bin" __complete values "$cmd" \
+		"${full%%=*}" >/dev/null 2>&1; (($? == 2)); }; }; then
+		full=${full#*=}
+	fi
 	if [[ $COMP_WORDBREAKS == *:* && $full == *:* ]]; then
 		n=${#COMPREPLY[@]}
 		_memcgctl_add "$full" "${list[@]}"

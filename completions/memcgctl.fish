@@ -47,7 +47,8 @@ function __memcgctl_options
 	end
 end
 # the option before the cursor takes a value: its candidates ("word<TAB>meaning", after the
-# last ',' or '+' of a list kept as typed), or none; fails when it takes no value
+# last ',' or '+' of a list kept as typed), or none; fails when it takes no value, or when
+# its value is a CGROUP ("values" exits 2: reclaimd --size), which the cgroups complete
 function __memcgctl_value_opt
 	set -l cmd (__memcgctl_cmd); or return 1
 	set -l prev (commandline -opc)[-1]
@@ -83,7 +84,23 @@ complete -c memcgctl -n 'not __memcgctl_cmd' -a '(memcgctl __complete commands 2
 complete -c memcgctl -n 'string match -q -- "-*" (commandline -ct)' -a '(__memcgctl_options)'
 complete -c memcgctl -n '__memcgctl_value_opt' -a '(__memcgctl_values)'
 complete -c memcgctl -n '__memcgctl_cmd; and not __memcgctl_value_opt' -a '(__memcgctl_words)'
-complete -c memcgctl -n '__memcgctl_cmd; and not __memcgctl_value_opt' -a '(memcgctl (__memcgctl_root) __complete cgroups 2>/dev/null | string split0)'
+# cgroups, NUL-terminated (split0 the last step, so a name with a newline stays one); the
+# value of --opt= at the cursor, an option whose value is a CGROUP (reclaimd --size=web:
+# "values" exits 2), gets "--opt=" before each, as fish matches the whole token
+function __memcgctl_cgroups
+	set -l cmd (__memcgctl_cmd)
+	set -l cur (commandline -ct)
+	set -l pre ''
+	if string match -q -- '--*=*' $cur
+		set -l opt (string replace -r '=.*' '' -- $cur)
+		memcgctl __complete values $cmd $opt >/dev/null 2>&1
+		test $status = 2; or return 0
+		set pre "$opt="
+	end
+	set -l names (memcgctl (__memcgctl_root) __complete cgroups 2>/dev/null | string split0)
+	string join0 -- $pre$names
+end
+complete -c memcgctl -n '__memcgctl_cmd; and not __memcgctl_value_opt' -a '(__memcgctl_cgroups | string split0)'
 # systemd units (web.service) are CGROUP arguments too, on the host's own tree
 function __memcgctl_units
 	test -z "(__memcgctl_root)"; and test -d /run/systemd/system; or return 0

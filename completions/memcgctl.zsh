@@ -43,16 +43,26 @@ _memcgctl() {
 		fi
 		return
 	fi
-	# an option's value: its candidates with their meaning, or none, never cgroup paths
-	local opt=${words[CURRENT-1]} out
+	# an option's value: its candidates with their meaning, or none, never cgroup paths,
+	# unless the value is itself a cgroup ("values" exits 2: reclaimd --size CGROUP)
+	local opt=${words[CURRENT-1]} out rc value=0
 	[[ ${words[CURRENT]} == --*=* ]] && opt=${words[CURRENT]%%=*}
-	if [[ $opt == -* ]] && out=$($bin __complete values $cmd $opt 2>/dev/null); then
-		compset -P '*='
-		compset -P '*[,+]'
-		_memcgctl_described ${(f)out}
-		return
+	if [[ $opt == -* ]]; then
+		out=$($bin __complete values $cmd $opt 2>/dev/null)
+		rc=$?
+		if (( rc == 0 )); then
+			compset -P '*='
+			compset -P '*[,+]'
+			_memcgctl_described ${(f)out}
+			return
+		fi
+		if (( rc == 2 )); then
+			value=1
+			# --size=web: only the option's own "--size=" (a name may hold '=')
+			[[ ${words[CURRENT]} == --*=* ]] && compset -P "${(b)opt}="
+		fi
 	fi
-	if [[ ${words[CURRENT]} == -* ]]; then
+	if (( ! value )) && [[ ${words[CURRENT]} == -* ]]; then
 		_memcgctl_described ${(f)"$($bin __complete described-options $cmd 2>/dev/null)"}
 		return
 	fi

@@ -18,6 +18,10 @@ check "values export --families" "$("$bin" __complete values export --families |
 	"usage limits memory reclaim events psi tree dirty reclaimd oom size store "
 "$bin" __complete values show --json >/dev/null
 check "a flag takes no value" $? 1
+"$bin" __complete values reclaimd --size >/dev/null
+check "reclaimd --size's value is a cgroup" $? 2
+"$bin" __complete values reclaimd --size-max-cpu >/dev/null
+check "reclaimd --size-max-cpu's value is not" $? 0
 
 # bash
 b() { bash -c 'source "$1/completions/memcgctl.bash"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
@@ -28,6 +32,26 @@ check "bash: list -o usage,li" "$(b memcgctl list -o usage,li)" "usage,limit "
 check "bash: export --families ps" "$(b memcgctl export --families ps)" "psi "
 check "bash: no cgroups after --from" "$(b memcgctl --root "$root" dump --from /fix)" ""
 check "bash: cgroups after a flag" "$(b memcgctl --root "$root" show --json /fixture/a)" "/fixture/app "
+# reclaimd --size CGROUP (repeatable): cgroups, as for a CGROUP argument; its sibling options
+# are options, and their values never cgroups
+check "bash: reclaimd --size /fixture/a" "$(b memcgctl --root "$root" reclaimd --size /fixture/a)" "/fixture/app "
+check "bash: reclaimd --size=/fixture/a" "$(b memcgctl --root "$root" reclaimd --size = /fixture/a)" "/fixture/app "
+check "bash: reclaimd --size=" "$(b memcgctl --root "$root" reclaimd --size =)" "/ /fixture /fixture/app /fixture/idle "
+check "bash: a second --size" "$(b memcgctl --root "$root" reclaimd -f --size /fixture/app --size /fixture/i)" "/fixture/idle "
+check "bash: reclaimd --size-" "$(b memcgctl --root "$root" reclaimd --size-)" "--size-interval= --size-max-cpu= "
+check "bash: no cgroups after --size-max-cpu" "$(b memcgctl --root "$root" reclaimd --size /fixture/app --size-max-cpu /fix)" ""
+check "bash: no cgroups after --size-interval=" "$(b memcgctl --root "$root" reclaimd --size-interval = /fix)" ""
+# container names split at ':' (bash's COMP_WORDBREAKS), after --size and after --size=
+fx=$src/tests/cli/fixtures/containers
+bl() { MEMCGCTL_STATE_ROOT="$fx/state" bash -c 'source "$1/completions/memcgctl.bash"; COMP_LINE=$2; shift 2
+	COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_POINT=${#COMP_LINE}
+	_memcgctl; ((${#COMPREPLY[@]})) && printf "%s " "${COMPREPLY[@]}"' _ "$src" "$@"; }
+check "bash: reclaimd --size podman:qu" "$(bl "memcgctl --root $fx/cgroup reclaimd --size podman:qu" \
+	memcgctl --root "$fx/cgroup" reclaimd --size podman : qu)" "queue "
+check "bash: reclaimd --size=podman:qu" "$(bl "memcgctl --root $fx/cgroup reclaimd --size=podman:qu" \
+	memcgctl --root "$fx/cgroup" reclaimd --size = podman : qu)" "queue "
+check "bash: reclaimd --size=dock" "$(bl "memcgctl --root $fx/cgroup reclaimd --size=dock" \
+	memcgctl --root "$fx/cgroup" reclaimd --size = dock)" "docker:web docker:db "
 
 # zsh: a compadd stub prints the candidates and their descriptions
 if command -v zsh >/dev/null; then
@@ -41,6 +65,20 @@ if command -v zsh >/dev/null; then
 	check "zsh: no cgroups after --from" "$(z memcgctl --root "$root" dump --from x)" ""
 	check "zsh: options described" "$(z memcgctl list --fl | cut -d'|' -f1)" \
 		"--flat  -- A flat list of whole paths instead of the tree (JSON: one array, no children)"
+	# the words compadd gets, and what compset takes off the word first
+	zw() { zsh -f -c 'compadd() { while (( $# )) && [[ $1 != -- ]]; do shift; done; shift
+			print -r -- "$@"; }
+		compset() { print -r -- "compset $*"; }
+		words=("${@:2}"); CURRENT=$#words
+		source $1/completions/memcgctl.zsh' _ "$src" "$@" | tr '\n' ' '; }
+	check "zsh: reclaimd --size /fix" "$(zw memcgctl --root "$root" reclaimd --size /fix)" \
+		"/ /fixture /fixture/app /fixture/idle "
+	check "zsh: reclaimd --size=/fix" "$(zw memcgctl --root "$root" reclaimd --size=/fix)" \
+		"compset -P --size= / /fixture /fixture/app /fixture/idle "
+	check "zsh: no cgroups after --size-max-cpu" "$(zw memcgctl --root "$root" reclaimd --size-max-cpu /fix |
+		sed 's/compset -P [^ ]* //g')" ""
+	zw memcgctl reclaimd --size- | grep -q -- '--size-interval= --size-max-cpu=' ||
+		check "zsh: reclaimd --size-" "$(zw memcgctl reclaimd --size-)" "... --size-interval= --size-max-cpu= ..."
 fi
 # fish: the description follows a tab
 if command -v fish >/dev/null; then
@@ -48,6 +86,12 @@ if command -v fish >/dev/null; then
 	check "fish: top --sort us, described" "$(f 'memcgctl top --sort us')" "usage	memory charged"
 	check "fish: no cgroups after --from" "$(f "memcgctl --root $root dump --from /fix")" ""
 	check "fish: list -o +hi" "$(f 'memcgctl list -o +hi')" "+high	v2 memory.high (not shown by default)"
+	check "fish: reclaimd --size /fixture/a" "$(f "memcgctl --root $root reclaimd --size /fixture/a")" "/fixture/app"
+	check "fish: reclaimd --size=/fixture/a" "$(f "memcgctl --root $root reclaimd --size=/fixture/a")" "--size=/fixture/app"
+	check "fish: a second --size" "$(f "memcgctl --root $root reclaimd --size /fixture/app --size /fixture/i")" "/fixture/idle"
+	check "fish: reclaimd --size-" "$(f 'memcgctl reclaimd --size-' | cut -f1 | tr '\n' ' ')" "--size-interval --size-max-cpu "
+	check "fish: no cgroups after --size-max-cpu" "$(f "memcgctl --root $root reclaimd --size-max-cpu /fix")" ""
+	check "fish: no cgroups after --size-interval=" "$(f "memcgctl --root $root reclaimd --size-interval=/fix")" ""
 fi
 echo "completion values: $fails failed"
 [ $fails = 0 ]

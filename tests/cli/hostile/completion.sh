@@ -80,6 +80,26 @@ bash_complete "" | bash -c '
 	exit $bad' _ "$root" || fail "bash: an inserted candidate does not name its cgroup"
 canaries "bash: insertion"
 echo "bash: $n candidates for 'show <TAB>'"
+# an option whose value is a cgroup (reclaimd --size CGROUP, --size=CGROUP): the same names,
+# quoted the same way
+bash_complete_size() { # CUR [=]
+	bash -c '
+		. "$1/completions/memcgctl.bash"
+		PATH="$(dirname "$2"):$PATH"
+		if [ -n "$5" ]; then COMP_WORDS=(memcgctl --root "$3" reclaimd --size = "$4"); COMP_CWORD=6
+		else COMP_WORDS=(memcgctl --root "$3" reclaimd --size "$4"); COMP_CWORD=5; fi
+		_memcgctl
+		printf "%s\0" "${COMPREPLY[@]}"
+	' _ "$src" "$bin" "$root" "$1" "${2:-}"
+}
+for prefix in '' '/h/$' '/h/`' $'/h/line1' '/h/star'; do
+	bash_quote "$prefix" <"$tmp/all.z" >"$tmp/want.z"
+	bash_complete_size "$prefix" >"$tmp/got.z"
+	same "bash: reclaimd --size $(printf %q "$prefix")<TAB>" "$tmp/got.z" "$tmp/want.z"
+	bash_complete_size "$prefix" = >"$tmp/got.z"
+	same "bash: reclaimd --size=$(printf %q "$prefix")<TAB>" "$tmp/got.z" "$tmp/want.z"
+	canaries "bash: reclaimd --size $prefix<TAB>"
+done
 
 # ---- zsh ----
 if command -v zsh >/dev/null; then
@@ -95,6 +115,18 @@ if command -v zsh >/dev/null; then
 	zsh_complete "" >"$tmp/got.z"
 	same "zsh: show <TAB>" "$tmp/got.z" "$tmp/all.z"
 	canaries "zsh: show <TAB>"
+	for w in --size --size=; do # reclaimd --size CGROUP, --size=CGROUP
+		zsh -f -c '
+			compadd() { while (( $# )) && [[ $1 != -- ]]; do shift; done; shift; printf "%s\0" "$@"; }
+			compset() { return 0; }
+			PATH="${2:h}:$PATH"
+			if [[ $4 == *= ]]; then words=(memcgctl --root $3 reclaimd $4); CURRENT=5
+			else words=(memcgctl --root $3 reclaimd $4 ""); CURRENT=6; fi
+			source $1/completions/memcgctl.zsh
+		' _ "$src" "$bin" "$root" "$w" >"$tmp/got.z"
+		same "zsh: reclaimd $w<TAB>" "$tmp/got.z" "$tmp/all.z"
+		canaries "zsh: reclaimd $w<TAB>"
+	done
 	echo "zsh: $(count "$tmp/got.z") candidates handed to compadd"
 else
 	echo "zsh: not installed, skipped"
@@ -114,6 +146,17 @@ if command -v fish >/dev/null; then
 		"$tmp/all.z" | tr '\n' '\0' >"$tmp/want.z"
 	same "fish: show <TAB>" "$tmp/got.z" "$tmp/want.z"
 	canaries "fish: show <TAB>"
+	# reclaimd --size CGROUP: the same candidates; --size=CGROUP: each after "--size="
+	PATH="$(dirname "$bin"):$PATH" fish -c "source '$src/completions/memcgctl.fish'
+		complete --escape -C 'memcgctl --root $root reclaimd --size '" | tr '\n' '\0' |
+		sed -z 's/\t.*//' >"$tmp/got.z"
+	same "fish: reclaimd --size <TAB>" "$tmp/got.z" "$tmp/want.z"
+	PATH="$(dirname "$bin"):$PATH" fish -c "source '$src/completions/memcgctl.fish'
+		complete --escape -C 'memcgctl --root $root reclaimd --size='" | tr '\n' '\0' |
+		sed -z 's/\t.*//' >"$tmp/got.z"
+	sed -z 's/^/--size=/' "$tmp/want.z" >"$tmp/want-eq.z"
+	same "fish: reclaimd --size=<TAB>" "$tmp/got.z" "$tmp/want-eq.z"
+	canaries "fish: reclaimd --size<TAB>"
 	echo "fish: $(count "$tmp/got.z") candidates"
 else
 	echo "fish: not installed, skipped"
