@@ -221,6 +221,16 @@ int cli_parse_duration(const char *what, const char *s, uint64_t *ret_ms)
 	return r;
 }
 
+int cli_parse_cpu_percent(const char *what, const char *s, double *ret)
+{
+	char why[128];
+	int r = mcg_cpu_percent_parse(s, ret, why, sizeof(why));
+
+	if (r < 0)
+		cli_err("invalid %s: '%s': %s (%s)", what, out_esc(s), why, CLI_CPU_PERCENT_SYNTAX);
+	return r;
+}
+
 int cli_parse(const struct argp *argp, int argc, char **argv, void *input)
 {
 	char name[64], **v = calloc((size_t)argc + 1, sizeof(char *));

@@ -50,7 +50,8 @@ static const struct argp_option ar_options[] = {
 	 "Per reclaim step: a size (4M) or a bare number of pages (default 1024 pages), as empty",
 	 1},
 	{"max-cpu", OPT_MAX_CPU, "PCT", 0,
-	 "CPU budget in percent of one CPU, 0.001 to 100 (default 5)", 1},
+	 "CPU budget in percent of one CPU, 0.001 to 100, at most three decimals, '%' optional "
+	 "(default 5)", 1},
 	{"force", OPT_FORCE, NULL, 0, "Enable even on a single-CPU machine", 1},
 	{"clean", OPT_CLEAN, NULL, 0,
 	 "Reclaim ahead even when the page cache is clean (by default only when dirty)", 1},
@@ -256,9 +257,8 @@ int cli_async_enable_msg(const struct mcg_async_enable_req *req,
 		snprintf(buf, len, "invalid value for --batch: '%s': %s", out_esc(req->batch), res->why);
 		return EXIT_USAGE;
 	case MCG_AE_MAX_CPU:
-		snprintf(buf, len, "invalid --max-cpu: '%s': must be a percentage from 0.001 to 100, "
-			 "with at most three decimals",
-			 req->max_cpu);
+		snprintf(buf, len, "invalid --max-cpu: '%s': %s (%s)", out_esc(req->max_cpu),
+			 res->why, CLI_CPU_PERCENT_SYNTAX);
 		return EXIT_USAGE;
 	case MCG_AE_LOCK:
 		if (r == -MCG_E_STALE_JOURNAL)

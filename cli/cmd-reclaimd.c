@@ -53,7 +53,8 @@ static const struct argp_option reclaimd_options[] = {
 	{"size-interval", OPT_SIZE_INTERVAL, "DURATION", 0,
 	 "One probe step per DURATION and cgroup (default 5s)", 1},
 	{"size-max-cpu", OPT_SIZE_MAX_CPU, "PCT", 0,
-	 "CPU budget of each --size probe, in percent of one CPU, 0.001 to 100 (default 1)", 1},
+	 "CPU budget of each --size probe, in percent of one CPU, 0.001 to 100, at most three "
+	 "decimals, '%' optional (default 1)", 1},
 	{0},
 };
 
@@ -532,17 +533,6 @@ static void sizer_free(struct sizer *s)
 	s->n = 0;
 }
 
-/* A percentage from 0.001 to 100 (async-reclaim --max-cpu's range); -1 if not. */
-static double parse_max_cpu(const char *arg)
-{
-	char *end;
-	double v = strtod(arg, &end);
-
-	if (end == arg || (*end && strcmp(end, "%")) || !(v >= 0.001) || v > 100)
-		return -1;
-	return v;
-}
-
 /* The cgroups of --size, resolved now (names as every command takes them). */
 static int sizer_setup(struct cli *cli, const struct reclaimd_args *a, struct sizer *s)
 {
@@ -553,11 +543,9 @@ static int sizer_setup(struct cli *cli, const struct reclaimd_args *a, struct si
 	s->interval_ns = (a->size_interval_ms ? a->size_interval_ms : SIZE_DEFAULT_INTERVAL_MS) *
 			 1000000ULL;
 	s->max_cpu = SIZE_DEFAULT_MAX_CPU;
-	if (a->size_max_cpu && (s->max_cpu = parse_max_cpu(a->size_max_cpu)) < 0) {
-		cli_err("invalid --size-max-cpu: '%s': must be a percentage from 0.001 to 100",
-			out_esc(a->size_max_cpu));
+	if (a->size_max_cpu &&
+	    cli_parse_cpu_percent("--size-max-cpu", a->size_max_cpu, &s->max_cpu) < 0)
 		return EXIT_USAGE;
-	}
 	for (i = 0; i < a->n_size; i++) {
 		struct size_job *j = &s->jobs[s->n];
 		struct mcg_group *g;

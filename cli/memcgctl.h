@@ -76,6 +76,12 @@ void cli_notify(const char *who, const char *fmt, ...) __attribute__((format(pri
 int cli_parse_size(const char *what, const char *s, unsigned flags, uint64_t ref, uint64_t base,
 		   uint64_t *ret);
 int cli_parse_duration(const char *what, const char *s, uint64_t *ret_ms);
+/* What --max-cpu and --size-max-cpu take (mcg_cpu_percent_parse), for their messages. */
+#define CLI_CPU_PERCENT_SYNTAX                                                                     \
+	"a percentage of one CPU from 0.001 to 100 with at most three decimals, as 5, 0.25 or "    \
+	"2.5%"
+/* Parse a CPU budget or print "invalid OPT: 'S': why (syntax)" and return -EINVAL/-ERANGE. */
+int cli_parse_cpu_percent(const char *what, const char *s, double *ret);
 /* Parse the command's arguments with argp: stops with 64 on usage errors. */
 int cli_parse(const struct argp *argp, int argc, char **argv, void *input);
 /* Size for humans or raw bytes (--raw). */

@@ -1,4 +1,4 @@
-/* size.c: parse and format byte sizes, percentages, relative sizes and durations. */
+/* size.c: parse and format byte sizes, percentages, relative sizes, durations and CPU budgets. */
 #include "base/base.h"
 
 #include <ctype.h>
@@ -307,5 +307,67 @@ int mcg_parse_u64(const char *s, uint64_t *ret)
 	if (*end)
 		return -EINVAL;
 	*ret = v >= mcg__v1_unlimited() ? MCG_MAX : (uint64_t)v;
+	return 0;
+}
+
+/*
+ * A CPU budget in percent of one CPU: parse_decimal's digits with at most three decimals
+ * (the async-reclaim enable file keeps thousandths, so what is accepted is what reclaimd
+ * reads back), one optional '%', 0.001 to 100. The value is exact thousandths.
+ */
+int mcg_cpu_percent_parse(const char *s, double *ret, char *why, size_t whylen)
+{
+	const char *p = s, *dot;
+	uint64_t i, num, den, milli;
+	int r;
+
+	if (!s || !*s) {
+		set_why(why, whylen, "empty");
+		return -EINVAL;
+	}
+	if (*p == '-') {
+		set_why(why, whylen, "negative");
+		return -EINVAL;
+	}
+	/* counted first: parse_decimal refuses more than nine decimals as "not a number" */
+	for (dot = p; isdigit((unsigned char)*dot); dot++)
+		;
+	if (*dot == '.' && strspn(dot + 1, "0123456789") > 3) {
+		set_why(why, whylen, "more than three decimals");
+		return -EINVAL;
+	}
+	r = parse_decimal(&p, &i, &num, &den);
+	if (r == -ERANGE) {
+		set_why(why, whylen, "above 100");
+		return -ERANGE;
+	}
+	if (r < 0) {
+		set_why(why, whylen, "not a number");
+		return -EINVAL;
+	}
+	if (*p == '%')
+		p++;
+	if (*p) {
+		char e[64]; /* what was typed, escaped: the reason is printed */
+
+		mcg_escape(p, e, sizeof(e));
+		set_why(why, whylen, "trailing characters '%s'", e);
+		return -EINVAL;
+	}
+	/* den is 1, 10, 100 or 1000 here */
+	if (i > 100) {
+		set_why(why, whylen, "above 100");
+		return -ERANGE;
+	}
+	milli = i * 1000 + num * (1000 / den);
+	if (milli > 100000) {
+		set_why(why, whylen, "above 100");
+		return -ERANGE;
+	}
+	if (milli == 0) {
+		set_why(why, whylen, "below 0.001");
+		return -ERANGE;
+	}
+	*ret = (double)milli / 1000.0;
 	return 0;
 }

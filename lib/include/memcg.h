@@ -210,6 +210,13 @@ MCG_EXPORT int mcg_size_parse(const char *s, unsigned flags, uint64_t ref, uint6
 MCG_EXPORT char *mcg_size_format(uint64_t bytes, char *buf, size_t len);
 /* Parse a duration: 500ms, 10s, 2m, 1.5s, bare number = seconds. In ms. */
 MCG_EXPORT int mcg_duration_parse(const char *s, uint64_t *ret_ms, char *why, size_t whylen);
+/*
+ * Parse a CPU budget in percent of one CPU (--max-cpu, --size-max-cpu): a decimal number
+ * with at most three decimals and an optional '%' ("5", "0.25", "2.5%"), 0.001 to 100,
+ * nothing else (no sign, exponent, hex, blanks). -EINVAL (bad syntax) or -ERANGE (outside
+ * 0.001..100) with a short reason in WHY; *RET is exact thousandths.
+ */
+MCG_EXPORT int mcg_cpu_percent_parse(const char *s, double *ret, char *why, size_t whylen);
 /* Bytes of RAM (MemTotal of the context's procfs). */
 MCG_EXPORT int mcg_mem_total(const struct mcg_ctx *ctx, uint64_t *ret);
 

@@ -18,41 +18,6 @@ static int cpus_available(void)
 	return (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-/*
- * --max-cpu: a percentage with at most three decimals, 0.001 to 100: the enable
- * file keeps thousandths, so what is accepted is what reclaimd reads back.
- */
-static bool parse_max_cpu(const char *s, double *ret)
-{
-	unsigned long ip = 0, frac = 0, milli;
-	int nint = 0, nfrac = 0;
-	const char *p = s;
-
-	for (; *p >= '0' && *p <= '9'; p++, nint++) {
-		ip = ip * 10 + (unsigned long)(*p - '0');
-		if (ip > 100)
-			return false;
-	}
-	if (*p == '.') {
-		for (p++; *p >= '0' && *p <= '9'; p++) {
-			if (++nfrac > 3)
-				return false;
-			frac = frac * 10 + (unsigned long)(*p - '0');
-		}
-		if (nfrac == 0)
-			return false;
-		for (; nfrac < 3; nfrac++)
-			frac *= 10;
-	}
-	if (*p == '%')
-		p++;
-	milli = ip * 1000 + frac;
-	if (*p || nint == 0 || milli == 0 || milli > 100000)
-		return false;
-	*ret = (double)milli / 1000.0;
-	return true;
-}
-
 static int stop(struct mcg_async_enable_result *res, enum mcg_async_enable_stage stage, int error)
 {
 	res->stage = stage;
@@ -173,8 +138,13 @@ int mcg_async_enable_run(struct mcg_group *g, const char *statedir,
 		}
 		c->batch = (unsigned)(bytes / ps);
 	}
-	if (req->max_cpu && !parse_max_cpu(req->max_cpu, &c->max_cpu))
-		return stop(res, MCG_AE_MAX_CPU, -EINVAL);
+	if (req->max_cpu) {
+		/* the one CPU budget parser (reclaimd --size-max-cpu's), in the file's thousandths
+		 */
+		r = mcg_cpu_percent_parse(req->max_cpu, &c->max_cpu, res->why, sizeof(res->why));
+		if (r < 0)
+			return stop(res, MCG_AE_MAX_CPU, r);
+	}
 	r = stable_limit(g, req, res);
 	if (r < 0)
 		return r;

@@ -1,4 +1,4 @@
-/* test_size.c: size and duration parsing, a table of good and bad inputs, and formatting. */
+/* test_size.c: size, duration and CPU budget parsing, good and bad inputs, and formatting. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -212,12 +212,93 @@ static void test_syntax_only(void **state)
 	}
 }
 
+/*
+ * --max-cpu and --size-max-cpu (mcg_cpu_percent_parse): 0.001 to 100, at most three
+ * decimals, one optional '%'; the value is exact thousandths (what the enable file keeps).
+ */
+static void test_cpu_percent(void **state)
+{
+	static const struct {
+		const char *in;
+		unsigned milli;
+	} good_pct[] = {
+		{"5", 5000},	     {"1.5%", 1500}, {"100", 100000}, {"100%", 100000},
+		{"100.000", 100000}, {"0.001", 1},   {"0.001%", 1},   {"2.5", 2500},
+		{"0.25", 250},	     {".5", 500},    {"007", 7000},   {"99.999", 99999},
+		{"1.0", 1000},	     {"0.010", 10},
+	};
+	static const struct {
+		const char *in;
+		int ret;
+		const char *why; /* a substring of the reason */
+	} bad_pct[] = {
+		{"", -EINVAL, "empty"},
+		{"-1", -EINVAL, "negative"},
+		{"-0.5%", -EINVAL, "negative"},
+		{"%", -EINVAL, "not a number"},
+		{"abc", -EINVAL, "not a number"},
+		{"+5", -EINVAL, "not a number"},
+		{" 5", -EINVAL, "not a number"},
+		{".", -EINVAL, "not a number"},
+		{"5.", -EINVAL, "not a number"},
+		{"inf", -EINVAL, "not a number"},
+		{"nan", -EINVAL, "not a number"},
+		{"0", -ERANGE, "below 0.001"},
+		{"0.000", -ERANGE, "below 0.001"},
+		{"0%", -ERANGE, "below 0.001"},
+		{"100.001", -ERANGE, "above 100"},
+		{"101", -ERANGE, "above 100"},
+		{"1000%", -ERANGE, "above 100"},
+		{"99999999999999999999999", -ERANGE, "above 100"},
+		{"0.0001", -EINVAL, "more than three decimals"},
+		{"1.5000", -EINVAL, "more than three decimals"},
+		{"1.0000000001%", -EINVAL, "more than three decimals"},
+		{"5x", -EINVAL, "trailing characters 'x'"},
+		{"5 ", -EINVAL, "trailing characters ' '"},
+		{"5%%", -EINVAL, "trailing characters '%'"},
+		{"1.5%x", -EINVAL, "trailing characters 'x'"},
+		{"1e2", -EINVAL, "trailing characters 'e2'"},
+		{"0x10", -EINVAL, "trailing characters 'x10'"},
+		{"1.5.5", -EINVAL, "trailing characters '.5'"},
+		{"5,5", -EINVAL, "trailing characters ',5'"},
+		{"5\n\033]52", -EINVAL, "trailing characters '\\n\\e]52'"}, /* escaped */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good_pct) / sizeof(good_pct[0]); i++) {
+		double v = -1;
+		char why[128] = "";
+		int r = mcg_cpu_percent_parse(good_pct[i].in, &v, why, sizeof(why));
+
+		if (r != 0 || v != (double)good_pct[i].milli / 1000.0)
+			fail_msg("'%s': %d (%s) %.6f, want %u thousandths", good_pct[i].in, r, why,
+				 v, good_pct[i].milli);
+	}
+	for (i = 0; i < sizeof(bad_pct) / sizeof(bad_pct[0]); i++) {
+		double v = -1;
+		char why[128] = "";
+		int r = mcg_cpu_percent_parse(bad_pct[i].in, &v, why, sizeof(why));
+
+		if (r != bad_pct[i].ret || !strstr(why, bad_pct[i].why) || v != -1)
+			fail_msg("'%s': %d (%s), want %d (%s) and the value untouched",
+				 bad_pct[i].in, r, why, bad_pct[i].ret, bad_pct[i].why);
+	}
+	{
+		double v = -1;
+
+		assert_int_equal(mcg_cpu_percent_parse(NULL, &v, NULL, 0), -EINVAL);
+		assert_int_equal(mcg_cpu_percent_parse("x", &v, NULL, 0), -EINVAL); /* no why */
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_good),     cmocka_unit_test(test_bad),
-		cmocka_unit_test(test_format),   cmocka_unit_test(test_duration),
-		cmocka_unit_test(test_parse_u64), cmocka_unit_test(test_syntax_only),
+		cmocka_unit_test(test_good),	    cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_format),	    cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_parse_u64),   cmocka_unit_test(test_syntax_only),
+		cmocka_unit_test(test_cpu_percent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

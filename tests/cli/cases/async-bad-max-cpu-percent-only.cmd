@@ -1,0 +1,1 @@
+--root @FIX@/v1/cgroup async-reclaim enable fixture/app --no-start --max-cpu % --state-dir @FIX@/state

@@ -1,0 +1,1 @@
+--root @FIX@/v1/cgroup reclaimd --foreground --size /fixture/app --size-max-cpu 0.0001 --state-dir @FIX@/state
