@@ -1,4 +1,4 @@
-/* fuzz_size.c: the short-string parsers: sizes, empty's batch, kernel numbers, durations. */
+/* fuzz_size.c: the short-string parsers: sizes, empty batch, kernel numbers, durations, CPU %. */
 #include "fuzz.h"
 
 #include "memcg/empty.h"
@@ -99,6 +99,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (mcg_parse_u64(s, &v) == 0 && v != MCG_MAX)
 		FZ_CHECK(v < mcg__v1_unlimited(), "mcg_parse_u64('%s') = %llu, past the v1 sentinel", s,
 			 (unsigned long long)v);
+
+	{
+		/* --max-cpu, --size-max-cpu: 0.001..100 in exact thousandths, or untouched */
+		double pct = -1;
+
+		memset(why, 0, sizeof(why));
+		r = mcg_cpu_percent_parse(s, &pct, why, sizeof(why));
+		check_why(r, why, sizeof(why), "mcg_cpu_percent_parse", s);
+		if (r < 0)
+			FZ_CHECK(pct == -1,
+				 "mcg_cpu_percent_parse('%s') wrote its result on failure", s);
+		else
+			FZ_CHECK(pct >= 0.001 && pct <= 100 &&
+					 pct == (double)(unsigned)(pct * 1000 + 0.5) / 1000.0,
+				 "mcg_cpu_percent_parse('%s') = %f", s, pct);
+	}
 	free(s);
 	return 0;
 }
