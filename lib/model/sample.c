@@ -242,8 +242,10 @@ static void node_free(struct mcg_sampler *s, struct node *n)
 	if (n->wd >= 0 && s->ifd >= 0)
 		inotify_rm_watch(s->ifd, n->wd);
 	node_close_files(s, n);
-	if (n->dfd >= 0)
+	if (n->dfd >= 0) {
 		close(n->dfd);
+		s->kept--;
+	}
 	free(n->det_v);
 	free(n->det_psi);
 	free(n->cache);
@@ -388,8 +390,17 @@ static void node_open(struct mcg_sampler *s, struct node *n)
 		dfd = open_dir(s, n);
 	if (dfd < 0 && (errno == EMFILE || errno == ENFILE))
 		dfd = open_dir(s, n); /* no kept descriptor: through the ancestors each time */
-	else if (dfd >= 0)
+	else if (dfd >= 0 && (!parent || s->kept < s->fd_budget)) {
+		/*
+		 * Kept, and counted with the files: a directory kept past the budget
+		 * took the descriptors the rest of the tree needed to be opened at
+		 * all (12,000 cgroups and RLIMIT_NOFILE 20,000: every cgroup after
+		 * the first few thousand lost its counters and its children). Past
+		 * the budget the directory is opened through its ancestors when used.
+		 */
 		n->dfd = dfd;
+		s->kept++;
+	}
 	if (dfd < 0) {
 		/* out of descriptors even for a moment: a node to look at again, not a gone one */
 		if (errno == EMFILE || errno == ENFILE) {
@@ -808,9 +819,10 @@ int mcg_sampler_set_keys(struct mcg_sampler *s, const struct mcg_keyset *keys)
 }
 
 /*
- * How many file descriptors the sampler may keep: RLIMIT_NOFILE less
- * FD_HEADROOM for everything else the process opens (a directory per cgroup
- * is kept too, so a tree of N cgroups needs about N more).
+ * How many file descriptors the sampler may keep, its cgroups' directories
+ * and files together: RLIMIT_NOFILE less FD_HEADROOM for everything else the
+ * process opens. Past it, files are opened at each read and directories
+ * through their nearest kept ancestor.
  */
 #define FD_HEADROOM 1024
 
