@@ -141,6 +141,7 @@ struct mcg_sampler {
 	int topfd;        /* the sampled group's directory (O_PATH), kept */
 	bool warned_deep; /* the MCG_WALK_MAX_DEPTH warning was given */
 	size_t kept, fd_budget; /* file descriptors kept, and how many may be */
+	size_t kept_dirs;       /* of KEPT, the nodes' directories */
 	struct mcg_keyset prune; /* below a row where all of these read 0, nothing is read */
 	bool creating;           /* in mcg_sampler_new(): the top's children only */
 	char **keep;             /* paths read whatever the pruning (sorted) */
@@ -245,6 +246,7 @@ static void node_free(struct mcg_sampler *s, struct node *n)
 	if (n->dfd >= 0) {
 		close(n->dfd);
 		s->kept--;
+		s->kept_dirs--;
 	}
 	free(n->det_v);
 	free(n->det_psi);
@@ -271,7 +273,12 @@ static int open_one(struct mcg_sampler *s, int dfd, unsigned f)
 {
 	int fd;
 
-	if (s->kept >= s->fd_budget)
+	/*
+	 * A directory for every cgroup first (a cgroup without one is opened
+	 * through its ancestors, a walk per read): files are kept only in what
+	 * the budget has left after one directory per node.
+	 */
+	if (s->kept + (s->nnodes - s->kept_dirs) >= s->fd_budget)
 		return FD_REOPEN;
 	if (f < s->plan.nf) {
 		fd = mcg__plan_open(&s->plan, f, dfd);
@@ -400,6 +407,7 @@ static void node_open(struct mcg_sampler *s, struct node *n)
 		 */
 		n->dfd = dfd;
 		s->kept++;
+		s->kept_dirs++;
 	}
 	if (dfd < 0) {
 		/* out of descriptors even for a moment: a node to look at again, not a gone one */
@@ -1053,12 +1061,14 @@ static ssize_t node_read(struct mcg_sampler *s, struct node *n, unsigned f)
 	if (n->fd[f] == FD_ABSENT)
 		return -ENOENT;
 	if (n->fd[f] == FD_REOPEN) {
-		int dfd = open_dir(s, n), fd;
+		/* under its kept directory as it is; else the directory through its ancestors */
+		int dfd = n->dfd >= 0 ? n->dfd : node_path_fd(s, n), fd;
 
 		if (dfd < 0)
 			return -errno;
 		fd = openat(dfd, slot_name(s, f), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		close(dfd);
+		if (dfd != n->dfd)
+			close(dfd);
 		if (fd < 0)
 			return -errno;
 		r = mcg__pread_once(fd, s->buf, s->buflen);
