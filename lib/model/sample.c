@@ -141,6 +141,7 @@ struct mcg_sampler {
 	int topfd;        /* the sampled group's directory (O_PATH), kept */
 	bool warned_deep; /* the MCG_WALK_MAX_DEPTH warning was given */
 	size_t kept, fd_budget; /* file descriptors kept, and how many may be */
+	size_t kept_dirs;       /* of KEPT, the nodes' directories */
 	struct mcg_keyset prune; /* below a row where all of these read 0, nothing is read */
 	bool creating;           /* in mcg_sampler_new(): the top's children only */
 	char **keep;             /* paths read whatever the pruning (sorted) */
@@ -242,8 +243,11 @@ static void node_free(struct mcg_sampler *s, struct node *n)
 	if (n->wd >= 0 && s->ifd >= 0)
 		inotify_rm_watch(s->ifd, n->wd);
 	node_close_files(s, n);
-	if (n->dfd >= 0)
+	if (n->dfd >= 0) {
 		close(n->dfd);
+		s->kept--;
+		s->kept_dirs--;
+	}
 	free(n->det_v);
 	free(n->det_psi);
 	free(n->cache);
@@ -269,7 +273,12 @@ static int open_one(struct mcg_sampler *s, int dfd, unsigned f)
 {
 	int fd;
 
-	if (s->kept >= s->fd_budget)
+	/*
+	 * A directory for every cgroup first (a cgroup without one is opened
+	 * through its ancestors, a walk per read): files are kept only in what
+	 * the budget has left after one directory per node.
+	 */
+	if (s->kept + (s->nnodes - s->kept_dirs) >= s->fd_budget)
 		return FD_REOPEN;
 	if (f < s->plan.nf) {
 		fd = mcg__plan_open(&s->plan, f, dfd);
@@ -388,8 +397,18 @@ static void node_open(struct mcg_sampler *s, struct node *n)
 		dfd = open_dir(s, n);
 	if (dfd < 0 && (errno == EMFILE || errno == ENFILE))
 		dfd = open_dir(s, n); /* no kept descriptor: through the ancestors each time */
-	else if (dfd >= 0)
+	else if (dfd >= 0 && (!parent || s->kept < s->fd_budget)) {
+		/*
+		 * Kept, and counted with the files: a directory kept past the budget
+		 * took the descriptors the rest of the tree needed to be opened at
+		 * all (12,000 cgroups and RLIMIT_NOFILE 20,000: every cgroup after
+		 * the first few thousand lost its counters and its children). Past
+		 * the budget the directory is opened through its ancestors when used.
+		 */
 		n->dfd = dfd;
+		s->kept++;
+		s->kept_dirs++;
+	}
 	if (dfd < 0) {
 		/* out of descriptors even for a moment: a node to look at again, not a gone one */
 		if (errno == EMFILE || errno == ENFILE) {
@@ -808,9 +827,10 @@ int mcg_sampler_set_keys(struct mcg_sampler *s, const struct mcg_keyset *keys)
 }
 
 /*
- * How many file descriptors the sampler may keep: RLIMIT_NOFILE less
- * FD_HEADROOM for everything else the process opens (a directory per cgroup
- * is kept too, so a tree of N cgroups needs about N more).
+ * How many file descriptors the sampler may keep, its cgroups' directories
+ * and files together: RLIMIT_NOFILE less FD_HEADROOM for everything else the
+ * process opens. Past it, files are opened at each read and directories
+ * through their nearest kept ancestor.
  */
 #define FD_HEADROOM 1024
 
@@ -1041,12 +1061,14 @@ static ssize_t node_read(struct mcg_sampler *s, struct node *n, unsigned f)
 	if (n->fd[f] == FD_ABSENT)
 		return -ENOENT;
 	if (n->fd[f] == FD_REOPEN) {
-		int dfd = open_dir(s, n), fd;
+		/* under its kept directory as it is; else the directory through its ancestors */
+		int dfd = n->dfd >= 0 ? n->dfd : node_path_fd(s, n), fd;
 
 		if (dfd < 0)
 			return -errno;
 		fd = openat(dfd, slot_name(s, f), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		close(dfd);
+		if (dfd != n->dfd)
+			close(dfd);
 		if (fd < 0)
 			return -errno;
 		r = mcg__pread_once(fd, s->buf, s->buflen);

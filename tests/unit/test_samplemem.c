@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -277,6 +278,60 @@ static void test_no_growth(void **state)
 	mcg_ctx_free(ctx);
 }
 
+/*
+ * A tree with more cgroups than the process may hold descriptors for
+ * (RLIMIT_NOFILE 256 here: the sampler keeps 128): every cgroup is in every
+ * sample, with its counters, and so is every grandchild (a cgroup whose
+ * directory could not be opened lost its counters and its children before the
+ * directories were counted in the budget, seen at 12,000 cgroups and 20,000
+ * descriptors). The snapshot says it is whole.
+ */
+#define NWIDE 300
+static void test_wider_than_the_budget(void **state)
+{
+	char root[128], dir[256];
+	struct rlimit old, low;
+	struct mcg_ctx *ctx;
+	struct mcg_sampler *smp;
+	struct mcg_snapshot *snap;
+	unsigned i, k, kids;
+
+	(void)state;
+	snprintf(tmpl, sizeof(tmpl), "/tmp/mcg-samplemem-XXXXXX");
+	assert_non_null(mkdtemp(tmpl));
+	snprintf(root, sizeof(root), "%s/cg", tmpl);
+	cg_v1(root, 0);
+	for (i = 0; i < NWIDE; i++) {
+		snprintf(dir, sizeof(dir), "%s/c%03u", root, i);
+		cg_v1(dir, i);
+		if (i % 10 == 9) { /* every tenth has a child, read after the budget ran out */
+			snprintf(dir, sizeof(dir), "%s/c%03u/kid", root, i);
+			cg_v1(dir, i);
+		}
+	}
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 256;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	assert_int_equal(mcg_ctx_new_root(root, 1, NULL, NULL, &ctx), 0);
+	assert_int_equal(mcg_sampler_new(ctx, "/", MCG_SAMPLER_CGROUPS_ONLY, &smp), 0);
+	for (k = 0; k < 3; k++) {
+		assert_int_equal(mcg_sampler_sample(smp, &snap), 0);
+		assert_int_equal(snap->n_rows, 1 + NWIDE + NWIDE / 10);
+		assert_int_equal(snap->incomplete, 0);
+		for (i = 0, kids = 0; i < snap->n_rows; i++) {
+			assert_true(mcg_record_has(&snap->rows[i].rec, MCG_K_USAGE));
+			assert_true(mcg_record_has(&snap->rows[i].rec, MCG_K_FILE));
+			kids += !strcmp(snap->rows[i].name, "kid");
+		}
+		assert_int_equal(kids, NWIDE / 10);
+		mcg_snapshot_unref(snap);
+	}
+	mcg_sampler_free(smp);
+	mcg_ctx_free(ctx);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +339,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_compact_rates_equal_detail, remove_tree),
 		cmocka_unit_test_teardown(test_kept_snapshot_untouched, remove_tree),
 		cmocka_unit_test_teardown(test_no_growth, remove_tree),
+		cmocka_unit_test_teardown(test_wider_than_the_budget, remove_tree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
