@@ -35,8 +35,7 @@ static bool file_at(int dirfd, const char *name)
 	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISLNK(st.st_mode);
 }
 
-/* Is DIRFD a memory cgroup of the context's version? */
-static int check_cgroup_dir(const struct mcg_ctx *ctx, int dirfd, bool is_root)
+int mcg__cgroup_dir_check(const struct mcg_ctx *ctx, int dirfd, bool is_root)
 {
 	if (ctx->version == 2) {
 		if (!file_at(dirfd, "cgroup.controllers"))
@@ -229,7 +228,7 @@ int mcg_group_open(struct mcg_ctx *ctx, const char *spec, struct mcg_group **ret
 	if (!canon[0])
 		strcpy(canon, "/");
 opened:
-	r = check_cgroup_dir(ctx, fd, !strcmp(canon, "/"));
+	r = mcg__cgroup_dir_check(ctx, fd, !strcmp(canon, "/"));
 	if (r < 0)
 		goto fail;
 	g = calloc(1, sizeof(*g));
