@@ -119,9 +119,9 @@ static int parse_pid_spec(const char *s, pid_t *ret)
  * The cgroup mcg_walk() is visiting (its callback's PATH and the walk's
  * descriptor of it): mcg_group_open() of that very string, from the callback,
  * duplicates the descriptor instead of opening the path again component by
- * component from the root (list and the one-shot export open every cgroup
- * they are given: at 10,000 cgroups under one parent, three path lookups and
- * a dup saved a cgroup). The same directory either way, unless it was renamed
+ * component from the root (the walks of empty and size open every cgroup
+ * they are given; for list's walk, at 10,000 cgroups under one parent, three
+ * path lookups and a dup saved a cgroup). The same directory either way, unless it was renamed
  * since the walk listed it, when the walk's is the one its path was built from.
  */
 static __thread struct {
