@@ -1314,9 +1314,13 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 		rec->valid.w[i] &= s->keys.w[i];
 	/* once: no descriptor kept for a next sample (which would open them again) */
 	if (s->flags & MCG_SAMPLER_ONCE) {
-		node_close_files(s, n);
-		for (i = 0; i < F_MAX; i++)
-			n->fd[i] = FD_UNSET;
+		for (f = 0; f < F_MAX; f++) {
+			if (n->fd[f] >= 0) {
+				close(n->fd[f]);
+				s->kept--;
+			}
+			n->fd[f] = FD_UNSET;
+		}
 	}
 	/* the cgroup was removed after we opened its files */
 	if (err == -ENODEV || err == -ENOENT || err == -ESTALE) {
@@ -1500,11 +1504,18 @@ struct fill {
 	bool oom;
 };
 
-/* Room for one more row and LEN bytes of path (paths are offsets until the fill ends). */
-static bool fill_room(struct fill *f, size_t len)
+/*
+ * Room for one more row and LEN bytes of path (paths are offsets until the
+ * fill ends); for as many rows as there are nodes (AHEAD: a lazy tree has
+ * just listed a directory, whose children are rows to come), so that a
+ * parent of a thousand cgroups grows the rows once, not ten times over.
+ */
+static bool fill_room(struct fill *f, size_t len, bool ahead)
 {
-	if (f->snap->n_rows == f->cap_rows) {
-		size_t cap = f->cap_rows * 2 + 16;
+	size_t want = ahead && f->s->nnodes > f->snap->n_rows ? f->s->nnodes : f->snap->n_rows + 1;
+
+	if (want > f->cap_rows) {
+		size_t cap = f->cap_rows * 2 + 16 > want ? f->cap_rows * 2 + 16 : want;
 		struct mcg_sample_row *r = realloc(f->snap->rows, cap * sizeof(*r));
 
 		if (!r)
@@ -1512,6 +1523,8 @@ static bool fill_room(struct fill *f, size_t len)
 		f->snap->rows = r;
 		f->cap_rows = cap;
 	}
+	if (ahead && f->s->path_total > f->nstr + len)
+		len = f->s->path_total - f->nstr;
 	if (f->nstr + len > f->cap_str) {
 		size_t cap = (f->nstr + len) * 2;
 		char *str = realloc(f->snap->strings, cap);
@@ -1643,7 +1656,7 @@ static void fill_rows(struct fill *f, struct node *n, int parent)
 	int idx;
 
 	len = strlen(n->path) + 1;
-	if (f->oom || !fill_room(f, len)) {
+	if (f->oom || !fill_room(f, len, false)) {
 		f->oom = true;
 		return;
 	}
@@ -1673,8 +1686,13 @@ static void fill_rows(struct fill *f, struct node *n, int parent)
 		goto done;
 	deep = f->s->max_depth >= 0 && n->depth >= f->s->max_depth;
 	/* a lazy tree: listed when first descended into (at the depth, to count its children) */
-	if (n->rescan && (!deep || children))
+	if (n->rescan && (!deep || children)) {
 		node_rescan(f->s, n);
+		if (!fill_room(f, 0, true)) {
+			f->oom = true;
+			goto done;
+		}
+	}
 	/* counted once listed (a lazy tree's node is sampled before its listing) */
 	if (children && n->listed)
 		mcg_record_set(&f->snap->rows[idx].rec, MCG_K_NR_CHILDREN, n->nkids);
