@@ -327,7 +327,7 @@ struct ex_row {
 	uint64_t rd[RD__COUNT];
 	bool has_size; /* memcgctl size kept an answer for it (mcg_size_states_get) */
 	struct mcg_size_state size;
-	/* the counters: the walk's (set->recs) or the sampler's snapshot row's (held while rendered) */
+	/* the counters: the sampler's snapshot row's (held while rendered) */
 	const struct mcg_record *rec;
 };
 
@@ -335,8 +335,6 @@ struct ex_set {
 	struct ex_row *rows;
 	size_t n, cap;
 	size_t kept; /* rows [n, kept) hold the previous scrape's path and labels */
-	struct mcg_record *recs; /* the walk's records, one per row */
-	size_t recs_cap;
 	int version;
 	bool units; /* unit labels: systemd runs the host */
 	bool dirty_valid;
@@ -378,9 +376,6 @@ static void set_free(struct ex_set *s)
 	free(s->rows);
 	s->rows = NULL;
 	s->cap = 0;
-	free(s->recs);
-	s->recs = NULL;
-	s->recs_cap = 0;
 }
 
 /* Add PATH at DEPTH (rows come in pre-order: the parent is the last row one level up). */
@@ -452,22 +447,49 @@ static const struct mcg_record *row_lineage(const void *rows, size_t i, long *pa
 /*
  * What the rows give beyond their records, from lib/model/fields.c: the v2
  * writeback headroom (for the dirty verdict) and, where the record has none
- * (the sampler's rows on v2), the effective limit.
+ * (the sampler's rows on v2), the effective limit. A subtree's limits count
+ * those of its top's ancestors (read here, once a scrape), as the kernel
+ * charges up the whole path; the headroom is the served tree's.
  */
-static void derive_rows(struct ex_set *s, uint64_t page_size)
+static void derive_rows(struct mcg_ctx *ctx, struct ex_set *s, uint64_t page_size)
 {
-	const struct mcg_record *lin[MCG_WALK_MAX_DEPTH + 2];
+	static const enum mcg_key limit[] = {MCG_K_LIMIT};
+	const size_t max = MCG_WALK_MAX_DEPTH + 2;
+	struct mcg_lineage_buf above = {0};
+	const struct mcg_record **lin;
+	struct mcg_group *g;
 	struct mcg_lineage l;
-	size_t i;
+	size_t i, j, na = 0;
 
+	if (!s->n)
+		return;
+	if (strcmp(s->rows[0].path, "/") && mcg_group_open(ctx, s->rows[0].path, &g) == 0) {
+		if (mcg_lineage_read(g, limit, sizeof(limit) / sizeof(limit[0]), &above) == 0)
+			na = above.l.n - 1; /* the ancestors, without the top itself */
+		mcg_group_close(g);
+	}
+	lin = malloc((max + na) * sizeof(*lin));
+	if (!lin) {
+		mcg_lineage_free(&above);
+		return;
+	}
 	for (i = 0; i < s->n; i++) {
 		struct ex_row *row = &s->rows[i];
 
-		mcg_lineage_of_rows(s->rows, s->n, i, row_lineage, lin, sizeof(lin) / sizeof(lin[0]), &l);
+		mcg_lineage_of_rows(s->rows, s->n, i, row_lineage, lin, max, &l);
 		row->headroom = mcg_field_wb_headroom(&l, page_size);
+		/* the rows up to the top, then the top's ancestors */
+		for (j = 0; j < na && !l.root; j++)
+			lin[l.n + j] = above.l.rec[j + 1];
+		if (na && !l.root) {
+			l.n += na;
+			l.root = above.l.root;
+		}
 		row->has_eff = s->version == 2 && !mcg_record_has(row->rec, MCG_K_EFFECTIVE_LIMIT) &&
 			       mcg_field_effective_limit(2, &l, &row->eff);
 	}
+	free(lin);
+	mcg_lineage_free(&above);
 }
 
 /* The dirty state of every row (lib/model/dirty.c's verdict over the record). */
@@ -776,82 +798,7 @@ static void render(const struct ex_set *s, unsigned fams, struct obuf *f)
 		render_size(s, f);
 }
 
-/* ---- the rows by a walk: every counter of the record (stdout, --textfile) --- */
-
-struct ex_walk {
-	struct mcg_ctx *ctx;
-	struct mcg_reader *rd; /* the files of the exported families' counters */
-	struct ex_set *set;
-	int err;
-	size_t skipped; /* cgroups left out for a reason other than their removal */
-};
-
-static int visit(const char *path, int depth, void *userdata)
-{
-	struct ex_walk *w = userdata;
-	struct mcg_group *g;
-	struct mcg_record rec;
-	struct ex_row *row;
-	int r;
-
-	r = mcg_group_open(w->ctx, path, &g);
-	/*
-	 * Removed during the walk. A directory the walk found that no longer
-	 * holds the memory files is one the kernel is removing (every
-	 * directory of the hierarchy is a cgroup), so it is skipped too.
-	 */
-	if (r == -ENOENT || r == -ENODEV || r == -MCG_E_NOTCGROUP)
-		return 1;
-	if (r < 0) {
-		cli_warn("cannot open cgroup '%s': %s", out_esc(path), mcg_strerror(r));
-		w->skipped++;
-		return 1;
-	}
-	r = mcg_reader_read(w->rd, g, &rec);
-	mcg_group_close(g);
-	if (r == -ENOENT || r == -ENODEV)
-		return 1;
-	if (r < 0) {
-		cli_warn("cannot read cgroup '%s': %s", out_esc(path), mcg_strerror(r));
-		w->skipped++;
-		return 0;
-	}
-	row = NULL;
-	if (mcg_grow(&w->set->recs, &w->set->recs_cap, w->set->n, sizeof(*w->set->recs), 64) == 0)
-		row = set_add(w->set, path, depth);
-	if (!row) {
-		w->err = -ENOMEM;
-		return -ENOMEM;
-	}
-	w->set->recs[w->set->n - 1] = rec;
-	return 0;
-}
-
-static void fams_keys(int version, unsigned fams, struct mcg_keyset *ks);
-
-static int collect_walk(struct mcg_ctx *ctx, const char *path, int depth, unsigned fams,
-			struct ex_set *set)
-{
-	struct ex_walk w = {.ctx = ctx, .set = set};
-	struct mcg_keyset keys;
-	size_t i;
-	int r;
-
-	set_clear(set);
-	fams_keys(mcg_ctx_version(ctx), fams, &keys);
-	r = mcg_reader_new(ctx, &keys, 0, &w.rd);
-	if (r < 0)
-		return r;
-	r = mcg_walk(ctx, path, depth, visit, &w);
-	mcg_reader_free(w.rd);
-	set_done(set);
-	for (i = 0; i < set->n; i++)
-		set->rows[i].rec = &set->recs[i];
-	set->skipped = w.skipped;
-	return w.err ? w.err : r < 0 ? r : 0;
-}
-
-/* ---- the rows from the sampler's snapshot (--listen: kept descriptors) ---- */
+/* ---- the rows from the sampler's snapshot ---------------------------------- */
 
 /*
  * The counters the sampler reads for FAMS: those of the selected families (a
@@ -1526,7 +1473,7 @@ static void annotate(struct exporter *x)
 {
 	/* v1's records carry both (memory.stat's hierarchical limit; no writeback domain) */
 	if (x->set.version == 2)
-		derive_rows(&x->set, (uint64_t)mcg_page_size());
+		derive_rows(x->ctx, &x->set, (uint64_t)mcg_page_size());
 	if (x->a->fams & (1u << FAM_DIRTY))
 		eval_dirty(x->ctx, &x->set);
 	if (x->a->fams & (1u << FAM_RECLAIMD))
@@ -1589,16 +1536,38 @@ static int expose(struct exporter *x)
 	return x->out.oom ? -ENOMEM : 0;
 }
 
-/* The exposition of the tree by a walk, into x->out. */
-static int scrape_walk(struct exporter *x, const char *path)
+/*
+ * The exposition of one sample, into x->out: the sampler once (the files of
+ * the exported families' counters, opened, read and closed; nothing kept).
+ */
+static int scrape_once(struct exporter *x, const char *path)
 {
+	struct mcg_snapshot *snap = NULL;
+	struct mcg_sampler *sm;
+	struct mcg_keyset keys;
 	int r;
 
 	x->t0_ns = mono_ns();
-	r = collect_walk(x->ctx, path, x->a->depth, x->a->fams, &x->set);
+	r = mcg_sampler_new(x->ctx, path, MCG_SAMPLER_ONCE | MCG_SAMPLER_CGROUPS_ONLY, &sm);
 	if (r < 0)
 		return r;
-	return expose(x);
+	fams_keys(mcg_ctx_version(x->ctx), x->a->fams, &keys);
+	r = mcg_sampler_set_keys(sm, &keys);
+	if (r == 0)
+		r = mcg_sampler_set_depth(sm, x->a->depth);
+	if (r == 0)
+		r = mcg_sampler_sample(sm, &snap);
+	mcg_sampler_free(sm);
+	if (r < 0)
+		return r;
+	/* the rows point into the snapshot: held until rendered */
+	r = collect_snapshot(snap, x->a->depth, &x->set);
+	x->set.skipped = snap->incomplete;
+	if (r == 0)
+		r = expose(x);
+	x->set.n = 0;
+	mcg_snapshot_unref(snap);
+	return r;
 }
 
 struct conn;
@@ -1726,8 +1695,8 @@ static int run_textfile(struct exporter *x, const char *path)
 	}
 	/*
 	 * Written again and again: the sampler's kept descriptors (at 1000 v1
-	 * cgroups a write costs about an eighth of a walk's open, read and close
-	 * of 13 files a cgroup). Once: the walk, which opens nothing it keeps.
+	 * cgroups a write costs about an eighth of an open, read and close of
+	 * 13 files a cgroup). Once: the sampler once, which keeps nothing.
 	 */
 	if (a->interval_set && a->count != 1) {
 		r = sampler_open(&s, path);
@@ -1739,7 +1708,7 @@ static int run_textfile(struct exporter *x, const char *path)
 	}
 	cli_trap_signals();
 	for (;;) {
-		r = s.sampler ? scrape_sampled(&s) : scrape_walk(x, path);
+		r = s.sampler ? scrape_sampled(&s) : scrape_once(x, path);
 		if (r < 0) {
 			cli_err("cannot export the memory cgroups: %s", mcg_strerror(r));
 			break;
@@ -2603,7 +2572,7 @@ static int export_run(struct cli *cli, int argc, char **argv)
 	else if (a.textfile)
 		ret = run_textfile(&x, path);
 	else {
-		r = scrape_walk(&x, path);
+		r = scrape_once(&x, path);
 		if (r < 0) {
 			cli_err("cannot export the memory cgroups: %s", mcg_strerror(r));
 			ret = EXIT_FAILURE;

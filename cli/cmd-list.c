@@ -145,15 +145,14 @@ static void list_cols_init(void)
 
 #define LIST_MAX_DEPTH 1024
 
-struct walk_state {
+struct list_state {
 	struct cli *cli;
 	struct out_table *t;
-	struct mcg_reader *rd; /* the files of the columns shown, nothing else */
 	struct out_row *stack[LIST_MAX_DEPTH + 1]; /* the last row at each depth */
 	bool flat; /* --flat: every row at the top, named by its whole path */
 };
 
-static void fill(const struct walk_state *w, struct out_row *r, const char *path,
+static void fill(const struct list_state *w, struct out_row *r, const char *path,
 		 const struct mcg_record *rec, int depth)
 {
 	const char *base = strrchr(path, '/');
@@ -202,47 +201,59 @@ static void fill_container(struct out_row *r, const char *path)
 		out_cell_str(r, L_POD, buf);
 }
 
-static int visit(const char *path, int depth, void *userdata)
+/*
+ * The rows of one sample (the sampler once: the files of the shown columns,
+ * nothing kept), in tree order. A row whose memory.stat or other file could
+ * not be read ends the table there, as show fails on it.
+ */
+static int list_rows(struct list_state *w, const char *path, int depth)
 {
-	struct walk_state *w = userdata;
-	struct mcg_record rec;
-	struct mcg_group *g;
-	struct out_row *row;
+	struct mcg_ctx *ctx = cli_ctx(w->cli);
+	struct mcg_snapshot *snap = NULL;
+	struct mcg_sampler *s;
+	struct mcg_keyset keys;
+	size_t i;
 	int r;
 
-	r = mcg_group_open(cli_ctx(w->cli), path, &g);
-	if (r == -ENOENT)
-		return 1; /* removed while we walked */
-	if (r < 0) {
-		/* a v2 child without +memory in its parent's subtree_control */
-		return r == -MCG_E_NOTCGROUP ? 1 : r;
+	list_keys(w->t, &keys);
+	r = mcg_sampler_new(ctx, path, MCG_SAMPLER_ONCE | MCG_SAMPLER_CGROUPS_ONLY, &s);
+	if (r < 0)
+		return r;
+	r = mcg_sampler_set_keys(s, &keys);
+	if (r == 0)
+		r = mcg_sampler_set_depth(s, depth);
+	if (r == 0)
+		r = mcg_sampler_sample(s, &snap);
+	/* its nodes are let go before the table is built */
+	mcg_sampler_free(s);
+	for (i = 0; r == 0 && i < snap->n_rows; i++) {
+		const struct mcg_sample_row *sr = &snap->rows[i];
+		int d = sr->depth > LIST_MAX_DEPTH ? LIST_MAX_DEPTH : sr->depth;
+		struct out_row *row;
+
+		if (sr->err < 0) {
+			r = sr->err;
+			break;
+		}
+		row = out_row_new(w->t, d > 0 && !w->flat ? w->stack[d - 1] : NULL);
+		if (!row) {
+			r = -ENOMEM;
+			break;
+		}
+		w->stack[d] = row;
+		fill(w, row, sr->path, &sr->rec, d);
+		/* the node's state is read only when a column asks for it */
+		if (out_table_has(w->t, L_CONTAINER) || out_table_has(w->t, L_POD))
+			fill_container(row, sr->path);
 	}
-	r = mcg_reader_read(w->rd, g, &rec);
-	if (r < 0) {
-		mcg_group_close(g);
-		return r == -ENOENT ? 1 : r;
-	}
-	if (depth > LIST_MAX_DEPTH)
-		depth = LIST_MAX_DEPTH;
-	row = out_row_new(w->t, depth > 0 && !w->flat ? w->stack[depth - 1] : NULL);
-	if (!row) {
-		mcg_group_close(g);
-		return -ENOMEM;
-	}
-	w->stack[depth] = row;
-	fill(w, row, mcg_group_path(g), &rec, depth);
-	/* the node's state is read only when a column asks for it */
-	if (out_table_has(w->t, L_CONTAINER) || out_table_has(w->t, L_POD))
-		fill_container(row, mcg_group_path(g));
-	mcg_group_close(g);
-	return 0;
+	mcg_snapshot_unref(snap);
+	return r;
 }
 
 static int list_run(struct cli *cli, int argc, char **argv)
 {
 	struct list_args a = {.depth = -1};
-	struct mcg_keyset keys;
-	struct walk_state *w;
+	struct list_state *w;
 	struct mcg_group *g;
 	struct mcg_ctx *ctx;
 	uint64_t ts;
@@ -273,20 +284,9 @@ static int list_run(struct cli *cli, int argc, char **argv)
 		free(w);
 		return status;
 	}
-	list_keys(w->t, &keys);
-	r = mcg_reader_new(ctx, &keys, MCG_READER_STAT_ERR, &w->rd);
-	if (r < 0) {
-		out_table_free(w->t);
-		mcg_group_close(g);
-		free(w);
-		cli_err("cannot read cgroup tree under '%s': %s", out_esc(a.cgroup ? a.cgroup : "/"),
-			mcg_strerror(r));
-		return EXIT_FAILURE;
-	}
 	ts = out_realtime_ns();
-	r = mcg_walk(ctx, mcg_group_path(g), a.depth, visit, w);
+	r = list_rows(w, mcg_group_path(g), a.depth);
 	mcg_group_close(g);
-	mcg_reader_free(w->rd);
 	if (cli->json) {
 		jw_open_object(stdout, NULL);
 		jw_u64(stdout, "timestamp_ns", ts);

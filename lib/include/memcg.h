@@ -270,21 +270,6 @@ MCG_EXPORT void mcg_info_release(struct mcg_info *info);
  */
 MCG_EXPORT int mcg_group_read_record(const struct mcg_group *g, struct mcg_record *rec,
 				     struct mcg_stat *st);
-/*
- * A reader of the counters of WANT (NULL: all) for a walk: the files that
- * hold them and nothing else (those of the derived ones they ask for too;
- * processes and children only when asked), the plan made once, no
- * allocation per group. The record holds at least WANT's counters that the
- * kernel has. MCG_READER_STAT_ERR: a memory.stat that is there but cannot be
- * read is an error, as in mcg_group_info(); else what could be read is 0.
- */
-struct mcg_reader;
-enum { MCG_READER_STAT_ERR = 1 << 0 };
-MCG_EXPORT int mcg_reader_new(struct mcg_ctx *ctx, const struct mcg_keyset *want, unsigned flags,
-			      struct mcg_reader **ret);
-MCG_EXPORT int mcg_reader_read(struct mcg_reader *rd, const struct mcg_group *g,
-			       struct mcg_record *rec);
-MCG_EXPORT void mcg_reader_free(struct mcg_reader *rd);
 /* Every "key number" line of memory.stat text (normalised values: mcg_record_parse). */
 MCG_EXPORT int mcg_stat_parse(const char *text, struct mcg_stat *ret);
 MCG_EXPORT void mcg_stat_release(struct mcg_stat *st);

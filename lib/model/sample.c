@@ -148,6 +148,7 @@ struct mcg_sampler {
 	size_t nkeep;
 	uint64_t keep_gen;       /* counts the sets of kept paths from 1 (a new node's 0 is stale) */
 	bool keep_only;          /* and nothing off the way to them */
+	int max_depth;           /* rows at most this far below the top; -1: all */
 };
 
 /* ---- parsing (no allocation: this runs for every cgroup on every refresh) ---- */
@@ -420,8 +421,17 @@ static void node_open(struct mcg_sampler *s, struct node *n)
 		n->gone = true;
 		return;
 	}
-	if (fstat(dfd, &st) == 0)
+	/*
+	 * Once: no next sample to tell a new cgroup of the same name by its
+	 * inode; a directory that is not a memory cgroup is no row (v2: the
+	 * memory controller is not enabled for it), nor is what lies below it.
+	 */
+	if (s->flags & MCG_SAMPLER_ONCE) {
+		if (parent && mcg__cgroup_dir_check(s->ctx, dfd, false) < 0)
+			n->gone = true;
+	} else if (fstat(dfd, &st) == 0) {
 		n->ino = st.st_ino;
+	}
 	for (i = 0; i < F_MAX; i++)
 		n->fd[i] = FD_UNSET; /* opened at the first read (a one-shot opens only what it reads) */
 	if (s->ifd >= 0) {
@@ -445,7 +455,8 @@ static int cmp_kid(const void *a, const void *b)
 
 static bool lazy_tree(const struct mcg_sampler *s)
 {
-	return s->creating || !mcg_keyset_empty(&s->prune) || s->keep_only;
+	return s->creating || !mcg_keyset_empty(&s->prune) || s->keep_only ||
+	       (s->flags & MCG_SAMPLER_ONCE);
 }
 
 /* Bring N's children in line with the directory: new ones added (and scanned), gone ones freed. */
@@ -716,7 +727,9 @@ static int sampler_plan(struct mcg_sampler *s)
 		mcg_keyset_add(&want, MCG_K_MEMSW_USAGE);
 		mcg_keyset_add(&want, MCG_K_USAGE);
 	}
-	r = mcg__plan_init(&s->plan, s->version, &want, 0);
+	/* once, as mcg_group_read_record() reads: a v1 local key for a missing total_ one */
+	r = mcg__plan_init(&s->plan, s->version, &want,
+			   s->flags & MCG_SAMPLER_ONCE ? MCG__PLAN_V1_LOCAL : 0);
 	if (r < 0)
 		return r;
 	s->sl_usage = mcg__plan_slot(&s->plan, MCG_K_USAGE);
@@ -862,6 +875,7 @@ int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned flags, struc
 	s->ctx = ctx;
 	s->fd_budget = fd_budget();
 	s->keep_gen = 1;
+	s->max_depth = -1;
 	s->flags = flags;
 	s->version = mcg_ctx_version(ctx);
 	mcg_sampler_default_keys(&s->keys);
@@ -877,7 +891,8 @@ int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned flags, struc
 	s->buflen = MCG__READ_BUF;
 	s->buf = malloc(s->buflen);
 	/* one sample: watching the tree would cost a watch per cgroup for nothing */
-	s->ifd = flags & MCG_SAMPLER_ONESHOT ? -1 : inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	s->ifd = flags & (MCG_SAMPLER_ONESHOT | MCG_SAMPLER_ONCE) ? -1
+								  : inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (!s->buf) {
 		mcg_group_close(g);
 		mcg_sampler_free(s);
@@ -898,9 +913,12 @@ int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned flags, struc
 	}
 	if (s->flags & MCG_SAMPLER_TASKSTATS)
 		s->ts_err = mcg_taskstats_open(&s->ts);
-	/* the top's children only: the first sample walks the rest (pruned, if asked) */
+	/*
+	 * The top's children only: the first sample walks the rest (pruned, if
+	 * asked). Once, the sample lists the top too (it may be the only row).
+	 */
 	s->creating = true;
-	r = node_rescan(s, s->top);
+	r = flags & MCG_SAMPLER_ONCE ? 0 : node_rescan(s, s->top);
 	s->creating = false;
 	if (r < 0) {
 		mcg_sampler_free(s);
@@ -959,6 +977,12 @@ int mcg_sampler_set_prune(struct mcg_sampler *s, const struct mcg_keyset *zero)
 		s->prune = *zero;
 	else
 		memset(&s->prune, 0, sizeof(s->prune));
+	return 0;
+}
+
+int mcg_sampler_set_depth(struct mcg_sampler *s, int depth)
+{
+	s->max_depth = depth < 0 ? -1 : depth;
 	return 0;
 }
 
@@ -1109,7 +1133,7 @@ static void cache_slot(const struct mcg_sampler *s, struct node *n, int f,
 {
 	unsigned k;
 
-	if (f < 0 || s->cache_col[f] == 0xff)
+	if (f < 0 || s->cache_col[f] == 0xff || (s->flags & MCG_SAMPLER_ONCE))
 		return;
 	if (!n->cache && !(n->cache = calloc(s->ncache, sizeof(*n->cache)))) {
 		n->cached &= ~(1ULL << f); /* read again each time */
@@ -1201,7 +1225,8 @@ static void read_detail(struct mcg_sampler *s, struct node *n, struct mcg_record
 			cache_slot(s, n, f, rec, !ferr);
 		ferr = 0;
 	}
-	if (!n->det_v && s->ndet)
+	/* once: no next sample carries them */
+	if (!n->det_v && s->ndet && !(s->flags & MCG_SAMPLER_ONCE))
 		n->det_v = calloc(s->ndet, sizeof(*n->det_v));
 	if (n->det_v) {
 		for (i = from; i < s->ndet; i++) {
@@ -1230,6 +1255,31 @@ static void read_detail(struct mcg_sampler *s, struct node *n, struct mcg_record
 }
 
 /*
+ * The lines of cgroup.procs, GOT bytes of which node_read() left in s->buf,
+ * and of the rest where the file did not fit (thousands of processes).
+ */
+static uint64_t count_lines(struct mcg_sampler *s, const struct node *n, ssize_t got)
+{
+	uint64_t lines = 0;
+	off_t off = 0;
+	const char *p;
+
+	for (;;) {
+		for (p = s->buf; (p = memchr(p, '\n', (size_t)(s->buf + got - p))); p++)
+			lines++;
+		/* reopened at each read (out of descriptors): its first buffer only */
+		if ((size_t)got < s->buflen - 1 || n->fd[F_PROCS] < 0)
+			return lines;
+		off += got;
+		do
+			got = pread(n->fd[F_PROCS], s->buf, s->buflen - 1, off);
+		while (got < 0 && errno == EINTR);
+		if (got <= 0)
+			return lines;
+	}
+}
+
+/*
  * Fill ROW from N's files; false when the cgroup vanished under us. PASSING:
  * a row only on the way to kept paths, which gets the single-value files.
  */
@@ -1239,6 +1289,7 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 	bool full = s->ifd < 0 || n->wd < 0 || s->seq % CACHE_REFRESH == 0;
 	struct mcg_record *rec = &row->rec;
 	int err = 0, f;
+	ssize_t got;
 	unsigned i;
 
 	if (n->gone)
@@ -1278,17 +1329,21 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 	if (mcg_keyset_has(&s->keys, MCG_K_NR_CHILDREN))
 		mcg_record_set(rec, MCG_K_NR_CHILDREN, n->nkids);
 	/* processes in the group itself: the lines of cgroup.procs (asked for: export) */
-	if (mcg_keyset_has(&s->keys, MCG_K_NR_PROCS) && node_read(s, n, F_PROCS) >= 0) {
-		const char *p;
-		uint64_t procs = 0;
-
-		for (p = s->buf; (p = strchr(p, '\n')); p++)
-			procs++;
-		mcg_record_set(rec, MCG_K_NR_PROCS, procs);
-	}
+	if (mcg_keyset_has(&s->keys, MCG_K_NR_PROCS) && (got = node_read(s, n, F_PROCS)) >= 0)
+		mcg_record_set(rec, MCG_K_NR_PROCS, count_lines(s, n, got));
 	/* the row holds what was asked for, not the sources read for the derived counters */
 	for (i = 0; i < MCG_KEYSET_WORDS; i++)
 		rec->valid.w[i] &= s->keys.w[i];
+	/* once: no descriptor kept for a next sample (which would open them again) */
+	if (s->flags & MCG_SAMPLER_ONCE) {
+		for (f = 0; f < F_MAX; f++) {
+			if (n->fd[f] >= 0) {
+				close(n->fd[f]);
+				s->kept--;
+			}
+			n->fd[f] = FD_UNSET;
+		}
+	}
 	/* the cgroup was removed after we opened its files */
 	if (err == -ENODEV || err == -ENOENT || err == -ESTALE) {
 		n->gone = true;
@@ -1296,6 +1351,7 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 			n->parent->rescan = s->marked = true;
 		return false;
 	}
+	row->err = err;
 	return true;
 }
 
@@ -1470,11 +1526,18 @@ struct fill {
 	bool oom;
 };
 
-/* Room for one more row and LEN bytes of path (paths are offsets until the fill ends). */
-static bool fill_room(struct fill *f, size_t len)
+/*
+ * Room for one more row and LEN bytes of path (paths are offsets until the
+ * fill ends); for as many rows as there are nodes (AHEAD: a lazy tree has
+ * just listed a directory, whose children are rows to come), so that a
+ * parent of a thousand cgroups grows the rows once, not ten times over.
+ */
+static bool fill_room(struct fill *f, size_t len, bool ahead)
 {
-	if (f->snap->n_rows == f->cap_rows) {
-		size_t cap = f->cap_rows * 2 + 16;
+	size_t want = ahead && f->s->nnodes > f->snap->n_rows ? f->s->nnodes : f->snap->n_rows + 1;
+
+	if (want > f->cap_rows) {
+		size_t cap = f->cap_rows * 2 + 16 > want ? f->cap_rows * 2 + 16 : want;
 		struct mcg_sample_row *r = realloc(f->snap->rows, cap * sizeof(*r));
 
 		if (!r)
@@ -1482,6 +1545,8 @@ static bool fill_room(struct fill *f, size_t len)
 		f->snap->rows = r;
 		f->cap_rows = cap;
 	}
+	if (ahead && f->s->path_total > f->nstr + len)
+		len = f->s->path_total - f->nstr;
 	if (f->nstr + len > f->cap_str) {
 		size_t cap = (f->nstr + len) * 2;
 		char *str = realloc(f->snap->strings, cap);
@@ -1606,13 +1671,14 @@ static const unsigned char *kids_on_keep(const struct mcg_sampler *s, struct nod
 
 static void fill_rows(struct fill *f, struct node *n, int parent)
 {
+	bool children = mcg_keyset_has(&f->s->keys, MCG_K_NR_CHILDREN), deep;
 	const unsigned char *on;
 	struct mcg_sample_row *row;
 	size_t i, len;
 	int idx;
 
 	len = strlen(n->path) + 1;
-	if (f->oom || !fill_room(f, len)) {
+	if (f->oom || !fill_room(f, len, false)) {
 		f->oom = true;
 		return;
 	}
@@ -1620,7 +1686,7 @@ static void fill_rows(struct fill *f, struct node *n, int parent)
 	node_open(f->s, n);
 	/* not the whole row: sample_node sets the record's validity; rates come after */
 	if (!sample_node(f->s, n, row, f->s->keep_only && !node_keep(f->s, n)->keep_exact))
-		return; /* vanished: neither it nor its subtree is shown */
+		goto done; /* vanished: neither it nor its subtree is shown */
 	/* out of descriptors at its opening or listing (node_open, node_rescan): not all there */
 	if (n->nofd)
 		f->snap->incomplete++;
@@ -1637,15 +1703,33 @@ static void fill_rows(struct fill *f, struct node *n, int parent)
 	if (f->snap->taskstats)
 		mcg_record_set(&row->rec, MCG_K_STALL, n->stall_tree);
 	if (pruned(f->s, &row->rec) && !node_keep(f->s, n)->keep_under)
-		return;
+		goto done;
 	if (f->s->keep_only && !node_keep(f->s, n)->keep_under)
-		return;
-	if (n->rescan)
-		node_rescan(f->s, n); /* a lazy tree: listed when first descended into */
+		goto done;
+	deep = f->s->max_depth >= 0 && n->depth >= f->s->max_depth;
+	/* a lazy tree: listed when first descended into (at the depth, to count its children) */
+	if (n->rescan && (!deep || children)) {
+		node_rescan(f->s, n);
+		if (!fill_room(f, 0, true)) {
+			f->oom = true;
+			goto done;
+		}
+	}
+	/* counted once listed (a lazy tree's node is sampled before its listing) */
+	if (children && n->listed)
+		mcg_record_set(&f->snap->rows[idx].rec, MCG_K_NR_CHILDREN, n->nkids);
+	if (deep)
+		goto done;
 	on = f->s->keep_only ? kids_on_keep(f->s, n) : NULL;
 	for (i = 0; i < n->nkids; i++)
 		if (!f->s->keep_only || (on ? on[i] : keep_on(f->s, n->kids[i])))
 			fill_rows(f, n->kids[i], idx);
+done:
+	/* once: the directory is held while its subtree is read, no longer */
+	if ((f->s->flags & MCG_SAMPLER_ONCE) && n->dfd >= 0) {
+		close(n->dfd);
+		n->dfd = -1;
+	}
 }
 
 /*

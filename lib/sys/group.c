@@ -35,8 +35,7 @@ static bool file_at(int dirfd, const char *name)
 	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISLNK(st.st_mode);
 }
 
-/* Is DIRFD a memory cgroup of the context's version? */
-static int check_cgroup_dir(const struct mcg_ctx *ctx, int dirfd, bool is_root)
+int mcg__cgroup_dir_check(const struct mcg_ctx *ctx, int dirfd, bool is_root)
 {
 	if (ctx->version == 2) {
 		if (!file_at(dirfd, "cgroup.controllers"))
@@ -120,9 +119,9 @@ static int parse_pid_spec(const char *s, pid_t *ret)
  * The cgroup mcg_walk() is visiting (its callback's PATH and the walk's
  * descriptor of it): mcg_group_open() of that very string, from the callback,
  * duplicates the descriptor instead of opening the path again component by
- * component from the root (list and the one-shot export open every cgroup
- * they are given: at 10,000 cgroups under one parent, three path lookups and
- * a dup saved a cgroup). The same directory either way, unless it was renamed
+ * component from the root (the walks of empty and size open every cgroup
+ * they are given; for list's walk, at 10,000 cgroups under one parent, three
+ * path lookups and a dup saved a cgroup). The same directory either way, unless it was renamed
  * since the walk listed it, when the walk's is the one its path was built from.
  */
 static __thread struct {
@@ -229,7 +228,7 @@ int mcg_group_open(struct mcg_ctx *ctx, const char *spec, struct mcg_group **ret
 	if (!canon[0])
 		strcpy(canon, "/");
 opened:
-	r = check_cgroup_dir(ctx, fd, !strcmp(canon, "/"));
+	r = mcg__cgroup_dir_check(ctx, fd, !strcmp(canon, "/"));
 	if (r < 0)
 		goto fail;
 	g = calloc(1, sizeof(*g));

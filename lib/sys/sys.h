@@ -31,6 +31,9 @@ void mcg__path_to_name(const char *path, char *buf, size_t len);
 /* One file name for the cgroup PATH of hierarchy ROOT (escaped; hashed when long). */
 void mcg__cgroup_file_name(const char *root, const char *path, char *buf, size_t len);
 
+/* Is DIRFD a memory cgroup of the context's version? 0 or -MCG_E_NOTCGROUP. */
+int mcg__cgroup_dir_check(const struct mcg_ctx *ctx, int dirfd, bool is_root);
+
 /* The context's run directory as a trusted directory (kept open in the context). */
 int mcg__rundir_fd(struct mcg_ctx *ctx, bool create, int *ret_fd);
 

@@ -576,6 +576,89 @@ static void test_taskstats(void **state)
 	mcg_taskstats_close(ts);
 }
 
+/*
+ * Once (list, the one-shot export): nothing kept after the sample, a
+ * directory that is not a memory cgroup left out with what is below it, the
+ * depth, children counted at the depth, every process of a long
+ * cgroup.procs, v1 local keys for missing total_ ones, a file that cannot
+ * be read said in the row.
+ */
+static void test_sampler_once(void **state)
+{
+	static const struct fx_cg tree[] = {
+		{"", 1 << 20, NOLIMIT, 0, 0, 0}, {"/x", 65536, NOLIMIT, 0, 0, 0},
+		{"/x/y", 65536, NOLIMIT, 0, 0, 0}, {"/z", 65536, NOLIMIT, 0, 0, 0},
+		{"/z/w", 65536, NOLIMIT, 0, 0, 0},
+	};
+	char root[128], dir[192], p[256];
+	struct mcg_keyset keys = {{0}};
+	struct mcg_snapshot *snap;
+	struct mcg_sampler *s;
+	struct mcg_ctx *ctx;
+	FILE *f;
+	int i;
+
+	(void)state;
+	fx_tree(root, sizeof(root), tree, sizeof(tree) / sizeof(tree[0]));
+	/* not a memory cgroup (no memory.usage_in_bytes), with one below it */
+	snprintf(dir, sizeof(dir), "%s/nomem", root);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(dir, sizeof(dir), "%s/nomem/below", root);
+	cg_v1(dir, 65536, NOLIMIT, 0, 0, 0);
+	/* 5000 processes: 30,000 bytes, past the sampler's 16 KiB buffer */
+	snprintf(p, sizeof(p), "%s/z/cgroup.procs", root);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	for (i = 0; i < 5000; i++)
+		fprintf(f, "%d\n", 10000 + i);
+	fclose(f);
+	/* a memory.stat without total_ keys: the local one stands in */
+	snprintf(dir, sizeof(dir), "%s/z/w", root);
+	put(dir, "memory.stat", "dirty 4096\n");
+	/* a memory.stat that cannot be read (a directory: EISDIR) */
+	snprintf(p, sizeof(p), "%s/x/y/memory.stat", root);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(mkdir(p, 0755), 0);
+
+	assert_int_equal(mcg_ctx_new_root(root, 1, NULL, NULL, &ctx), 0);
+	mcg_keyset_add(&keys, MCG_K_USAGE);
+	mcg_keyset_add(&keys, MCG_K_DIRTY);
+	mcg_keyset_add(&keys, MCG_K_NR_PROCS);
+	mcg_keyset_add(&keys, MCG_K_NR_CHILDREN);
+	assert_int_equal(mcg_sampler_new(ctx, "/", MCG_SAMPLER_ONCE | MCG_SAMPLER_CGROUPS_ONLY, &s), 0);
+	assert_int_equal(mcg_sampler_set_keys(s, &keys), 0);
+	assert_int_equal(mcg_sampler_sample(s, &snap), 0);
+	assert_int_equal(mcg_sampler_nfds(s), 0); /* no descriptor kept */
+	assert_int_equal(snap->n_rows, 5); /* /, /x, /x/y, /z, /z/w: not /nomem nor below it */
+	assert_null(find(snap, "/nomem"));
+	assert_null(find(snap, "/nomem/below"));
+	/* every directory is a child, as mcg_group_nr_children() counts them */
+	assert_true(row(snap, "/")->rec.v[MCG_K_NR_CHILDREN] == 3);
+	assert_true(row(snap, "/x")->rec.v[MCG_K_NR_CHILDREN] == 1);
+	assert_true(row(snap, "/z")->rec.v[MCG_K_NR_PROCS] == 5000);
+	assert_true(row(snap, "/z/w")->rec.v[MCG_K_DIRTY] == 4096);
+	assert_true(row(snap, "/z")->rec.v[MCG_K_DIRTY] == 8192);
+	assert_int_equal(row(snap, "/x/y")->err, -EISDIR);
+	assert_true(has(row(snap, "/x/y"), MCG_K_USAGE));
+	assert_false(has(row(snap, "/x/y"), MCG_K_DIRTY));
+	assert_int_equal(row(snap, "/z")->err, 0);
+	assert_false(has_rate(row(snap, "/z"), MCG_K_USAGE));
+	mcg_snapshot_unref(snap);
+	mcg_sampler_free(s);
+
+	/* one level: the rows of depth 1 still count their children */
+	assert_int_equal(mcg_sampler_new(ctx, "/", MCG_SAMPLER_ONCE | MCG_SAMPLER_CGROUPS_ONLY, &s), 0);
+	assert_int_equal(mcg_sampler_set_keys(s, &keys), 0);
+	assert_int_equal(mcg_sampler_set_depth(s, 1), 0);
+	assert_int_equal(mcg_sampler_sample(s, &snap), 0);
+	assert_int_equal(snap->n_rows, 3); /* /, /x, /z */
+	assert_null(find(snap, "/x/y"));
+	assert_true(row(snap, "/x")->rec.v[MCG_K_NR_CHILDREN] == 1);
+	mcg_snapshot_unref(snap);
+	mcg_sampler_free(s);
+	mcg_ctx_free(ctx);
+}
+
 /* The fixture tree goes even when an assertion stopped the test half-way. */
 static int remove_tree(void **state)
 {
@@ -596,6 +679,7 @@ int main(void)
 		cmocka_unit_test(test_taskstats),
 		cmocka_unit_test_teardown(test_sampler_fixture, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_prune, remove_tree),
+		cmocka_unit_test_teardown(test_sampler_once, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_detail, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_detail_psi, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_empty_carry, remove_tree),

@@ -39,6 +39,11 @@ struct mcg_sample_row {
 	uint64_t since[MCG_K__COUNT];
 	int async; /* async-reclaim: 1 on, 0 off, -1 unknown (no state directory) */
 	/*
+	 * -errno: one of its files that is there could not be read (not its
+	 * absence, not the cgroup's removal); its counters are what could be.
+	 */
+	int err;
+	/*
 	 * With mcg_sampler_set_detail(): how many samples old the counters of
 	 * the snapshot's detail_keys are (0: read in this one), and when
 	 * (CLOCK_MONOTONIC) they were read. Rates of those counters are taken
@@ -113,11 +118,24 @@ enum {
 	MCG_SAMPLER_TASKSTATS = 1 << 0, /* collect per-cgroup direct-reclaim stall times */
 	/*
 	 * One sample (or few, far apart): no inotify watches; the tree is read
-	 * again at each sample. For `top -b -n 1`, one-shot export and dirty.
+	 * again at each sample. For `top -b -n 1` and dirty.
 	 */
 	MCG_SAMPLER_ONESHOT = 1 << 1,
 	/* the cgroups only: no host-wide counters (global) and no async-reclaim state */
 	MCG_SAMPLER_CGROUPS_ONLY = 1 << 2,
+	/*
+	 * One sample, read as a one-shot command reads (list, one-shot export;
+	 * given to mcg_sampler_new): nothing kept, neither descriptors (each file
+	 * is opened, read and closed, a directory held only while its subtree is
+	 * read) nor values for a next sample; a directory is listed when the
+	 * sample reaches it (and with mcg_sampler_set_depth() not below the
+	 * depth); a directory that is not a memory cgroup (v2: the memory
+	 * controller not enabled for it) is left out with what lies below it;
+	 * v1 memory.stat's local keys stand in for missing total_ ones, as
+	 * mcg_group_read_record() reads them. Implies ONESHOT; no rates (a
+	 * first snapshot has none).
+	 */
+	MCG_SAMPLER_ONCE = 1 << 3,
 };
 
 /* Sample the tree under PATH ("/" for everything), reading the counters top shows. */
@@ -159,6 +177,8 @@ MCG_EXPORT int mcg_sampler_set_prune(struct mcg_sampler *s, const struct mcg_key
  */
 MCG_EXPORT int mcg_sampler_set_keep(struct mcg_sampler *s, const char *const *paths, size_t n,
 				    bool only);
+/* Rows at most DEPTH levels below the top (0: the top alone; -1, the default: all). */
+MCG_EXPORT int mcg_sampler_set_depth(struct mcg_sampler *s, int depth);
 MCG_EXPORT void mcg_sampler_free(struct mcg_sampler *s);
 MCG_EXPORT int mcg_sampler_set_flags(struct mcg_sampler *s, unsigned flags);
 /* Take a snapshot (rates against the previous one). The caller owns one reference. */

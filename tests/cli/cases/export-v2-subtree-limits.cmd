@@ -1,0 +1,1 @@
+--root @FIX@/v2/cgroup --proc @FIX@/v2/proc export --families limits /fixture/idle
