@@ -56,7 +56,9 @@
 	X(NR_WRITTEN, VMSTAT, "nr_written", EVENTS, NULL, NULL, NULL, false)                        \
 	/* swap: mcg__swap_free (empty, set-limit, the OOM warning) */                             \
 	X(SWAP_TOTAL, MEMINFO, "SwapTotal", KB, NULL, NULL, NULL, false)                            \
-	X(SWAP_FREE, MEMINFO, "SwapFree", KB, NULL, NULL, NULL, false)
+	X(SWAP_FREE, MEMINFO, "SwapFree", KB, NULL, NULL, NULL, false)                             \
+	/* tmpfs and shared memory: page cache reclaim cannot drop without swap */                 \
+	X(SHMEM, MEMINFO, "Shmem", KB, "shmem_bytes", "shmem", NULL, false)
 
 #define MCG_HOST(X) MCG_HOST_RECORDED(X) MCG_HOST_MORE(X)
 
