@@ -3,7 +3,8 @@
 
 #include <errno.h>
 
-_Static_assert(MCG_G__COUNT <= 32, "mcg__kv_pick picks at most 32 keys of a file, a mask of 64 rows");
+/* mcg__kv_pick takes at most 32 keys of one file */
+_Static_assert(MCG_G__COUNT <= 32, "more rows than mcg__kv_pick can pick");
 
 static const struct mcg_host_desc descs[MCG_G__COUNT] = {
 #define MCG__HOST_DESC(id, src, key, unit, json, header, om, rate)                                 \
@@ -51,8 +52,7 @@ static void psi_rows(const char *text, struct mcg_host *h)
 	}
 }
 
-int mcg__host_parse(enum mcg_host_src src, const char *text, uint64_t page_size,
-		    struct mcg_host *h)
+int mcg__host_parse(enum mcg_host_src src, const char *text, uint64_t page_size, struct mcg_host *h)
 {
 	struct mcg__kv_want w[MCG_G__COUNT];
 	unsigned char id[MCG_G__COUNT];

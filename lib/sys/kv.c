@@ -113,14 +113,16 @@ unsigned mcg__kv_pick(const char *text, const struct mcg__kv_want *w, size_t n, 
 	const char *pos = text;
 	struct mcg__kv kv;
 	unsigned found = 0, all = n >= 32 ? ~0u : (1u << n) - 1;
+	size_t len[32], i;
 
+	/* each key's length once, not once per line of the file (vmstat: ~190 lines) */
+	for (i = 0; i < n && i < 32; i++)
+		len[i] = strlen(w[i].key);
 	while (found != all && mcg__kv_next(&pos, &kv)) {
-		size_t i;
-
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n && i < 32; i++) {
 			uint64_t v;
 
-			if ((found >> i) & 1 || !mcg__kv_is(&kv, w[i].key, strlen(w[i].key)))
+			if ((found >> i) & 1 || !mcg__kv_is(&kv, w[i].key, len[i]))
 				continue;
 			if (mcg__kv_u64(kv.val, kv.eol, &v)) {
 				vals[i] = v;

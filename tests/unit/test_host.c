@@ -51,7 +51,8 @@ static long long want_of(const char *text, const char *key)
 	return -1;
 }
 
-/* Every meminfo and vmstat row of the table on the v1 fixture's captured files, by the slow parse. */
+/* Every meminfo and vmstat row of the table on the v1 fixture's captured files, by the slow parse.
+ */
 static void test_rows_on_captured(void **state)
 {
 	static const char *const files[] = {"meminfo", "vmstat"};
@@ -78,13 +79,14 @@ static void test_rows_on_captured(void **state)
 			w = want_of(text, d->key);
 			if (w < 0) {
 				if (mcg_host_has(&h, id))
-					fail_msg("%s: %s read, the file has none", files[f], d->key);
+					fail_msg("%s: %s read, the file has none", files[f],
+						 d->key);
 				continue;
 			}
 			if (!mcg_host_has(&h, id))
 				fail_msg("%s: %s not read", files[f], d->key);
 			assert_int_equal(mcg_host_get(&h, id),
-					 (uint64_t)w * (d->unit == MCG_HU_KB      ? 1024
+					 (uint64_t)w * (d->unit == MCG_HU_KB	  ? 1024
 							: d->unit == MCG_HU_PAGES ? PS
 										  : 1));
 		}
@@ -156,20 +158,21 @@ static void test_overflow_keeps_others(void **state)
 
 	(void)state;
 	assert_int_equal(mcg__host_parse(MCG_HS_MEMINFO,
-					 "MemTotal: 16 kB\nSwapFree: 18014398509481984 kB\n", PS, &h),
+					 "MemTotal: 16 kB\nSwapFree: 18014398509481984 kB\n", PS,
+					 &h),
 			 0);
 	assert_true(mcg_host_has(&h, MCG_G_MEM_TOTAL));
 	assert_int_equal(mcg_host_get(&h, MCG_G_MEM_TOTAL), 16 * 1024);
 	assert_false(mcg_host_has(&h, MCG_G_SWAP_FREE));
 	/* the largest that fits */
 	memset(&h, 0, sizeof(h));
-	assert_int_equal(mcg__host_parse(MCG_HS_MEMINFO, "SwapFree: 18014398509481983 kB\n", PS, &h),
-			 0);
+	assert_int_equal(
+		mcg__host_parse(MCG_HS_MEMINFO, "SwapFree: 18014398509481983 kB\n", PS, &h), 0);
 	assert_int_equal(mcg_host_get(&h, MCG_G_SWAP_FREE), 18014398509481983ULL * 1024);
 	/* pages: the same guard */
 	memset(&h, 0, sizeof(h));
-	assert_int_equal(mcg__host_parse(MCG_HS_VMSTAT, "nr_dirty 4503599627370496\nnr_writeback 1\n",
-					 PS, &h),
+	assert_int_equal(mcg__host_parse(MCG_HS_VMSTAT,
+					 "nr_dirty 4503599627370496\nnr_writeback 1\n", PS, &h),
 			 0);
 	assert_false(mcg_host_has(&h, MCG_G_DIRTY));
 	assert_int_equal(mcg_host_get(&h, MCG_G_WRITEBACK), PS);
@@ -183,13 +186,14 @@ static void test_psi(void **state)
 
 	(void)state;
 	assert_int_equal(mcg__host_parse(MCG_HS_PSI, p, PS, &h), 0);
-	assert_true(mcg_host_has(&h, MCG_G_PSI_SOME_AVG10) && mcg_host_has(&h, MCG_G_PSI_FULL_AVG10));
+	assert_true(mcg_host_has(&h, MCG_G_PSI_SOME_AVG10) &&
+		    mcg_host_has(&h, MCG_G_PSI_FULL_AVG10));
 	assert_int_equal(mcg_host_get(&h, MCG_G_PSI_SOME_AVG10), 0);
 	free(p);
 	memset(&h, 0, sizeof(h));
 	assert_int_equal(mcg__host_parse(MCG_HS_PSI,
-					 "some avg10=12.34 avg60=0.25 avg300=0.00 total=123456\n", PS,
-					 &h),
+					 "some avg10=12.34 avg60=0.25 avg300=0.00 total=123456\n",
+					 PS, &h),
 			 0);
 	assert_int_equal(mcg_host_get(&h, MCG_G_PSI_SOME_AVG10), 1234);
 	assert_true(mcg_host_percent(&h, MCG_G_PSI_SOME_AVG10) == 12.34);
@@ -226,8 +230,11 @@ static void test_read_missing_file(void **state)
 	assert_false(mcg_host_has(&h, MCG_G_PSI_SOME_AVG10));
 	/* dirty's global read: vmstat's read error, and -EINVAL without nr_dirty, never zeros */
 	{
-		static const char *const vm[] = {"dirty_ratio", "dirty_background_ratio", "dirty_bytes",
-						 "dirty_background_bytes", "dirty_expire_centisecs",
+		static const char *const vm[] = {"dirty_ratio",
+						 "dirty_background_ratio",
+						 "dirty_bytes",
+						 "dirty_background_bytes",
+						 "dirty_expire_centisecs",
 						 "dirty_writeback_centisecs"};
 		struct mcg_dirty_global g;
 		char sv[300];
@@ -240,11 +247,13 @@ static void test_read_missing_file(void **state)
 		for (i = 0; i < sizeof(vm) / sizeof(vm[0]); i++)
 			put(sv, vm[i], "10\n");
 		assert_int_equal(mcg_dirty_global_read(ctx, &g), -ENOENT);
-		put(d, "vmstat", "nr_free_pages 10\nnr_inactive_file 1\nnr_active_file 1\n"
-				 "nr_writeback 0\n");
+		put(d, "vmstat",
+		    "nr_free_pages 10\nnr_inactive_file 1\nnr_active_file 1\n"
+		    "nr_writeback 0\n");
 		assert_int_equal(mcg_dirty_global_read(ctx, &g), -EINVAL);
-		put(d, "vmstat", "nr_free_pages 10\nnr_inactive_file 1\nnr_active_file 2\n"
-				 "nr_writeback 0\nnr_dirty 5\n");
+		put(d, "vmstat",
+		    "nr_free_pages 10\nnr_inactive_file 1\nnr_active_file 2\n"
+		    "nr_writeback 0\nnr_dirty 5\n");
 		assert_int_equal(mcg_dirty_global_read(ctx, &g), 0);
 		assert_int_equal(g.nr_dirty, 5);
 		assert_int_equal(g.file, 3);
@@ -288,9 +297,12 @@ static void test_table(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rows_on_captured), cmocka_unit_test(test_units),
-		cmocka_unit_test(test_missing_keys),	 cmocka_unit_test(test_overflow_keeps_others),
-		cmocka_unit_test(test_psi),		 cmocka_unit_test(test_read_missing_file),
+		cmocka_unit_test(test_rows_on_captured),
+		cmocka_unit_test(test_units),
+		cmocka_unit_test(test_missing_keys),
+		cmocka_unit_test(test_overflow_keeps_others),
+		cmocka_unit_test(test_psi),
+		cmocka_unit_test(test_read_missing_file),
 		cmocka_unit_test(test_table),
 	};
 
