@@ -603,7 +603,8 @@ static void print_json(struct dump *d, const struct mcg_hist_frame *f, const boo
 	jw_string(o, "time", mcg_hist_time_format(f->time_ns, when, sizeof(when)));
 	jw_u64(o, "version", (uint64_t)s->version);
 	jw_u64(o, "interval_ns", (uint64_t)(s->interval * 1e9 + 0.5));
-	if (!d->chosen && s->global.valid) {
+	/* the recorded rows (MCG_HOST_RECORDED): PSI alone made no global object before */
+	if (!d->chosen && (s->global.host.valid & ((1ULL << MCG_G__RECORDED) - 1))) {
 		jw_open_object(o, "global");
 		jw_sample_global(o, &s->global);
 		jw_close_object(o);

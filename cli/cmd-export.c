@@ -639,24 +639,28 @@ static void render_size(const struct ex_set *s, struct obuf *f)
 static void render_dirty(const struct ex_set *s, struct obuf *f)
 {
 	const struct mcg_dirty_global *g = &s->dirty;
+	const struct mcg_host_desc *th, *bg;
 	enum mcg_dirty_state gs;
 	bool head = false;
 	size_t i, k;
 
 	if (!s->dirty_valid)
 		return;
+	/* the families and the keys in their help from MCG_HOST (memcg/host.h) */
+	th = mcg_host_desc(MCG_G_DIRTY_THRESH);
+	bg = mcg_host_desc(MCG_G_DIRTY_BG_THRESH);
 	ob_printf(f,
-		  "# HELP memcgctl_dirty_threshold_bytes writers are throttled when dirty + "
-		  "writeback reach it (/proc/vmstat nr_dirty_threshold)\n"
-		  "# TYPE memcgctl_dirty_threshold_bytes gauge\n"
-		  "memcgctl_dirty_threshold_bytes %llu\n",
+		  "# HELP %s writers are throttled when dirty + writeback reach it (/proc/vmstat %s)\n"
+		  "# TYPE %s gauge\n"
+		  "%s %llu\n",
+		  th->om, th->key, th->om, th->om,
 		  (unsigned long long)((g->kernel_valid ? g->kernel_thresh : g->lim.thresh) *
 				       g->page_size));
 	ob_printf(f,
-		  "# HELP memcgctl_dirty_background_threshold_bytes background writeback starts "
-		  "above it (/proc/vmstat nr_dirty_background_threshold)\n"
-		  "# TYPE memcgctl_dirty_background_threshold_bytes gauge\n"
-		  "memcgctl_dirty_background_threshold_bytes %llu\n",
+		  "# HELP %s background writeback starts above it (/proc/vmstat %s)\n"
+		  "# TYPE %s gauge\n"
+		  "%s %llu\n",
+		  bg->om, bg->key, bg->om, bg->om,
 		  (unsigned long long)((g->kernel_valid ? g->kernel_bg_thresh : g->lim.bg_thresh) *
 				       g->page_size));
 	gs = mcg_dirty_global_state(g);

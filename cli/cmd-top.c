@@ -3,6 +3,7 @@
 #include "containers.h"
 #include "memcgctl.h"
 #include "output.h"
+#include "top/header.h"
 #include "top/top.h"
 
 #include <errno.h>
@@ -135,10 +136,9 @@ static const char *const *replay_names;
 
 static void header_text(const struct mcg_snapshot *s, const struct top_opts *o)
 {
-	const struct mcg_sample_global *g = &s->global;
-	char a[16], b[16], c[16];
+	struct top_header h;
+	int i;
 
-#define GV(id) ((g->valid >> (id)) & 1)
 	if (replay_ts) {
 		char when[40];
 
@@ -149,42 +149,9 @@ static void header_text(const struct mcg_snapshot *s, const struct top_opts *o)
 		printf("memcgctl top: cgroup v%d, %zu cgroups, sample %llu, interval %.1fs\n",
 		       s->version, s->n_rows, (unsigned long long)s->seq, s->interval);
 	}
-	if (GV(MCG_G_MEM_TOTAL)) {
-		top_fmt_size((double)g->v[MCG_G_MEM_TOTAL], a, sizeof(a));
-		top_fmt_size((double)g->v[MCG_G_MEM_AVAILABLE], b, sizeof(b));
-		top_fmt_size((double)g->v[MCG_G_MEM_FREE], c, sizeof(c));
-		printf("memory: total %s, available %s, free %s\n", a, GV(MCG_G_MEM_AVAILABLE) ? b : "-",
-		       GV(MCG_G_MEM_FREE) ? c : "-");
-	}
-	if (GV(MCG_G_DIRTY)) {
-		top_fmt_size((double)g->v[MCG_G_DIRTY], a, sizeof(a));
-		top_fmt_size((double)g->v[MCG_G_DIRTY_THRESH], b, sizeof(b));
-		top_fmt_size((double)g->v[MCG_G_DIRTY_BG_THRESH], c, sizeof(c));
-		printf("dirty: %s of threshold %s (background %s)", a, GV(MCG_G_DIRTY_THRESH) ? b : "-",
-		       GV(MCG_G_DIRTY_BG_THRESH) ? c : "-");
-		top_fmt_size((double)g->v[MCG_G_WRITEBACK], a, sizeof(a));
-		printf(", writeback %s\n", GV(MCG_G_WRITEBACK) ? a : "-");
-	}
-	printf("reclaim/s: kswapd ");
-	if ((g->rate_valid >> MCG_G_PGSTEAL_KSWAPD) & 1) {
-		top_fmt_size(g->rate[MCG_G_PGSTEAL_KSWAPD] * (double)s->page_size, a, sizeof(a));
-		top_fmt_size(g->rate[MCG_G_PGSTEAL_DIRECT] * (double)s->page_size, b, sizeof(b));
-		printf("%s, direct %s", a, b);
-	} else {
-		printf("-, direct -");
-	}
-	printf("; psi some %s", g->psi_some_valid ? "" : "-");
-	if (g->psi_some_valid)
-		printf("%.2f", g->psi_some_avg10);
-	printf(" full %s", g->psi_full_valid ? "" : "-");
-	if (g->psi_full_valid)
-		printf("%.2f", g->psi_full_avg10);
-	printf("\n");
-	if (g->delayacct == 0)
-		printf("stall: delay accounting is off (kernel.task_delayacct=0): not measured\n");
-	else if (o->taskstats && !s->taskstats)
-		printf("stall: not measured: %s\n", mcg_strerror(s->taskstats_err));
-#undef GV
+	top_header_host(s, o->taskstats, "", &h);
+	for (i = 0; i < h.n; i++)
+		printf("%s\n", h.line[i]);
 }
 
 /*

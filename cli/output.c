@@ -364,31 +364,34 @@ uint64_t out_realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * The host counters of a sample, named by MCG_HOST (memcg/host.h): the levels,
+ * then the rate rows' counters and per_second, then the PSI averages; rows
+ * without a JSON key and absent rows are left out.
+ */
 void jw_sample_global(FILE *f, const struct mcg_sample_global *g)
 {
-	static const char *const names[MCG_G__COUNT] = {
-		"mem_total_bytes", "mem_available_bytes", "mem_free_bytes", "dirty_bytes",
-		"writeback_bytes", "dirty_threshold_bytes", "dirty_background_threshold_bytes",
-		"pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd", "pgsteal_direct"};
+	const struct mcg_host *h = &g->host;
+	const struct mcg_host_desc *d;
 	unsigned c;
 
-	for (c = 0; c < MCG_G_PGSCAN_KSWAPD; c++)
-		if ((g->valid >> c) & 1)
-			jw_u64(f, names[c], g->v[c]);
+	for (c = 0; c < MCG_G__COUNT; c++)
+		if ((d = mcg_host_desc(c))->json && !d->rate && d->unit != MCG_HU_PCT100 &&
+		    mcg_host_has(h, c))
+			jw_u64(f, d->json, mcg_host_get(h, c));
 	jw_open_object(f, "counters");
-	for (c = MCG_G_PGSCAN_KSWAPD; c <= MCG_G_PGSTEAL_DIRECT; c++)
-		if ((g->valid >> c) & 1)
-			jw_u64(f, names[c], g->v[c]);
+	for (c = 0; c < MCG_G__COUNT; c++)
+		if ((d = mcg_host_desc(c))->json && d->rate && mcg_host_has(h, c))
+			jw_u64(f, d->json, mcg_host_get(h, c));
 	jw_close_object(f);
 	jw_open_object(f, "per_second");
-	for (c = MCG_G_PGSCAN_KSWAPD; c <= MCG_G_PGSTEAL_DIRECT; c++)
-		if ((g->rate_valid >> c) & 1)
-			jw_double(f, names[c], g->rate[c]);
+	for (c = 0; c < MCG_G__COUNT; c++)
+		if ((d = mcg_host_desc(c))->json && d->rate && ((g->rate_valid >> c) & 1))
+			jw_double(f, d->json, g->rate[c]);
 	jw_close_object(f);
-	if (g->psi_some_valid)
-		jw_double(f, "psi_some_percent", g->psi_some_avg10);
-	if (g->psi_full_valid)
-		jw_double(f, "psi_full_percent", g->psi_full_avg10);
+	for (c = 0; c < MCG_G__COUNT; c++)
+		if ((d = mcg_host_desc(c))->json && d->unit == MCG_HU_PCT100 && mcg_host_has(h, c))
+			jw_double(f, d->json, mcg_host_percent(h, c));
 }
 
 void jw_timestamp(FILE *f)

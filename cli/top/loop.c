@@ -1,4 +1,5 @@
 /* loop.c: the live view's event loop (poll on the terminal, a timerfd and a signalfd) and its keys. */
+#include "top/header.h"
 #include "top/top.h"
 #include "top/view.h"
 #include "output.h"
@@ -1199,14 +1200,13 @@ static void draw(struct loop *l)
 {
 	struct view_frame f = {0};
 	size_t first, shown;
-	const struct mcg_sample_global *g;
-	char h0[512], h1[256], h2[256], h3[256], h4[256], prompt[8400], a[16], b[16], c[16];
+	struct top_header hh;
+	char h0[512], prompt[8400];
 	char stale[96], htl[BAR_MAX_CELLS * 4 + 128];
-	int n = 0;
+	int n = 0, i;
 
 	if (!l->snap)
 		return;
-	g = &l->snap->global;
 	if (l->rotate > 1)
 		snprintf(stale, sizeof(stale), " (off screen: memory.stat every %u, <= %.0fs old)",
 			 l->rotate, (double)l->rotate * (double)l->o->interval_ms / 1000);
@@ -1233,36 +1233,10 @@ static void draw(struct loop *l)
 		if (htl[0])
 			f.header[n++] = htl;
 	}
-	top_fmt_size((double)g->v[MCG_G_MEM_TOTAL], a, sizeof(a));
-	top_fmt_size((double)g->v[MCG_G_MEM_AVAILABLE], b, sizeof(b));
-	top_fmt_size((double)g->v[MCG_G_MEM_FREE], c, sizeof(c));
-	snprintf(h1, sizeof(h1), "memory: total %s  available %s  free %s", a, b, c);
-	f.header[n++] = h1;
-	top_fmt_size((double)g->v[MCG_G_DIRTY], a, sizeof(a));
-	top_fmt_size((double)g->v[MCG_G_DIRTY_THRESH], b, sizeof(b));
-	top_fmt_size((double)g->v[MCG_G_DIRTY_BG_THRESH], c, sizeof(c));
-	snprintf(h2, sizeof(h2), "dirty: %s of threshold %s (background %s)", a, b, c);
-	f.header[n++] = h2;
-	if ((g->rate_valid >> MCG_G_PGSTEAL_KSWAPD) & 1) {
-		top_fmt_size(g->rate[MCG_G_PGSTEAL_KSWAPD] * (double)l->snap->page_size, a, sizeof(a));
-		top_fmt_size(g->rate[MCG_G_PGSTEAL_DIRECT] * (double)l->snap->page_size, b, sizeof(b));
-	} else {
-		snprintf(a, sizeof(a), "-");
-		snprintf(b, sizeof(b), "-");
-	}
-	snprintf(h3, sizeof(h3), "reclaim/s: kswapd %s  direct %s   psi some %.2f full %.2f", a, b,
-		 g->psi_some_valid ? g->psi_some_avg10 : 0.0, g->psi_full_valid ? g->psi_full_avg10 : 0.0);
-	if (!g->psi_some_valid)
-		snprintf(h3 + strlen(h3) - strlen("psi some 0.00 full 0.00"), 32, "psi -");
-	f.header[n++] = h3;
-	if (g->delayacct == 0) {
-		snprintf(h4, sizeof(h4),
-			 "stall: delay accounting is off, stall times not measured (S: switch it on)");
-		f.header[n++] = h4;
-	} else if (l->o->taskstats && !l->snap->taskstats) {
-		snprintf(h4, sizeof(h4), "stall: not measured: %s", mcg_strerror(l->snap->taskstats_err));
-		f.header[n++] = h4;
-	}
+	/* the host lines as top -b prints them (top/header.c), with the key that switches stall times on */
+	top_header_host(l->snap, l->o->taskstats, " (S: on)", &hh);
+	for (i = 0; i < hh.n; i++)
+		f.header[n++] = hh.line[i];
 	f.snap = l->snap;
 	f.model = &l->o->model;
 	f.rows = l->rows;

@@ -251,6 +251,8 @@ struct mcg_psi {
 /* The one table of counters, struct mcg_record and the verdicts over it. */
 #include <memcg/schema.h>
 #include <memcg/fields.h>
+/* The one table of host-wide counters and what their one reader fills. */
+#include <memcg/host.h>
 
 /* Everything about one group (show, list): its record and memory.stat's raw keys. */
 struct mcg_info {

@@ -169,13 +169,14 @@ static int read_setting(const struct mcg_ctx *ctx, const char *name, uint64_t *r
 	return mcg_proc_read_u64(ctx, rel, ret);
 }
 
+/* A PAGES row of H back in pages (the reader keeps bytes: page_size * pages, exact). */
+#define PAGES(id) (mcg_host_get(&h, (id)) / g.page_size)
+
 int mcg_dirty_global_read(const struct mcg_ctx *ctx, struct mcg_dirty_global *ret)
 {
 	struct mcg_dirty_global g = {0};
+	struct mcg_host h = {0};
 	char buf[16384], *zbuf;
-	struct mcg__vmstat vm;
-	struct mcg__meminfo mi;
-	unsigned need;
 	uint64_t v;
 	ssize_t n;
 	int r;
@@ -189,24 +190,24 @@ int mcg_dirty_global_read(const struct mcg_ctx *ctx, struct mcg_dirty_global *re
 	    (r = read_setting(ctx, "dirty_writeback_centisecs", &g.set.writeback_cs)) < 0)
 		return r;
 
-	n = mcg_proc_read(ctx, "vmstat", buf, sizeof(buf));
-	if (n < 0)
-		return (int)n;
-	mcg__vmstat_parse(buf, &vm);
-	need = 1u << MCG__VM_NR_DIRTY | 1u << MCG__VM_NR_WRITEBACK | 1u << MCG__VM_NR_INACTIVE_FILE |
-	       1u << MCG__VM_NR_ACTIVE_FILE | 1u << MCG__VM_NR_FREE_PAGES;
-	if ((vm.valid & need) != need)
+	/* the one reader (MCG_HOST): vmstat's pages come in bytes, counters as printed */
+	r = mcg__host_read(ctx, 1u << MCG_HS_VMSTAT, buf, sizeof(buf), &h);
+	if (r < 0)
+		return r;
+	if (!mcg_host_has(&h, MCG_G_DIRTY) || !mcg_host_has(&h, MCG_G_WRITEBACK) ||
+	    !mcg_host_has(&h, MCG_G_NR_INACTIVE_FILE) || !mcg_host_has(&h, MCG_G_NR_ACTIVE_FILE) ||
+	    !mcg_host_has(&h, MCG_G_NR_FREE_PAGES))
 		return -EINVAL;
-	g.nr_dirty = vm.v[MCG__VM_NR_DIRTY];
-	g.nr_writeback = vm.v[MCG__VM_NR_WRITEBACK];
-	g.file = vm.v[MCG__VM_NR_INACTIVE_FILE] + vm.v[MCG__VM_NR_ACTIVE_FILE];
-	g.vmstat_free = vm.v[MCG__VM_NR_FREE_PAGES];
-	g.nr_dirtied = vm.v[MCG__VM_NR_DIRTIED];
-	g.nr_written = vm.v[MCG__VM_NR_WRITTEN];
-	g.kernel_valid = (vm.valid & 1u << MCG__VM_DIRTY_THRESH) && (vm.valid & 1u << MCG__VM_DIRTY_BG_THRESH);
+	g.nr_dirty = PAGES(MCG_G_DIRTY);
+	g.nr_writeback = PAGES(MCG_G_WRITEBACK);
+	g.file = PAGES(MCG_G_NR_INACTIVE_FILE) + PAGES(MCG_G_NR_ACTIVE_FILE);
+	g.vmstat_free = PAGES(MCG_G_NR_FREE_PAGES);
+	g.nr_dirtied = mcg_host_get(&h, MCG_G_NR_DIRTIED); /* absent: 0, as before */
+	g.nr_written = mcg_host_get(&h, MCG_G_NR_WRITTEN);
+	g.kernel_valid = mcg_host_has(&h, MCG_G_DIRTY_THRESH) && mcg_host_has(&h, MCG_G_DIRTY_BG_THRESH);
 	if (g.kernel_valid) {
-		g.kernel_thresh = vm.v[MCG__VM_DIRTY_THRESH];
-		g.kernel_bg_thresh = vm.v[MCG__VM_DIRTY_BG_THRESH];
+		g.kernel_thresh = PAGES(MCG_G_DIRTY_THRESH);
+		g.kernel_bg_thresh = PAGES(MCG_G_DIRTY_BG_THRESH);
 	}
 
 	/*
@@ -215,8 +216,9 @@ int mcg_dirty_global_read(const struct mcg_ctx *ctx, struct mcg_dirty_global *re
 	 * project's host) the kernel's thresholds follow MemFree.
 	 */
 	g.free = g.vmstat_free;
-	if (mcg__meminfo_read(ctx, &mi) == 0 && (mi.valid & 1u << MCG__MI_FREE))
-		g.free = mi.v[MCG__MI_FREE] / g.page_size;
+	if (mcg__host_read(ctx, 1u << MCG_HS_MEMINFO, buf, sizeof(buf), &h) == 0 &&
+	    mcg_host_has(&h, MCG_G_MEM_FREE))
+		g.free = mcg_host_get(&h, MCG_G_MEM_FREE) / g.page_size;
 
 	zbuf = malloc(1 << 20);
 	if (!zbuf)
@@ -241,6 +243,7 @@ int mcg_dirty_global_read(const struct mcg_ctx *ctx, struct mcg_dirty_global *re
 	*ret = g;
 	return 0;
 }
+#undef PAGES
 
 int mcg_dirty_cgwb_parse(const char *text)
 {

@@ -1423,60 +1423,12 @@ static void sample_taskstats(struct mcg_sampler *s)
 
 /* ---- global ------------------------------------------------------------ */
 
+/* Every row of MCG_HOST, from the one reader: absent rows stay absent. */
 static void sample_global(struct mcg_sampler *s, struct mcg_sample_global *g)
 {
-	static const struct {
-		int vm, id;
-		bool pages;
-	} vm[] = {
-		{MCG__VM_NR_DIRTY, MCG_G_DIRTY, true},
-		{MCG__VM_NR_WRITEBACK, MCG_G_WRITEBACK, true},
-		{MCG__VM_DIRTY_THRESH, MCG_G_DIRTY_THRESH, true},
-		{MCG__VM_DIRTY_BG_THRESH, MCG_G_DIRTY_BG_THRESH, true},
-		{MCG__VM_PGSCAN_KSWAPD, MCG_G_PGSCAN_KSWAPD, false},
-		{MCG__VM_PGSCAN_DIRECT, MCG_G_PGSCAN_DIRECT, false},
-		{MCG__VM_PGSTEAL_KSWAPD, MCG_G_PGSTEAL_KSWAPD, false},
-		{MCG__VM_PGSTEAL_DIRECT, MCG_G_PGSTEAL_DIRECT, false},
-	};
-	static const struct {
-		int mi, id;
-	} mi[] = {
-		{MCG__MI_TOTAL, MCG_G_MEM_TOTAL},
-		{MCG__MI_AVAILABLE, MCG_G_MEM_AVAILABLE},
-		{MCG__MI_FREE, MCG_G_MEM_FREE},
-	};
-	uint64_t ps = (uint64_t)mcg_page_size();
-	struct mcg__meminfo m;
-	struct mcg__vmstat v;
-	struct mcg_psi psi;
-	size_t i;
 	int d;
 
-	if (mcg_proc_read(s->ctx, "meminfo", s->buf, s->buflen) > 0 &&
-	    mcg__meminfo_parse(s->buf, &m) == 0) {
-		for (i = 0; i < MCG_ARRAY_SIZE(mi); i++) {
-			if ((m.valid >> mi[i].mi) & 1) {
-				g->v[mi[i].id] = m.v[mi[i].mi];
-				g->valid |= 1ULL << mi[i].id;
-			}
-		}
-	}
-	if (mcg_proc_read(s->ctx, "vmstat", s->buf, s->buflen) > 0 &&
-	    mcg__vmstat_parse(s->buf, &v) == 0) {
-		for (i = 0; i < MCG_ARRAY_SIZE(vm); i++) {
-			if ((v.valid >> vm[i].vm) & 1) {
-				g->v[vm[i].id] = vm[i].pages ? v.v[vm[i].vm] * ps : v.v[vm[i].vm];
-				g->valid |= 1ULL << vm[i].id;
-			}
-		}
-	}
-	if (mcg_proc_read(s->ctx, "pressure/memory", s->buf, s->buflen) > 0 &&
-	    mcg__psi_parse(s->buf, &psi) == 0) {
-		g->psi_some_valid = psi.some_valid;
-		g->psi_full_valid = psi.full_valid;
-		g->psi_some_avg10 = psi.some.avg10;
-		g->psi_full_avg10 = psi.full.avg10;
-	}
+	mcg__host_read(s->ctx, MCG_HS_ALL, s->buf, s->buflen, &g->host);
 	d = mcg_delayacct_get(s->ctx);
 	g->delayacct = d < 0 ? -1 : d;
 }
@@ -1830,11 +1782,12 @@ static void global_rates(const struct mcg_sample_global *prev, double dt,
 	unsigned c;
 
 	cur->rate_valid = 0;
-	for (c = MCG_G_PGSCAN_KSWAPD; c <= MCG_G_PGSTEAL_DIRECT; c++) {
+	for (c = 0; c < MCG_G__COUNT; c++) {
 		cur->rate[c] = 0;
-		if (prev && dt > 0 && ((cur->valid & prev->valid) >> c & 1) &&
-		    cur->v[c] >= prev->v[c]) {
-			cur->rate[c] = (double)(cur->v[c] - prev->v[c]) / dt;
+		if (mcg_host_desc(c)->rate && prev && dt > 0 &&
+		    ((cur->host.valid & prev->host.valid) >> c & 1) &&
+		    cur->host.v[c] >= prev->host.v[c]) {
+			cur->rate[c] = (double)(cur->host.v[c] - prev->host.v[c]) / dt;
 			cur->rate_valid |= 1ULL << c;
 		}
 	}

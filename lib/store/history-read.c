@@ -739,18 +739,23 @@ static int decode(struct mcg_hist_reader *r, size_t si, size_t i, bool carry, co
 
 		memset(&r->global, 0, sizeof(r->global));
 		r->global.delayacct = -1;
-		if (valid >> MCG_G__COUNT)
+		/* the rows of MCG_HOST_RECORDED, then PSI's two in hundredths + 1 */
+		if (valid >> MCG_G__RECORDED)
 			c.bad = true;
-		r->global.valid = c.bad ? 0 : valid;
-		for (g = 0; !c.bad && g < MCG_G__COUNT; g++)
+		r->global.host.valid = c.bad ? 0 : valid;
+		for (g = 0; !c.bad && g < MCG_G__RECORDED; g++)
 			if (valid >> g & 1)
-				r->global.v[g] = get_var(&c);
+				r->global.host.v[g] = get_var(&c);
 		x = get_var(&c);
-		r->global.psi_some_valid = x > 0;
-		r->global.psi_some_avg10 = x ? (double)(x - 1) / 100 : 0;
+		if (x) {
+			r->global.host.v[MCG_G_PSI_SOME_AVG10] = x - 1;
+			r->global.host.valid |= 1ULL << MCG_G_PSI_SOME_AVG10;
+		}
 		x = get_var(&c);
-		r->global.psi_full_valid = x > 0;
-		r->global.psi_full_avg10 = x ? (double)(x - 1) / 100 : 0;
+		if (x) {
+			r->global.host.v[MCG_G_PSI_FULL_AVG10] = x - 1;
+			r->global.host.valid |= 1ULL << MCG_G_PSI_FULL_AVG10;
+		}
 		x = get_var(&c);
 		if (x > 2)
 			c.bad = true;

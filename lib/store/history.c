@@ -262,18 +262,23 @@ static int put_events(struct mcg__hist_buf *b, uint64_t time_ns, const struct mc
  */
 static int put_global(struct mcg__hist_buf *b, const struct mcg_sample_global *g)
 {
-	unsigned i, valid = g ? (unsigned)(g->valid & ((1u << MCG_G__COUNT) - 1)) : 0;
+	/* the rows of MCG_HOST_RECORDED only: the format of the files already written */
+	const struct mcg_host *h = g ? &g->host : NULL;
+	unsigned i, valid = h ? (unsigned)(h->valid & ((1u << MCG_G__RECORDED) - 1)) : 0;
 	int r = put_var(b, valid);
 
-	for (i = 0; r == 0 && i < MCG_G__COUNT; i++)
+	for (i = 0; r == 0 && i < MCG_G__RECORDED; i++)
 		if (valid >> i & 1)
-			r = put_var(b, g->v[i]);
+			r = put_var(b, h->v[i]);
 	if (r < 0)
 		return r;
-	if ((r = put_var(b, g && g->psi_some_valid ? (uint64_t)(g->psi_some_avg10 * 100 + 0.5) + 1
-						  : 0)) < 0 ||
-	    (r = put_var(b, g && g->psi_full_valid ? (uint64_t)(g->psi_full_avg10 * 100 + 0.5) + 1
-						  : 0)) < 0)
+	/* the PSI rows keep hundredths already */
+	if ((r = put_var(b, h && mcg_host_has(h, MCG_G_PSI_SOME_AVG10)
+				    ? mcg_host_get(h, MCG_G_PSI_SOME_AVG10) + 1
+				    : 0)) < 0 ||
+	    (r = put_var(b, h && mcg_host_has(h, MCG_G_PSI_FULL_AVG10)
+				    ? mcg_host_get(h, MCG_G_PSI_FULL_AVG10) + 1
+				    : 0)) < 0)
 		return r;
 	return put_var(b, g && g->delayacct >= 0 ? (uint64_t)g->delayacct + 1 : 0);
 }

@@ -355,19 +355,6 @@ int mcg_proc_read_u64(const struct mcg_ctx *ctx, const char *rel, uint64_t *ret)
 	return mcg_parse_u64(buf, ret);
 }
 
-int mcg_mem_total(const struct mcg_ctx *ctx, uint64_t *ret)
-{
-	struct mcg__meminfo m;
-	int r = mcg__meminfo_read(ctx, &m);
-
-	if (r < 0)
-		return r;
-	if (!(m.valid & 1u << MCG__MI_TOTAL))
-		return -EINVAL;
-	*ret = m.v[MCG__MI_TOTAL];
-	return 0;
-}
-
 int mcg__rundir_fd(struct mcg_ctx *ctx, bool create, int *ret_fd)
 {
 	int r;
@@ -379,14 +366,4 @@ int mcg__rundir_fd(struct mcg_ctx *ctx, bool create, int *ret_fd)
 	}
 	*ret_fd = ctx->rundirfd;
 	return 0;
-}
-
-int mcg__meminfo_read(const struct mcg_ctx *ctx, struct mcg__meminfo *ret)
-{
-	char buf[8192];
-	ssize_t n = mcg_proc_read(ctx, "meminfo", buf, sizeof(buf));
-
-	if (n < 0)
-		return (int)n;
-	return mcg__meminfo_parse(buf, ret);
 }

@@ -2,8 +2,8 @@
  * kv.c: the one scanner of the kernel's keyed text files, allocation-free:
  * "key value" lines (memory.stat, memory.events, memory.oom_control,
  * /proc/vmstat), "Key:   N kB" lines (/proc/meminfo) and "name k=v k=v" lines
- * (PSI). Every parser of those files goes through it; /proc/vmstat,
- * /proc/meminfo and PSI text are each parsed in one function here.
+ * (PSI). Every parser of those files goes through it; PSI text is parsed in
+ * one function here, /proc/meminfo and /proc/vmstat by host.c from MCG_HOST.
  */
 #include "sys/sys.h"
 
@@ -113,14 +113,16 @@ unsigned mcg__kv_pick(const char *text, const struct mcg__kv_want *w, size_t n, 
 	const char *pos = text;
 	struct mcg__kv kv;
 	unsigned found = 0, all = n >= 32 ? ~0u : (1u << n) - 1;
+	size_t len[32], i;
 
+	/* each key's length once, not once per line of the file (vmstat: ~190 lines) */
+	for (i = 0; i < n && i < 32; i++)
+		len[i] = strlen(w[i].key);
 	while (found != all && mcg__kv_next(&pos, &kv)) {
-		size_t i;
-
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n && i < 32; i++) {
 			uint64_t v;
 
-			if ((found >> i) & 1 || !mcg__kv_is(&kv, w[i].key, strlen(w[i].key)))
+			if ((found >> i) & 1 || !mcg__kv_is(&kv, w[i].key, len[i]))
 				continue;
 			if (mcg__kv_u64(kv.val, kv.eol, &v)) {
 				vals[i] = v;
@@ -185,51 +187,4 @@ int mcg__psi_parse(const char *text, struct mcg_psi *ret)
 		return -EINVAL;
 	*ret = psi;
 	return 0;
-}
-
-/* ---- /proc/meminfo and /proc/vmstat: each parsed once, here ---- */
-
-int mcg__meminfo_parse(const char *text, struct mcg__meminfo *ret)
-{
-	static const struct mcg__kv_want w[MCG__MI__COUNT] = {
-		[MCG__MI_TOTAL] = {"MemTotal"},	      [MCG__MI_FREE] = {"MemFree"},
-		[MCG__MI_AVAILABLE] = {"MemAvailable"}, [MCG__MI_SWAP_TOTAL] = {"SwapTotal"},
-		[MCG__MI_SWAP_FREE] = {"SwapFree"},
-	};
-	struct mcg__meminfo m = {0};
-	unsigned i;
-
-	m.valid = mcg__kv_pick(text, w, MCG__MI__COUNT, m.v);
-	for (i = 0; i < MCG__MI__COUNT; i++) {
-		/* kB; a number of kB beyond 2^64 bytes is no value, not a wrapped one */
-		if (m.v[i] > UINT64_MAX / 1024)
-			m.valid &= ~(1u << i);
-		m.v[i] = m.valid & 1u << i ? m.v[i] * 1024 : 0;
-	}
-	*ret = m;
-	return m.valid ? 0 : -EINVAL;
-}
-
-int mcg__vmstat_parse(const char *text, struct mcg__vmstat *ret)
-{
-	static const struct mcg__kv_want w[MCG__VM__COUNT] = {
-		[MCG__VM_NR_DIRTY] = {"nr_dirty"},
-		[MCG__VM_NR_WRITEBACK] = {"nr_writeback"},
-		[MCG__VM_NR_INACTIVE_FILE] = {"nr_inactive_file"},
-		[MCG__VM_NR_ACTIVE_FILE] = {"nr_active_file"},
-		[MCG__VM_NR_FREE_PAGES] = {"nr_free_pages"},
-		[MCG__VM_NR_DIRTIED] = {"nr_dirtied"},
-		[MCG__VM_NR_WRITTEN] = {"nr_written"},
-		[MCG__VM_DIRTY_THRESH] = {"nr_dirty_threshold"},
-		[MCG__VM_DIRTY_BG_THRESH] = {"nr_dirty_background_threshold"},
-		[MCG__VM_PGSCAN_KSWAPD] = {"pgscan_kswapd"},
-		[MCG__VM_PGSCAN_DIRECT] = {"pgscan_direct"},
-		[MCG__VM_PGSTEAL_KSWAPD] = {"pgsteal_kswapd"},
-		[MCG__VM_PGSTEAL_DIRECT] = {"pgsteal_direct"},
-	};
-	struct mcg__vmstat v = {0};
-
-	v.valid = mcg__kv_pick(text, w, MCG__VM__COUNT, v.v);
-	*ret = v;
-	return v.valid ? 0 : -EINVAL;
 }

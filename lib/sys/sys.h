@@ -70,15 +70,18 @@ struct mcg__kv_want {
 unsigned mcg__kv_pick(const char *text, const struct mcg__kv_want *w, size_t n, uint64_t *vals);
 /* PSI text (memory.pressure, /proc/pressure/memory): 0 or -EINVAL (neither line). */
 int mcg__psi_parse(const char *text, struct mcg_psi *ret);
-/* /proc/meminfo, in bytes. */
-enum { MCG__MI_TOTAL, MCG__MI_FREE, MCG__MI_AVAILABLE, MCG__MI_SWAP_TOTAL, MCG__MI_SWAP_FREE,
-       MCG__MI__COUNT };
-struct mcg__meminfo {
-	unsigned valid; /* bit MCG__MI_x */
-	uint64_t v[MCG__MI__COUNT];
-};
-int mcg__meminfo_parse(const char *text, struct mcg__meminfo *ret);
-int mcg__meminfo_read(const struct mcg_ctx *ctx, struct mcg__meminfo *ret);
+/*
+ * host.c: the one reader of MCG_HOST's files. mcg__host_parse adds what TEXT
+ * (the whole of SRC's file) holds of the table's rows to H: 0, or -EINVAL when
+ * it held none. mcg__host_read reads each source of SOURCES (bits of enum
+ * mcg_host_src) through the ctx's procfs into BUF and parses it into H (which
+ * the caller zeroes): 0, or the -errno of the first file that could not be
+ * read (the others are still read). Rows not found stay absent.
+ */
+int mcg__host_parse(enum mcg_host_src src, const char *text, uint64_t page_size,
+		    struct mcg_host *h);
+int mcg__host_read(const struct mcg_ctx *ctx, unsigned sources, char *buf, size_t len,
+		   struct mcg_host *h);
 /*
  * swap.c: SwapFree of the context's meminfo (/proc's, --proc's, a fixture's) in
  * bytes, the one reader of it (empty's residue and steps, set-limit's preflight,
@@ -87,16 +90,6 @@ int mcg__meminfo_read(const struct mcg_ctx *ctx, struct mcg__meminfo *ret);
  * parses; -errno of the read.
  */
 int mcg__swap_free(const struct mcg_ctx *ctx, uint64_t *ret);
-/* /proc/vmstat, as printed (pages, events). */
-enum { MCG__VM_NR_DIRTY, MCG__VM_NR_WRITEBACK, MCG__VM_NR_INACTIVE_FILE, MCG__VM_NR_ACTIVE_FILE,
-       MCG__VM_NR_FREE_PAGES, MCG__VM_NR_DIRTIED, MCG__VM_NR_WRITTEN, MCG__VM_DIRTY_THRESH,
-       MCG__VM_DIRTY_BG_THRESH, MCG__VM_PGSCAN_KSWAPD, MCG__VM_PGSCAN_DIRECT,
-       MCG__VM_PGSTEAL_KSWAPD, MCG__VM_PGSTEAL_DIRECT, MCG__VM__COUNT };
-struct mcg__vmstat {
-	unsigned valid; /* bit MCG__VM_x */
-	uint64_t v[MCG__VM__COUNT];
-};
-int mcg__vmstat_parse(const char *text, struct mcg__vmstat *ret);
 
 /*
  * crictl.c: the UID of pod NS/NAME from "CRICTL pods -o json" (crictl's own

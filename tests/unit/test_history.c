@@ -139,11 +139,13 @@ static int write_one(struct mcg_hist_writer *w, int f)
 		{
 			struct mcg_sample_global g = {0};
 
-			g.valid = 1u << MCG_G_MEM_TOTAL | 1u << MCG_G_PGSCAN_KSWAPD;
-			g.v[MCG_G_MEM_TOTAL] = 8ULL << 30;
-			g.v[MCG_G_PGSCAN_KSWAPD] = (uint64_t)f * 500;
-			g.psi_some_valid = true;
-			g.psi_some_avg10 = 1.25;
+			g.host.valid = 1u << MCG_G_MEM_TOTAL | 1u << MCG_G_PGSCAN_KSWAPD |
+				       1u << MCG_G_PSI_SOME_AVG10 | 1u << MCG_G_NR_DIRTIED;
+			g.host.v[MCG_G_MEM_TOTAL] = 8ULL << 30;
+			g.host.v[MCG_G_PGSCAN_KSWAPD] = (uint64_t)f * 500;
+			g.host.v[MCG_G_PSI_SOME_AVG10] = 125; /* hundredths */
+			/* a row past MCG_G__RECORDED: not stored (the format stays) */
+			g.host.v[MCG_G_NR_DIRTIED] = 77;
 			g.delayacct = 1;
 			mcg_hist_writer_set_global(w, &g);
 		}
@@ -199,11 +201,11 @@ static void check_frame(const struct mcg_hist_frame *fr, int f)
 		}
 	}
 	/* the system-wide values, and their rates as live */
-	assert_true(fr->snap->global.valid == (1u << MCG_G_MEM_TOTAL | 1u << MCG_G_PGSCAN_KSWAPD));
-	assert_true(fr->snap->global.v[MCG_G_MEM_TOTAL] == 8ULL << 30);
-	assert_true(fr->snap->global.v[MCG_G_PGSCAN_KSWAPD] == (uint64_t)f * 500);
-	assert_true(fr->snap->global.psi_some_valid && !fr->snap->global.psi_full_valid);
-	assert_true(fr->snap->global.psi_some_avg10 == 1.25);
+	assert_true(fr->snap->global.host.valid == (1u << MCG_G_MEM_TOTAL | 1u << MCG_G_PGSCAN_KSWAPD |
+						    1u << MCG_G_PSI_SOME_AVG10));
+	assert_true(fr->snap->global.host.v[MCG_G_MEM_TOTAL] == 8ULL << 30);
+	assert_true(fr->snap->global.host.v[MCG_G_PGSCAN_KSWAPD] == (uint64_t)f * 500);
+	assert_true(mcg_host_percent(&fr->snap->global.host, MCG_G_PSI_SOME_AVG10) == 1.25);
 	assert_int_equal(fr->snap->global.delayacct, 1);
 	if (fr->snap->global.rate_valid)
 		assert_true(fr->snap->global.rate[MCG_G_PGSCAN_KSWAPD] == 100.0);

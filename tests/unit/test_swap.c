@@ -86,27 +86,10 @@ static void test_swap_free_cases(void **state)
 	}
 }
 
-/* The overflow guard keeps the other keys of the same file. */
-static void test_meminfo_overflow_keeps_others(void **state)
-{
-	struct mcg__meminfo m;
-
-	(void)state;
-	assert_int_equal(mcg__meminfo_parse("MemTotal: 16 kB\nSwapFree: 18014398509481984 kB\n", &m),
-			 0);
-	assert_true(m.valid & 1u << MCG__MI_TOTAL);
-	assert_int_equal(m.v[MCG__MI_TOTAL], 16 * 1024);
-	assert_false(m.valid & 1u << MCG__MI_SWAP_FREE);
-	/* the largest that fits */
-	assert_int_equal(mcg__meminfo_parse("SwapFree: 18014398509481983 kB\n", &m), 0);
-	assert_int_equal(m.v[MCG__MI_SWAP_FREE], 18014398509481983ULL * 1024);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_swap_free_cases),
-		cmocka_unit_test(test_meminfo_overflow_keeps_others),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

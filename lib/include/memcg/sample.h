@@ -57,29 +57,15 @@ static inline bool mcg_sample_rate_has(const struct mcg_sample_row *r, enum mcg_
 	return mcg_keyset_has(&r->rate_valid, k);
 }
 
+/*
+ * The host-wide counters of a sample (MCG_HOST, memcg/host.h): the one
+ * reader's struct, the rates of its rate rows, delay accounting.
+ */
 struct mcg_sample_global {
-	uint64_t valid; /* bit g: v[g] known */
-	uint64_t v[16];
-	double rate[16];
-	uint64_t rate_valid;
-	double psi_some_avg10, psi_full_avg10;
-	bool psi_some_valid, psi_full_valid;
+	struct mcg_host host;
+	double rate[MCG_G__COUNT];
+	uint64_t rate_valid; /* bit g: rate[g] known (rows whose desc says rate) */
 	int delayacct; /* /proc/sys/kernel/task_delayacct: 1, 0, -1 unknown */
-};
-/* Indexes into mcg_sample_global.v: bytes, or page counts for the vmstat events. */
-enum mcg_global_id {
-	MCG_G_MEM_TOTAL,
-	MCG_G_MEM_AVAILABLE,
-	MCG_G_MEM_FREE,
-	MCG_G_DIRTY, /* nr_dirty, bytes */
-	MCG_G_WRITEBACK,
-	MCG_G_DIRTY_THRESH, /* nr_dirty_threshold, bytes */
-	MCG_G_DIRTY_BG_THRESH,
-	MCG_G_PGSCAN_KSWAPD, /* /proc/vmstat, pages */
-	MCG_G_PGSCAN_DIRECT,
-	MCG_G_PGSTEAL_KSWAPD,
-	MCG_G_PGSTEAL_DIRECT,
-	MCG_G__COUNT
 };
 
 struct mcg_snapshot {

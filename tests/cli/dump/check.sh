@@ -3,7 +3,7 @@
 # format against the expected files here (MCG_UPDATE=1 rewrites them), the fields -o takes,
 # events in time order, recorded names (also as a CGROUP argument after the cgroup is gone),
 # the errors a script sees (unknown cgroup 64, empty window 1), the time-zone rule and
-# --output-file's atomic replace.
+# --output-file's atomic replace; a store of the old writer (old-format/) read as it was.
 # usage: check.sh MEMCGCTL MK-STORE FIXTURES
 set -u
 bin=$(realpath "$1") mk=$(realpath "$2") fixtures=$(realpath "$3")
@@ -92,6 +92,16 @@ d --csv --output-file "$tmp/nodir/x.csv" 2>/dev/null
 [ $? = 64 ] || fail "--output-file in a missing directory: not 64"
 left=$(ls -A "$tmp/w" | grep -v -x -e out.csv -e keep.csv -e link -e target)
 [ -z "$left" ] || fail "files left behind: $left"
+
+# a store the writer of 3cac62d (before MCG_HOST) wrote with record on the v1 fixture, PSI
+# 12.34/0.57: the host rows and PSI read back as that commit's dump and top --replay said
+# (old-format/*.out); the frames keep the rows of MCG_HOST_RECORDED only
+mkdir -m 750 "$tmp/old"
+cp "$here"/old-format/*.seg "$tmp/old/"
+"$bin" --root "$fixtures/v1/cgroup" --json dump --store "$tmp/old" >"$tmp/old.json" 2>&1
+diff -u "$here/old-format/dump.json.out" "$tmp/old.json" || fail "dump of the old store differs"
+"$bin" --root "$fixtures/v1/cgroup" top --replay -b -n 3 --store "$tmp/old" >"$tmp/old.top" 2>&1
+diff -u "$here/old-format/top-replay.out" "$tmp/old.top" || fail "top --replay of the old store differs"
 
 [ $rc = 0 ] && echo "dump: every case as expected"
 exit $rc
