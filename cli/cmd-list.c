@@ -79,6 +79,7 @@ enum {
 	L_PEAK,
 	L_SWAP,
 	L_SHMEM,
+	L_WSET,
 	L_PROCS,
 	L_DEPTH,
 	L_UNIT,
@@ -102,6 +103,8 @@ static struct out_col list_cols[L__COUNT] = {
 	[L_PEAK] = {NULL, NULL, "highest usage recorded", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
 	[L_SWAP] = {NULL, NULL, "swap used", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
 	[L_SHMEM] = {NULL, NULL, "shared memory and tmpfs", OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
+	[L_WSET] = {NULL, NULL, "working set as the kubelet counts it: usage - inactive file",
+		    OUT_BYTES, OUT_RIGHT | OUT_EXTRA, 0},
 	[L_PROCS] = {NULL, NULL, "processes in the cgroup", OUT_U64, OUT_RIGHT | OUT_EXTRA, 0},
 	[L_DEPTH] = {"DEPTH", "depth", "levels below the CGROUP argument", OUT_U64,
 		     OUT_RIGHT | OUT_EXTRA, 0},
@@ -121,6 +124,7 @@ static const int list_id[L__COUNT] = {
 	[L_DIRTY] = MCG_K_DIRTY,     [L_WB] = MCG_K_WRITEBACK,	      [L_HIGH] = MCG_K_HIGH,
 	[L_LOW] = MCG_K_LOW,	     [L_MIN] = MCG_K_MIN,	      [L_PEAK] = MCG_K_PEAK,
 	[L_SWAP] = MCG_K_SWAP_USAGE, [L_SHMEM] = MCG_K_SHMEM,	      [L_PROCS] = MCG_K_NR_PROCS,
+	[L_WSET] = MCG_F_WORKING_SET,
 	[L_DEPTH] = -1,		     [L_UNIT] = -1,		      [L_CONTAINER] = -1,
 	[L_POD] = -1,
 };
@@ -158,6 +162,7 @@ static void fill(const struct list_state *w, struct out_row *r, const char *path
 	const char *base = strrchr(path, '/');
 	char unit[256];
 	double pct;
+	uint64_t ws;
 	size_t c;
 
 	out_cell_str(r, L_CGROUP, path);
@@ -169,6 +174,8 @@ static void fill(const struct list_state *w, struct out_row *r, const char *path
 			out_cell_u64(r, c, rec->v[list_id[c]]);
 	if (mcg_field_usage_percent(rec, &pct))
 		out_cell_num(r, L_PCT, pct);
+	if (mcg_field_working_set(rec, &ws))
+		out_cell_u64(r, L_WSET, ws);
 	out_cell_u64(r, L_DEPTH, (uint64_t)depth);
 	/* from systemd's naming, no D-Bus per row; empty (JSON: absent) where none */
 	if (out_table_has(w->t, L_UNIT) &&
@@ -189,6 +196,8 @@ static void list_keys(const struct out_table *t, struct mcg_keyset *ks)
 		mcg_keyset_add(ks, MCG_K_USAGE);
 		mcg_keyset_add(ks, MCG_K_LIMIT);
 	}
+	if (out_table_has(t, L_WSET))
+		mcg_field_working_set_keys(ks);
 }
 
 static void fill_container(struct out_row *r, const char *path)

@@ -71,6 +71,20 @@ bool mcg_field_usage_percent(const struct mcg_record *r, double *ret)
 	return true;
 }
 
+bool mcg_field_working_set(const struct mcg_record *r, uint64_t *ret)
+{
+	if (!mcg_record_has(r, MCG_K_USAGE) || !mcg_record_has(r, MCG_K_INACTIVE_FILE))
+		return false;
+	*ret = mcg__sat_sub(r->v[MCG_K_USAGE], r->v[MCG_K_INACTIVE_FILE]);
+	return true;
+}
+
+void mcg_field_working_set_keys(struct mcg_keyset *ks)
+{
+	mcg_keyset_add(ks, MCG_K_USAGE);
+	mcg_keyset_add(ks, MCG_K_INACTIVE_FILE);
+}
+
 uint64_t mcg_field_kernel_floor(const struct mcg_record *r, int version)
 {
 	/*

@@ -1,4 +1,4 @@
-/* test_fields.c: the derived values (effective limit, v2 writeback headroom, usage percent, the kernel floor) and dirty's counters on captured v1 and v2 trees and on hand-made lineages, against the files read here. */
+/* test_fields.c: the derived values (effective limit, v2 writeback headroom, usage percent, the kernel floor, the working set) and dirty's counters on captured v1 and v2 trees and on hand-made lineages, against the files read here. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -187,6 +187,65 @@ static void test_dirty_keys(void **state)
 	mcg_keyset_add(&k1, MCG_K_SWAP_USAGE);
 	mcg_dirty_keys(1, &k1);
 	assert_true(mcg_keyset_has(&k1, MCG_K_SWAP_USAGE));
+}
+
+/*
+ * cAdvisor's working set: usage - inactive file, on the captured trees against
+ * the files read here (v1: usage_in_bytes - total_inactive_file, v2:
+ * memory.current - inactive_file), and 0, not a wrapped number, when the
+ * inactive file LRU is the larger (reads that raced).
+ */
+static void test_working_set(void **state)
+{
+	static const struct {
+		const char *fix, *path, *usage, *inactive;
+		int version;
+	} c[] = {
+		{"v1", "/fixture/app", "memory.usage_in_bytes", "total_inactive_file", 1},
+		{"v2-guest", "/fixture/app", "memory.current", "inactive_file", 2},
+		{"v2-guest", "/fixture", "memory.current", "inactive_file", 2},
+	};
+	struct mcg_keyset ks = {{0}};
+	struct mcg_record r;
+	uint64_t ws;
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		char dir[4200], d[4400];
+		struct mcg_ctx *ctx = fixture(c[k].fix, c[k].version, dir, sizeof(dir));
+		struct mcg_group *g;
+		uint64_t usage, inactive;
+
+		snprintf(d, sizeof(d), "%s%s", dir, c[k].path);
+		usage = file_u64(d, c[k].usage);
+		inactive = stat_u64(d, c[k].inactive);
+		assert_true(inactive < usage); /* the fixtures' shape: the plain case */
+		assert_int_equal(mcg_group_open(ctx, c[k].path, &g), 0);
+		assert_int_equal(mcg_group_read_record(g, &r, NULL), 0);
+		assert_true(mcg_field_working_set(&r, &ws));
+		assert_true(ws == usage - inactive);
+		mcg_group_close(g);
+		mcg_ctx_free(ctx);
+	}
+
+	memset(&r, 0, sizeof(r));
+	mcg_record_set(&r, MCG_K_USAGE, 4096);
+	assert_false(mcg_field_working_set(&r, &ws)); /* no inactive_file: unknown, not usage */
+	mcg_record_set(&r, MCG_K_INACTIVE_FILE, 8192);
+	assert_true(mcg_field_working_set(&r, &ws));
+	assert_true(ws == 0);
+	memset(&r, 0, sizeof(r));
+	mcg_record_set(&r, MCG_K_INACTIVE_FILE, 8192);
+	assert_false(mcg_field_working_set(&r, &ws));
+
+	/* the sources, listed beside it: what a one-shot reads for it */
+	mcg_field_working_set_keys(&ks);
+	assert_true(mcg_keyset_has(&ks, MCG_K_USAGE));
+	assert_true(mcg_keyset_has(&ks, MCG_K_INACTIVE_FILE));
+	assert_false(mcg_keyset_has(&ks, MCG_K_LIMIT));
+	assert_string_equal(mcg_json_key(MCG_F_WORKING_SET), "working_set_bytes");
+	assert_string_equal(mcg_header(MCG_F_WORKING_SET), "WORKING_SET");
 }
 
 /* v1: memory.stat's hierarchical_memory_limit is the kernel's answer; the walk agrees with it. */
@@ -438,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_lineages),
 		cmocka_unit_test(test_kernel_floor),
 		cmocka_unit_test(test_dirty_keys),
+		cmocka_unit_test(test_working_set),
 		cmocka_unit_test(test_names),
 	};
 

@@ -40,6 +40,17 @@ MCG_EXPORT uint64_t mcg_field_wb_headroom(const struct mcg_lineage *l, uint64_t 
  * false when either is missing or there is no limit.
  */
 MCG_EXPORT bool mcg_field_usage_percent(const struct mcg_record *r, double *ret);
+/*
+ * The working set as cAdvisor and the kubelet count it (what Kubernetes
+ * evicts and OOM-kills by): usage minus the inactive file LRU (v1's
+ * hierarchical total_inactive_file, v2's inactive_file), 0 when that is the
+ * larger. False when either is missing. It still counts all active page cache,
+ * which `memcgctl size` (NEED) does not; the two side by side show what the
+ * kubelet's number overstates.
+ */
+MCG_EXPORT bool mcg_field_working_set(const struct mcg_record *r, uint64_t *ret);
+/* The counters mcg_field_working_set() reads, added to KS. */
+MCG_EXPORT void mcg_field_working_set_keys(struct mcg_keyset *ks);
 
 /*
  * Row I of ROWS, a table of cgroups in which each row names its parent's
@@ -135,6 +146,7 @@ MCG_EXPORT int mcg_group_effective_limit(const struct mcg_group *g, const struct
 	X(STALL_RATE, "stall_ns_per_s", "STALL")                                                    \
 	X(ASYNC, "async", "ASYNC")                                                                  \
 	X(NEEDED, "needed_bytes", "NEED")                                                           \
+	X(WORKING_SET, "working_set_bytes", "WORKING_SET")                                          \
 	/* dirty: dirty + writeback in percent of the limit and of the page cache */               \
 	X(DIRTY_LIMIT_PERCENT, "limit_percent", "%LIMIT")                                           \
 	X(DIRTY_FILE_PERCENT, "file_percent", "%FILE")                                              \

@@ -1,0 +1,1 @@
+--root @FIX@/v1/cgroup list -o CGROUP,USAGE,FILE,WORKING_SET /fixture

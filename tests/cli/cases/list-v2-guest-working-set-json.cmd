@@ -1,0 +1,1 @@
+--root @FIX@/v2-guest/cgroup --proc @FIX@/v2-guest/proc --json list -o cgroup,usage_bytes,working_set_bytes /fixture
