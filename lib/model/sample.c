@@ -107,6 +107,7 @@ struct mcg_sampler {
 	uint64_t settings;             /* bit f: slot f is a single-value setting (cached) */
 	uint64_t empty_carry;          /* bit f: slot f is carried while the cgroup stays empty */
 	unsigned char slot_key[F_MAX]; /* the counter of a single-value slot */
+	uint64_t slot_one;             /* bit f: slot f's value is that one counter's only */
 	unsigned char cache_col[F_MAX]; /* a slot that may be cached: its column in node->cache */
 	unsigned ncache;
 	unsigned char det_ids[MCG_K__COUNT]; /* the detail files' counters, memory.stat's first */
@@ -787,9 +788,12 @@ static int sampler_plan(struct mcg_sampler *s)
 		if (pass == 0)
 			s->nstat = s->ndet;
 	}
+	s->slot_one = 0;
 	for (c = 0; c < s->plan.nf; c++) {
 		k = mcg_keyset_next(&s->plan.f[c].single, 0);
 		s->slot_key[c] = (unsigned char)(k < MCG_K__COUNT ? k : 0);
+		if (k < MCG_K__COUNT && mcg_keyset_next(&s->plan.f[c].single, k + 1) >= MCG_K__COUNT)
+			s->slot_one |= 1ULL << c;
 	}
 	/* the slots cache_slot() keeps: settings, the carried ones, failcnt */
 	s->ncache = 0;
@@ -1113,7 +1117,11 @@ static void read_slot(struct mcg_sampler *s, struct node *n, int f, struct mcg_r
 		return;
 	if ((n->cached >> f) & 1) {
 		/* a single-value file: the same value for each of its counters */
-		if ((n->cache_has >> f) & 1)
+		if (!((n->cache_has >> f) & 1))
+			return;
+		if ((s->slot_one >> f) & 1) /* the usual case: one counter, no set to walk */
+			mcg_record_set(rec, s->slot_key[f], n->cache[s->cache_col[f]]);
+		else
 			mcg_keyset_foreach(k, &s->plan.f[f].single)
 				mcg_record_set(rec, k, n->cache[s->cache_col[f]]);
 		return;
@@ -1221,7 +1229,7 @@ static void read_detail(struct mcg_sampler *s, struct node *n, struct mcg_record
 		if (carry && !empty)
 			n->cached &= ~(1ULL << f);
 		read_slot(s, n, f, rec, carry ? &ferr : NULL);
-		if (carry)
+		if (carry && !((n->cached >> f) & 1))
 			cache_slot(s, n, f, rec, !ferr);
 		ferr = 0;
 	}
@@ -1302,9 +1310,10 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 	for (f = 0; f < (int)s->plan.nf; f++)
 		if ((s->settings >> f) & 1)
 			read_slot(s, n, f, rec, &err);
+	/* kept once read; a value that came from the cache is there already */
 	if (!err)
 		for (f = 0; f < (int)s->plan.nf; f++)
-			if ((s->settings >> f) & 1)
+			if (((s->settings & ~n->cached) >> f) & 1)
 				cache_slot(s, n, f, rec, true);
 	/*
 	 * failcnt counts charges that hit this cgroup's own limit (page_counter_try_charge,
@@ -1315,7 +1324,8 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 		if (!mcg_record_has(rec, MCG_K_LIMIT) || rec->v[MCG_K_LIMIT] != MCG_MAX)
 			n->cached &= ~(1ULL << s->sl_failcnt);
 		read_slot(s, n, s->sl_failcnt, rec, &err);
-		cache_slot(s, n, s->sl_failcnt, rec, !err);
+		if (!((n->cached >> s->sl_failcnt) & 1))
+			cache_slot(s, n, s->sl_failcnt, rec, !err);
 	}
 	if (passing) {
 		row->stale = 0;
