@@ -63,9 +63,12 @@ sum=$(jq -r "select(.sample > 1) | \"\\(.interval_ns / 1e9) \\(.cgroups[0].per_s
 	awk '{ s += $1 * $2 } END { printf "%.0f", s }')
 assert_near "sum of rate x interval" "$since" "$sum" 3 8
 if [ "$MCG_CGVER" = 2 ]; then
-	# the kernel splits steal into kswapd and direct; scans are at least the steals
-	sc=$(jq -r 'select(.sample == 8) | .cgroups[0].since_start.pgscan' "$MCG_TMP/top.json")
-	assert_le "pgscan >= pgsteal" "$since" "$sc"
+	# the kernel counts a batch's scan when it isolates it and its steal after reclaiming
+	# it, so the cgroup's totals (it is new: both started at 0) always have scans >= steals;
+	# two samples' differences need not (a batch scanned before the first and stolen after
+	# it: 16,438 stolen against 16,408 scanned in a CI run at load 5)
+	sc=$(jq -r 'select(.sample == 8) | .cgroups[0].counters.pgscan' "$MCG_TMP/top.json")
+	assert_le "pgscan >= pgsteal (the cgroup's totals)" "$last" "$sc"
 	assert_eq "failcnt (absent on v2)" null "$(jq -r '.cgroups[0].counters.failcnt' "$MCG_TMP/top.json" | sort -u)"
 else
 	assert_eq "pgscan (absent on v1)" null "$(jq -r '.cgroups[0].counters.pgscan' "$MCG_TMP/top.json" | sort -u)"
