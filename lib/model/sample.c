@@ -232,6 +232,17 @@ static void node_close_files(struct mcg_sampler *s, struct node *n)
 	}
 }
 
+/* Close N's kept directory descriptor, counting it out of the budget. */
+static void node_close_dir(struct mcg_sampler *s, struct node *n)
+{
+	if (n->dfd >= 0) {
+		close(n->dfd);
+		s->kept--;
+		s->kept_dirs--;
+	}
+	n->dfd = -1;
+}
+
 static void node_free(struct mcg_sampler *s, struct node *n)
 {
 	size_t i;
@@ -245,11 +256,7 @@ static void node_free(struct mcg_sampler *s, struct node *n)
 	if (n->wd >= 0 && s->ifd >= 0)
 		inotify_rm_watch(s->ifd, n->wd);
 	node_close_files(s, n);
-	if (n->dfd >= 0) {
-		close(n->dfd);
-		s->kept--;
-		s->kept_dirs--;
-	}
+	node_close_dir(s, n);
 	free(n->det_v);
 	free(n->det_psi);
 	free(n->cache);
@@ -1688,10 +1695,8 @@ static void fill_rows(struct fill *f, struct node *n, int parent)
 			fill_rows(f, n->kids[i], idx);
 done:
 	/* once: the directory is held while its subtree is read, no longer */
-	if ((f->s->flags & MCG_SAMPLER_ONCE) && n->dfd >= 0) {
-		close(n->dfd);
-		n->dfd = -1;
-	}
+	if (f->s->flags & MCG_SAMPLER_ONCE)
+		node_close_dir(f->s, n);
 }
 
 /*
