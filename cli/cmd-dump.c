@@ -258,14 +258,14 @@ static const char *rate_col(enum mcg_key k, char *buf, size_t len)
 }
 
 /* The value of K as printed: the record's times the names table's scale (PSI: us read, ns printed). */
-static uint64_t val(const struct mcg_record *rec, enum mcg_key k)
+static uint64_t val(const struct mcg_sample_row *r, enum mcg_key k)
 {
-	return rec->v[k] * mcg_value_names(k)->scale;
+	return mcg_sample_get(r, k, 0) * mcg_value_names(k)->scale;
 }
 
 static double rate_val(const struct mcg_sample_row *r, enum mcg_key k)
 {
-	return r->rate[k] * (double)mcg_value_names(k)->scale;
+	return mcg_sample_rate(r, k) * (double)mcg_value_names(k)->scale;
 }
 
 static bool bytes(enum mcg_key k)
@@ -620,14 +620,14 @@ static void print_json(struct dump *d, const struct mcg_hist_frame *f, const boo
 		jw_string(o, "cgroup", r->path);
 		if (f->names && f->names[i] && d->want_name)
 			jw_string(o, "name", f->names[i]);
-		mcg_keyset_foreach(k, &r->rec.valid)
+		mcg_keyset_foreach(k, &r->valid)
 		{
 			if (!d->want_val[k])
 				continue;
 			if (bytes(k))
-				jw_bytes(o, col(k, name, sizeof(name)), r->rec.v[k], true);
+				jw_bytes(o, col(k, name, sizeof(name)), mcg_sample_get(r, k, 0), true);
 			else
-				jw_u64(o, col(k, name, sizeof(name)), val(&r->rec, k));
+				jw_u64(o, col(k, name, sizeof(name)), val(r, k));
 		}
 		for (k = 0; k < MCG_K__COUNT; k++)
 			any |= d->want_rate[k];
@@ -720,8 +720,8 @@ static void csv_line(struct dump *d, uint64_t time_ns, const char *cgroup, const
 			break;
 		case F_VAL:
 			/* absent and unlimited are both empty */
-			if (r && mcg_record_has(&r->rec, k) && !(bytes(k) && r->rec.v[k] == MCG_MAX))
-				fprintf(o, "%llu", (unsigned long long)val(&r->rec, k));
+			if (r && mcg_sample_has(r, k) && !(bytes(k) && mcg_sample_get(r, k, 0) == MCG_MAX))
+				fprintf(o, "%llu", (unsigned long long)val(r, k));
 			break;
 		case F_RATE:
 			if (r && mcg_sample_rate_has(r, k))
@@ -748,7 +748,6 @@ static void csv_line(struct dump *d, uint64_t time_ns, const char *cgroup, const
 static void text_row(struct dump *d, const struct mcg_hist_frame *f, size_t i)
 {
 	const struct mcg_sample_row *r = &f->snap->rows[i];
-	const struct mcg_record *rec = &r->rec;
 	static const enum mcg_key ks[6] = {MCG_K_USAGE, MCG_K_LIMIT, MCG_K_ANON,
 					   MCG_K_FILE,	MCG_K_DIRTY, MCG_K_WRITEBACK};
 	const char *name = f->names ? f->names[i] : NULL;
@@ -786,10 +785,10 @@ static void text_row(struct dump *d, const struct mcg_hist_frame *f, size_t i)
 			snprintf(cell, sizeof(cell), "-");
 			if (fl->kind == F_TS)
 				snprintf(cell, sizeof(cell), "%llu", (unsigned long long)f->time_ns);
-			else if (fl->kind == F_VAL && mcg_record_has(rec, k) && bytes(k))
-				cli_size(rec->v[k], cell, sizeof(cell));
-			else if (fl->kind == F_VAL && mcg_record_has(rec, k))
-				snprintf(cell, sizeof(cell), "%llu", (unsigned long long)val(rec, k));
+			else if (fl->kind == F_VAL && mcg_sample_has(r, k) && bytes(k))
+				cli_size(mcg_sample_get(r, k, 0), cell, sizeof(cell));
+			else if (fl->kind == F_VAL && mcg_sample_has(r, k))
+				snprintf(cell, sizeof(cell), "%llu", (unsigned long long)val(r, k));
 			else if (fl->kind == F_RATE && mcg_sample_rate_has(r, k))
 				snprintf(cell, sizeof(cell), "%.4g", rate_val(r, k));
 			fprintf(o, "%s%s", j ? "  " : "",
@@ -810,8 +809,8 @@ static void text_row(struct dump *d, const struct mcg_hist_frame *f, size_t i)
 		d->header_done = true;
 	}
 	for (j = 0; j < 6; j++) {
-		if (mcg_record_has(rec, ks[j]))
-			cli_size(rec->v[ks[j]], b[j], sizeof(b[j]));
+		if (mcg_sample_has(r, ks[j]))
+			cli_size(mcg_sample_get(r, ks[j], 0), b[j], sizeof(b[j]));
 		else
 			snprintf(b[j], sizeof(b[j]), "-");
 	}
@@ -912,13 +911,13 @@ static int print_om(struct dump *d, const struct mcg_hist_frame *f, const bool *
 		labels = mcg_om_cgroup_labels(r->path, false);
 		if (!labels)
 			return -ENOMEM;
-		mcg_keyset_foreach(k, &r->rec.valid)
+		mcg_keyset_foreach(k, &r->valid)
 		{
 			const struct mcg_key_desc *kd = mcg_key_desc(k);
 
 			if (!d->want_val[k])
 				continue;
-			if (kd->unit == MCG_UNIT_BYTES && r->rec.v[k] == MCG_MAX)
+			if (kd->unit == MCG_UNIT_BYTES && mcg_sample_get(r, k, 0) == MCG_MAX)
 				continue; /* no limit: left out, as export does */
 			if (!d->fam[k] && !(d->fam[k] = tmpfile())) {
 				free(labels);
@@ -926,7 +925,7 @@ static int print_om(struct dump *d, const struct mcg_hist_frame *f, const bool *
 			}
 			mcg_om_metric_name(k, name, sizeof(name));
 			fprintf(d->fam[k], "%s{%s} ", name, labels);
-			om_value(d->fam[k], kd, r->rec.v[k]);
+			om_value(d->fam[k], kd, mcg_sample_get(r, k, 0));
 			fprintf(d->fam[k], " %llu.%03llu\n",
 				(unsigned long long)(f->time_ns / 1000000000ULL),
 				(unsigned long long)(f->time_ns % 1000000000ULL / 1000000ULL));

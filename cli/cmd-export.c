@@ -327,8 +327,8 @@ struct ex_row {
 	uint64_t rd[RD__COUNT];
 	bool has_size; /* memcgctl size kept an answer for it (mcg_size_states_get) */
 	struct mcg_size_state size;
-	/* the counters: the sampler's snapshot row's (held while rendered) */
-	const struct mcg_record *rec;
+	/* the counters: the sampler's snapshot row (held while rendered) */
+	const struct mcg_sample_row *sr;
 };
 
 struct ex_set {
@@ -435,13 +435,14 @@ static bool unlimited(enum mcg_key k, uint64_t v)
 
 /* Row I of the set's rows, for mcg_lineage_of_rows(). */
 static const struct mcg_record *row_lineage(const void *rows, size_t i, long *parent,
-					    const char **path)
+					    const char **path, struct mcg_record *scratch)
 {
 	const struct ex_row *r = &((const struct ex_row *)rows)[i];
 
 	*parent = (long)r->parent;
 	*path = r->path;
-	return r->rec;
+	mcg_sample_record(r->sr, scratch);
+	return scratch;
 }
 
 /*
@@ -457,6 +458,7 @@ static void derive_rows(struct mcg_ctx *ctx, struct ex_set *s, uint64_t page_siz
 	const size_t max = MCG_WALK_MAX_DEPTH + 2;
 	struct mcg_lineage_buf above = {0};
 	const struct mcg_record **lin;
+	struct mcg_record *recs;
 	struct mcg_group *g;
 	struct mcg_lineage l;
 	size_t i, j, na = 0;
@@ -469,14 +471,17 @@ static void derive_rows(struct mcg_ctx *ctx, struct ex_set *s, uint64_t page_siz
 		mcg_group_close(g);
 	}
 	lin = malloc((max + na) * sizeof(*lin));
-	if (!lin) {
+	recs = malloc(max * sizeof(*recs));
+	if (!lin || !recs) {
+		free(lin);
+		free(recs);
 		mcg_lineage_free(&above);
 		return;
 	}
 	for (i = 0; i < s->n; i++) {
 		struct ex_row *row = &s->rows[i];
 
-		mcg_lineage_of_rows(s->rows, s->n, i, row_lineage, lin, max, &l);
+		mcg_lineage_of_rows(s->rows, s->n, i, row_lineage, lin, recs, max, &l);
 		row->headroom = mcg_field_wb_headroom(&l, page_size);
 		/* the rows up to the top, then the top's ancestors */
 		for (j = 0; j < na && !l.root; j++)
@@ -485,10 +490,11 @@ static void derive_rows(struct mcg_ctx *ctx, struct ex_set *s, uint64_t page_siz
 			l.n += na;
 			l.root = above.l.root;
 		}
-		row->has_eff = s->version == 2 && !mcg_record_has(row->rec, MCG_K_EFFECTIVE_LIMIT) &&
+		row->has_eff = s->version == 2 && !mcg_sample_has(row->sr, MCG_K_EFFECTIVE_LIMIT) &&
 			       mcg_field_effective_limit(2, &l, &row->eff);
 	}
 	free(lin);
+	free(recs);
 	mcg_lineage_free(&above);
 }
 
@@ -503,8 +509,10 @@ static void eval_dirty(struct mcg_ctx *ctx, struct ex_set *s)
 	for (i = 0; i < s->n; i++) {
 		struct ex_row *row = &s->rows[i];
 		struct mcg_dirty_cg c = {0};
+		struct mcg_record rec;
 
-		if (mcg_dirty_cg_from_record(row->rec, s->version, &c) < 0)
+		mcg_sample_record(row->sr, &rec);
+		if (mcg_dirty_cg_from_record(&rec, s->version, &c) < 0)
 			continue;
 		c.headroom = row->headroom;
 		mcg_dirty_cg_eval(&c, s->version, &s->dirty);
@@ -707,9 +715,9 @@ static void render_oom(const struct ex_set *s, struct obuf *f)
 	size_t i;
 
 	for (i = 0; i < s->n; i++) {
-		const struct mcg_record *r = s->rows[i].rec;
+		const struct mcg_sample_row *r = s->rows[i].sr;
 
-		if (!mcg_record_has(r, MCG_K_EV_OOM_KILL))
+		if (!mcg_sample_has(r, MCG_K_EV_OOM_KILL))
 			continue;
 		if (!head) {
 			ob_puts(f, "# HELP memcgctl_oom_kills_total processes the kernel's OOM killer "
@@ -723,7 +731,7 @@ static void render_oom(const struct ex_set *s, struct obuf *f)
 		ob_put(f, "{", 1);
 		ob_puts(f, s->rows[i].labels);
 		ob_put(f, "} ", 2);
-		ob_u64(f, r->v[MCG_K_EV_OOM_KILL], 1);
+		ob_u64(f, mcg_sample_get(r, MCG_K_EV_OOM_KILL, 0), 1);
 		ob_put(f, "\n", 1);
 	}
 }
@@ -774,11 +782,11 @@ static void render(const struct ex_set *s, unsigned fams, struct obuf *f)
 			continue;
 		nl = strlen(name);
 		for (i = 0; i < s->n; i++) {
-			const struct mcg_record *r = s->rows[i].rec;
+			const struct mcg_sample_row *r = s->rows[i].sr;
 			uint64_t v;
 
-			if (mcg_record_has(r, k))
-				v = r->v[k];
+			if (mcg_sample_has(r, k))
+				v = mcg_sample_get(r, k, 0);
 			else if (k == MCG_K_EFFECTIVE_LIMIT && s->rows[i].has_eff)
 				v = s->rows[i].eff; /* derived from the rows (fields.c) */
 			else
@@ -840,7 +848,7 @@ static int collect_snapshot(const struct mcg_snapshot *snap, int depth, struct e
 			set_done(set);
 			return -ENOMEM;
 		}
-		row->rec = &sr->rec;
+		row->sr = sr;
 	}
 	set_done(set);
 	return 0;

@@ -238,6 +238,7 @@ static int list_rows(struct list_state *w, const char *path, int depth)
 	for (i = 0; r == 0 && i < snap->n_rows; i++) {
 		const struct mcg_sample_row *sr = &snap->rows[i];
 		int d = sr->depth > LIST_MAX_DEPTH ? LIST_MAX_DEPTH : sr->depth;
+		struct mcg_record rec;
 		struct out_row *row;
 
 		if (sr->err < 0) {
@@ -250,7 +251,8 @@ static int list_rows(struct list_state *w, const char *path, int depth)
 			break;
 		}
 		w->stack[d] = row;
-		fill(w, row, sr->path, &sr->rec, d);
+		mcg_sample_record(sr, &rec);
+		fill(w, row, sr->path, &rec, d);
 		/* the node's state is read only when a column asks for it */
 		if (out_table_has(w->t, L_CONTAINER) || out_table_has(w->t, L_POD))
 			fill_container(row, sr->path);

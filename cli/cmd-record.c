@@ -270,10 +270,10 @@ static void diff(struct recorder *rc, const struct mcg_snapshot *prev,
 			ev_add(l, MCG_HEV_CREATED, r->path, t);
 		for (j = 0; p && j < sizeof(ev_counters) / sizeof(ev_counters[0]); j++) {
 			enum mcg_key k = ev_counters[j].k;
-			uint64_t now = mcg_record_get(&r->rec, k, 0), was = mcg_record_get(&p->rec, k, 0);
+			uint64_t now = mcg_sample_get(r, k, 0), was = mcg_sample_get(p, k, 0);
 			struct mcg_hist_event *e;
 
-			if (!mcg_record_has(&r->rec, k) || !mcg_record_has(&p->rec, k) || now <= was)
+			if (!mcg_sample_has(r, k) || !mcg_sample_has(p, k) || now <= was)
 				continue;
 			/* v1 failcnt of the root counts every charge that failed anywhere: only cgroups */
 			e = ev_add(l, ev_counters[j].type, r->path, t);

@@ -260,8 +260,8 @@ static int *top_fill(struct out_table *t, const struct mcg_snapshot *s, const st
 					out_cell_bool(row, k, r->async == 1);
 			} else if (top_cols[k].amount) {
 				/* the exact counter, not top_cell_value()'s double */
-				if (mcg_record_has(&r->rec, top_cols[k].counter))
-					out_cell_u64(row, k, r->rec.v[top_cols[k].counter]);
+				if (mcg_sample_has(r, top_cols[k].counter))
+					out_cell_u64(row, k, mcg_sample_get(r, top_cols[k].counter, 0));
 			} else if (top_cell_value(s, r, k, &v)) {
 				if (top_json_type[k] == OUT_U64)
 					out_cell_u64(row, k, v < 0 ? 0 : (uint64_t)v);
@@ -304,7 +304,7 @@ static double counter_scale(enum mcg_key k)
 
 static bool is_event(const struct mcg_sample_row *r, unsigned k)
 {
-	return mcg_key_desc(k)->kind == MCG_KIND_COUNTER && mcg_record_has(&r->rec, k);
+	return mcg_key_desc(k)->kind == MCG_KIND_COUNTER && mcg_sample_has(r, k);
 }
 
 /* The event counters (the amounts are the columns): totals, per second, since top started. */
@@ -313,21 +313,21 @@ static void json_counters(const struct mcg_sample_row *r)
 	unsigned k;
 
 	jw_open_object(stdout, "counters");
-	mcg_keyset_foreach(k, &r->rec.valid)
+	mcg_keyset_foreach(k, &r->valid)
 		if (is_event(r, k))
 			jw_u64(stdout, counter_key(k),
-			       r->rec.v[k] * (uint64_t)counter_scale(k));
+			       mcg_sample_get(r, k, 0) * (uint64_t)counter_scale(k));
 	jw_close_object(stdout);
 	jw_open_object(stdout, "per_second");
 	mcg_keyset_foreach(k, &r->rate_valid)
 		if (is_event(r, k))
-			jw_double(stdout, counter_key(k), r->rate[k] * counter_scale(k));
+			jw_double(stdout, counter_key(k), mcg_sample_rate(r, k) * counter_scale(k));
 	jw_close_object(stdout);
 	jw_open_object(stdout, "since_start");
-	mcg_keyset_foreach(k, &r->rec.valid)
+	mcg_keyset_foreach(k, &r->valid)
 		if (is_event(r, k))
 			jw_u64(stdout, counter_key(k),
-			       r->since[k] * (uint64_t)counter_scale(k));
+			       mcg_sample_since(r, k) * (uint64_t)counter_scale(k));
 	jw_close_object(stdout);
 }
 

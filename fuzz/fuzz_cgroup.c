@@ -114,10 +114,10 @@ static void check_snapshot(const struct mcg_snapshot *snap)
 
 		FZ_CHECK(r->path && r->name, "row %zu has no path", i);
 		FZ_CHECK(r->parent < (int)i, "row %zu: parent %d after it", i, r->parent);
-		FZ_CHECK(keyset_in_range(&r->rec.valid), "row %zu: valid bits past the counters", i);
+		FZ_CHECK(keyset_in_range(&r->valid), "row %zu: valid bits past the counters", i);
 		mcg_keyset_foreach(c, &r->rate_valid) {
-			FZ_CHECK(mcg_record_has(&r->rec, c), "row %zu: a rate for absent counter %u", i, c);
-			FZ_CHECK(!isnan(r->rate[c]), "row %zu: rate %u is NaN", i, c);
+			FZ_CHECK(mcg_sample_has(r, c), "row %zu: a rate for absent counter %u", i, c);
+			FZ_CHECK(!isnan(mcg_sample_rate(r, c)), "row %zu: rate %u is NaN", i, c);
 		}
 	}
 }

@@ -226,27 +226,27 @@ static void detail_fill(struct loop *l)
 	if (l->o->hist) {
 		/* replay: what was recorded, not the cgroup as it is now */
 		overlay_add(l, "cgroup %s as recorded (cgroup v%d)", r->path, l->snap->version);
-		mcg_keyset_foreach(k, &r->rec.valid) {
+		mcg_keyset_foreach(k, &r->valid) {
 			const struct mcg_key_desc *d = mcg_key_desc(k);
 
 			if (d->kind == MCG_KIND_COUNTER)
 				continue;
 			if (d->unit == MCG_UNIT_BYTES)
-				overlay_add(l, "  %-26s %s", d->name, r->rec.v[k] == MCG_MAX ? "max"
-								    : cli_size(r->rec.v[k], b, sizeof(b)));
+				overlay_add(l, "  %-26s %s", d->name, mcg_sample_get(r, k, 0) == MCG_MAX ? "max"
+								    : cli_size(mcg_sample_get(r, k, 0), b, sizeof(b)));
 			else
-				overlay_add(l, "  %-26s %llu", d->name, (unsigned long long)r->rec.v[k]);
+				overlay_add(l, "  %-26s %llu", d->name, (unsigned long long)mcg_sample_get(r, k, 0));
 		}
 		overlay_add(l, "per second over the %.2fs before this sample / total:", l->snap->interval);
-		mcg_keyset_foreach(k, &r->rec.valid) {
+		mcg_keyset_foreach(k, &r->valid) {
 			if (mcg_key_desc(k)->kind != MCG_KIND_COUNTER)
 				continue;
 			if (mcg_sample_rate_has(r, k))
-				overlay_add(l, "  %-26s %12.1f/s %14llu", mcg_key_name(k), r->rate[k],
-					    (unsigned long long)r->rec.v[k]);
+				overlay_add(l, "  %-26s %12.1f/s %14llu", mcg_key_name(k), mcg_sample_rate(r, k),
+					    (unsigned long long)mcg_sample_get(r, k, 0));
 			else
 				overlay_add(l, "  %-26s %14s %14llu", mcg_key_name(k), "-",
-					    (unsigned long long)r->rec.v[k]);
+					    (unsigned long long)mcg_sample_get(r, k, 0));
 		}
 		for (j = 0; l->frame && j < l->frame->nev; j++) {
 			const struct mcg_hist_event *e = &l->frame->ev[j];
@@ -281,15 +281,15 @@ static void detail_fill(struct loop *l)
 			overlay_add(l, "  %-26s %llu", d->name, (unsigned long long)i.rec.v[k]);
 	}
 	overlay_add(l, "per second over the last %.2fs / since top started:", l->snap->interval);
-	mcg_keyset_foreach(k, &r->rec.valid) {
+	mcg_keyset_foreach(k, &r->valid) {
 		if (mcg_key_desc(k)->kind != MCG_KIND_COUNTER)
 			continue;
 		if (mcg_sample_rate_has(r, k))
-			overlay_add(l, "  %-26s %12.1f/s %14llu", mcg_key_name(k), r->rate[k],
-				    (unsigned long long)r->since[k]);
+			overlay_add(l, "  %-26s %12.1f/s %14llu", mcg_key_name(k), mcg_sample_rate(r, k),
+				    (unsigned long long)mcg_sample_since(r, k));
 		else
 			overlay_add(l, "  %-26s %14s %14llu", mcg_key_name(k), "-",
-				    (unsigned long long)r->since[k]);
+				    (unsigned long long)mcg_sample_since(r, k));
 	}
 	if (i.rec.psi.some_valid)
 		overlay_add(l, "  pressure some avg10=%.2f avg60=%.2f avg300=%.2f", i.rec.psi.some.avg10,

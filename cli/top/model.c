@@ -88,7 +88,7 @@ int top_col_find(const char *name)
 
 static bool has(const struct mcg_sample_row *r, enum mcg_key c)
 {
-	return mcg_record_has(&r->rec, c);
+	return mcg_sample_has(r, c);
 }
 
 static bool has_rate(const struct mcg_sample_row *r, enum mcg_key c)
@@ -100,7 +100,7 @@ static bool amount(const struct mcg_sample_row *r, enum mcg_key c, double *ret)
 {
 	if (!has(r, c))
 		return false;
-	*ret = (double)r->rec.v[c];
+	*ret = (double)mcg_sample_get(r, c, 0);
 	return true;
 }
 
@@ -108,7 +108,7 @@ static bool rate(const struct mcg_sample_row *r, enum mcg_key c, double scale, d
 {
 	if (!has_rate(r, c))
 		return false;
-	*ret = r->rate[c] * scale;
+	*ret = mcg_sample_rate(r, c) * scale;
 	return true;
 }
 
@@ -122,8 +122,17 @@ bool top_cell_value(const struct mcg_snapshot *s, const struct mcg_sample_row *r
 	switch (c) {
 	case TOP_NAME:
 		return false;
-	case TOP_PCT:
-		return mcg_field_usage_percent(&r->rec, ret);
+	case TOP_PCT: {
+		/* the two counters it reads, not a whole record a cell */
+		struct mcg_record u;
+
+		memset(&u.valid, 0, sizeof(u.valid));
+		if (mcg_sample_has(r, MCG_K_USAGE))
+			mcg_record_set(&u, MCG_K_USAGE, mcg_sample_get(r, MCG_K_USAGE, 0));
+		if (mcg_sample_has(r, MCG_K_LIMIT))
+			mcg_record_set(&u, MCG_K_LIMIT, mcg_sample_get(r, MCG_K_LIMIT, 0));
+		return mcg_field_usage_percent(&u, ret);
+	}
 	case TOP_RECL:
 		return rate(r, s->version == 2 ? MCG_K_PGSTEAL : MCG_K_PGPGOUT, ps, ret);
 	case TOP_DRECL:
@@ -138,7 +147,7 @@ bool top_cell_value(const struct mcg_snapshot *s, const struct mcg_sample_row *r
 	case TOP_FALL:
 		if (!has_rate(r, MCG_K_USAGE))
 			return false;
-		*ret = r->rate[MCG_K_USAGE] < 0 ? -r->rate[MCG_K_USAGE] : 0;
+		*ret = mcg_sample_rate(r, MCG_K_USAGE) < 0 ? -mcg_sample_rate(r, MCG_K_USAGE) : 0;
 		return true;
 	case TOP_RFLT:
 		return rate(r, MCG_K_REFAULT, 1, ret);
@@ -152,17 +161,17 @@ bool top_cell_value(const struct mcg_snapshot *s, const struct mcg_sample_row *r
 
 		if (!has(r, k))
 			return false;
-		*ret = (double)r->since[k];
+		*ret = (double)mcg_sample_since(r, k);
 		return true;
 	}
 	case TOP_FAIL:
 		return rate(r, MCG_K_FAILCNT, 1, ret);
 	case TOP_SOME:
-		*ret = r->rec.psi.some.avg10;
-		return r->rec.psi.some_valid;
+		*ret = mcg_sample_psi(r)->some.avg10;
+		return mcg_sample_psi(r)->some_valid;
 	case TOP_FULL:
-		*ret = r->rec.psi.full.avg10;
-		return r->rec.psi.full_valid;
+		*ret = mcg_sample_psi(r)->full.avg10;
+		return mcg_sample_psi(r)->full_valid;
 	case TOP_STALL:
 		return rate(r, MCG_K_STALL, 1e-6, ret); /* ns/s -> ms/s */
 	case TOP_ASYNC:
@@ -507,7 +516,7 @@ static struct trend_row *trend_find(const struct top_trend *t, uint64_t id)
 
 static float value_or_nan(const struct mcg_sample_row *r, enum mcg_key k)
 {
-	return has(r, k) ? (float)r->rec.v[k] : NAN;
+	return has(r, k) ? (float)mcg_sample_get(r, k, 0) : NAN;
 }
 
 /* the most of two usages (NAN: absent) */
@@ -594,7 +603,7 @@ int top_trend_push(struct top_trend **tp, const struct mcg_snapshot *s)
 			memmove(w->v, w->v + 1, (TOP_TREND_N - 1) * sizeof(w->v[0]));
 			w->n--;
 		}
-		w->v[w->n++] = has(r, MCG_K_USAGE) ? (double)r->rec.v[MCG_K_USAGE] : NAN;
+		w->v[w->n++] = has(r, MCG_K_USAGE) ? (double)mcg_sample_get(r, MCG_K_USAGE, 0) : NAN;
 	}
 	qsort(nr, s->n_rows, sizeof(*nr), trend_cmp);
 	for (i = 0; i < t->n; i++)

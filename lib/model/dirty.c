@@ -572,18 +572,34 @@ int mcg_dirty_cg_from_snapshot(const struct mcg_snapshot *snap, size_t row, int 
 
 	if (row >= snap->n_rows)
 		return -EINVAL;
-	r = mcg_dirty_cg_from_record(&snap->rows[row].rec, version, &c);
+	{
+		struct mcg_record rec;
+
+		mcg_sample_record(&snap->rows[row], &rec);
+		r = mcg_dirty_cg_from_record(&rec, version, &c);
+	}
 	if (r < 0)
 		return r;
 	if (version == 2) {
 		const struct mcg_record *lin[MCG_WALK_MAX_DEPTH + 1];
+		struct mcg_record *recs;
 		struct mcg_lineage l;
+		size_t max = 0;
+		long k;
 
+		/* a record for the row and each of its ancestors in the snapshot */
+		for (k = (long)row; k >= 0 && (size_t)k < snap->n_rows && max < MCG_ARRAY_SIZE(lin);
+		     k = snap->rows[k].parent)
+			max++;
+		recs = calloc(max ? max : 1, sizeof(*recs));
+		if (!recs)
+			return -ENOMEM;
 		/* mem_cgroup_wb_stats(): this group and its ancestors, not the root */
-		mcg_snapshot_lineage(snap, row, lin, MCG_ARRAY_SIZE(lin), &l);
+		mcg_snapshot_lineage(snap, row, recs, lin, max, &l);
 		c.headroom = mcg_field_wb_headroom(&l, snap->page_size);
 		if (!mcg_field_effective_limit(2, &l, &c.limit))
 			c.limit = MCG_MAX;
+		free(recs);
 	}
 	*ret = c;
 	return 0;
@@ -616,8 +632,7 @@ int mcg_dirty_sampler_scan(struct mcg_dirty_sampler *s, void (*cb)(size_t idx, v
 		const struct mcg_sample_row *row = &snap->rows[r];
 		ssize_t i;
 
-		if (!mcg_record_get(&row->rec, MCG_K_DIRTY, 0) &&
-		    !mcg_record_get(&row->rec, MCG_K_WRITEBACK, 0))
+		if (!mcg_sample_get(row, MCG_K_DIRTY, 0) && !mcg_sample_get(row, MCG_K_WRITEBACK, 0))
 			continue;
 		i = find_node(s, NULL, row->id);
 		if (i < 0) {

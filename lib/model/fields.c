@@ -126,7 +126,8 @@ uint64_t mcg_reclaimable_from_record(const struct mcg_record *r, bool swap)
 }
 
 void mcg_lineage_of_rows(const void *rows, size_t n_rows, size_t row, mcg_lineage_row_fn fn,
-			 const struct mcg_record **buf, size_t max, struct mcg_lineage *ret)
+			 const struct mcg_record **buf, struct mcg_record *scratch, size_t max,
+			 struct mcg_lineage *ret)
 {
 	long k = (long)row;
 	size_t n = 0;
@@ -136,7 +137,8 @@ void mcg_lineage_of_rows(const void *rows, size_t n_rows, size_t row, mcg_lineag
 		const char *path;
 		long parent;
 
-		buf[n++] = fn(rows, (size_t)k, &parent, &path);
+		buf[n] = fn(rows, (size_t)k, &parent, &path, scratch ? &scratch[n] : NULL);
+		n++;
 		if (parent < 0)
 			ret->root = !strcmp(path, "/");
 		k = parent;
@@ -146,19 +148,20 @@ void mcg_lineage_of_rows(const void *rows, size_t n_rows, size_t row, mcg_lineag
 }
 
 static const struct mcg_record *snapshot_row(const void *rows, size_t i, long *parent,
-					     const char **path)
+					     const char **path, struct mcg_record *scratch)
 {
 	const struct mcg_sample_row *r = &((const struct mcg_sample_row *)rows)[i];
 
 	*parent = r->parent;
 	*path = r->path;
-	return &r->rec;
+	mcg_sample_record(r, scratch);
+	return scratch;
 }
 
-void mcg_snapshot_lineage(const struct mcg_snapshot *s, size_t row, const struct mcg_record **buf,
-			  size_t max, struct mcg_lineage *ret)
+void mcg_snapshot_lineage(const struct mcg_snapshot *s, size_t row, struct mcg_record *recs,
+			  const struct mcg_record **buf, size_t max, struct mcg_lineage *ret)
 {
-	mcg_lineage_of_rows(s->rows, s->n_rows, row, snapshot_row, buf, max, ret);
+	mcg_lineage_of_rows(s->rows, s->n_rows, row, snapshot_row, buf, recs, max, ret);
 }
 
 /* ---- reading a lineage ------------------------------------------------- */

@@ -1516,12 +1516,13 @@ void mcg_oom_watch_feed(struct mcg_oom_watch *w, const struct mcg_snapshot *snap
 		const struct mcg_sample_row *r = &snap->rows[i];
 		struct wcg *c;
 
-		if (!mcg_record_has(&r->rec, MCG_K_USAGE) || !(c = find_path(w, r->path)))
+		if (!mcg_sample_has(r, MCG_K_USAGE) || !(c = find_path(w, r->path)))
 			continue;
-		push_point(c, t, r->rec.v[MCG_K_USAGE]);
+		push_point(c, t, mcg_sample_get(r, MCG_K_USAGE, 0));
 		/* a limit changed while no inotify event was seen (a queue overflow) */
-		if (w->version == 1 && !c->thr_pending && mcg_record_has(&r->rec, MCG_K_LIMIT) &&
-		    r->rec.v[MCG_K_LIMIT] < LIMIT_NONE && r->rec.v[MCG_K_LIMIT] != c->thr_lim)
+		if (w->version == 1 && !c->thr_pending && mcg_sample_has(r, MCG_K_LIMIT) &&
+		    mcg_sample_get(r, MCG_K_LIMIT, 0) < LIMIT_NONE &&
+		    mcg_sample_get(r, MCG_K_LIMIT, 0) != c->thr_lim)
 			c->thr_pending = true;
 	}
 }

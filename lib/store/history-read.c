@@ -831,16 +831,24 @@ static struct mcg_snapshot *build(struct mcg_hist_reader *r, const struct mcg_sn
 {
 	struct rseg *s = &r->seg[r->st_seg];
 	struct rframe *f = &s->f[r->st_frame];
-	struct mcg_snapshot *snap = calloc(1, sizeof(*snap));
+	struct mcg_snapshot *snap = NULL;
 	struct rslot **order = NULL;
 	size_t n = 0, j, bytes = 0, o = 0;
 	int stack[MCG_WALK_MAX_DEPTH + 2];
+	struct mcg_keyset keys = {{0}};
 
 	for (j = 0; j < MCG_ARRAY_SIZE(stack); j++)
 		stack[j] = -1;
-	if (!snap)
+	for (j = 0; j < r->nslot; j++)
+		if (r->slot[j].live)
+			n++;
+	/* the rows' columns: the counters the segment stores */
+	for (j = 0; j < s->nkeys; j++)
+		if (s->map[j] >= 0)
+			mcg_keyset_add(&keys, (enum mcg_key)s->map[j]);
+	if (mcg_snapshot_new(&keys, n, &snap) < 0)
 		return NULL;
-	snap->refs = 1;
+	n = 0;
 	snap->version = s->version;
 	snap->page_size = s->page_size;
 	snap->mono_ns = f->time_ns;
@@ -851,10 +859,9 @@ static struct mcg_snapshot *build(struct mcg_hist_reader *r, const struct mcg_sn
 			n++;
 			bytes += strlen(r->slot[j].path) + 1;
 		}
-	snap->rows = calloc(n ? n : 1, sizeof(*snap->rows));
 	snap->strings = malloc(bytes ? bytes : 1);
 	order = malloc((n ? n : 1) * sizeof(*order));
-	if (!snap->rows || !snap->strings || !order) {
+	if (!snap->strings || !order) {
 		free(order);
 		mcg_snapshot_unref(snap);
 		return NULL;
@@ -921,7 +928,7 @@ static struct mcg_snapshot *build(struct mcg_hist_reader *r, const struct mcg_sn
 		row->async = -1;
 		for (b = 0; b < s->nkeys; b++)
 			if ((sl->valid[b / 8] >> (b % 8) & 1) && s->map[b] >= 0)
-				mcg_record_set(&row->rec, (enum mcg_key)s->map[b], sl->v[b]);
+				mcg_sample_set(row, (enum mcg_key)s->map[b], sl->v[b]);
 	}
 	snap->n_rows = n;
 	/* a subtree's recording starts at depth 0, as the live sampler's walk does */

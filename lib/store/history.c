@@ -291,6 +291,7 @@ struct wslot {
 	char *name; /* the display name, NULL: none (yet) */
 	bool live, seen;
 	const struct mcg_record *rec; /* this frame's */
+	const struct mcg_sample_row *row; /* or its snapshot row's, when REC is NULL */
 	uint8_t valid[MCG__HIST_VBYTES];
 	uint64_t v[MCG_K__COUNT];
 };
@@ -691,9 +692,13 @@ static int put_row(struct mcg_hist_writer *w, struct wslot *s)
 	unsigned k, nd = 0;
 	uint8_t flags = 0;
 	bool moved = false;
+	struct mcg_record rec;
 	int r;
 
-	valid_bytes(s->rec, vb);
+	/* a snapshot's row holds its own columns: a whole record for this row alone */
+	if (!s->rec)
+		mcg_sample_record(s->row, &rec);
+	valid_bytes(s->rec ? s->rec : &rec, vb);
 	if (memcmp(vb, s->valid, sizeof(vb)))
 		flags |= 1;
 	for (k = 0; k < MCG_K__COUNT; k++) {
@@ -701,7 +706,7 @@ static int put_row(struct mcg_hist_writer *w, struct wslot *s)
 
 		if (!(vb[k / 8] >> (k % 8) & 1))
 			continue;
-		v = s->rec->v[k];
+		v = s->rec ? s->rec->v[k] : rec.v[k];
 		if (v != s->v[k]) {
 			mask[k / 8] |= (uint8_t)(1u << (k % 8));
 			d[nd++] = mcg_hist_zigzag((int64_t)(v - s->v[k]));
@@ -726,8 +731,10 @@ static int put_row(struct mcg_hist_writer *w, struct wslot *s)
 	return 0;
 }
 
-int mcg_hist_write(struct mcg_hist_writer *w, uint64_t time_ns, const struct mcg_hist_cgroup *cg,
-		   size_t n, const struct mcg_hist_event *ev, size_t nev)
+/* A sample of CG; with ROWS (a snapshot's), each cgroup's counters are its row's (rec NULL). */
+static int write_sample(struct mcg_hist_writer *w, uint64_t time_ns,
+			const struct mcg_hist_cgroup *cg, const struct mcg_sample_row *rows,
+			size_t n, const struct mcg_hist_event *ev, size_t nev)
 {
 	bool key;
 	size_t i, nadd = 0, ndel = 0, nlive = 0, start;
@@ -768,6 +775,7 @@ int mcg_hist_write(struct mcg_hist_writer *w, uint64_t time_ns, const struct mcg
 		}
 		s->seen = true;
 		s->rec = cg[i].rec;
+		s->row = rows ? &rows[i] : NULL;
 	}
 	w->raw.len = 0;
 	nadd = w->nslot - start;
@@ -817,6 +825,12 @@ int mcg_hist_write(struct mcg_hist_writer *w, uint64_t time_ns, const struct mcg
 	return 0;
 }
 
+int mcg_hist_write(struct mcg_hist_writer *w, uint64_t time_ns, const struct mcg_hist_cgroup *cg,
+		   size_t n, const struct mcg_hist_event *ev, size_t nev)
+{
+	return write_sample(w, time_ns, cg, NULL, n, ev, nev);
+}
+
 int mcg_hist_write_snapshot(struct mcg_hist_writer *w, uint64_t time_ns,
 			    const struct mcg_snapshot *snap, const struct mcg_hist_event *ev,
 			    size_t nev)
@@ -830,11 +844,11 @@ int mcg_hist_write_snapshot(struct mcg_hist_writer *w, uint64_t time_ns,
 	for (i = 0; i < snap->n_rows; i++) {
 		cg[i].path = snap->rows[i].path;
 		cg[i].id = snap->rows[i].id;
-		cg[i].rec = &snap->rows[i].rec;
+		cg[i].rec = NULL;
 		cg[i].name = NULL;
 	}
 	mcg_hist_writer_set_global(w, &snap->global);
-	r = mcg_hist_write(w, time_ns, cg, snap->n_rows, ev, nev);
+	r = write_sample(w, time_ns, cg, snap->rows, snap->n_rows, ev, nev);
 	free(cg);
 	return r;
 }

@@ -468,13 +468,14 @@ static void test_reserve_pagesets(void **state)
 /* v2: the headroom and the limit come from the rows of the ancestors, not the root. */
 static void test_from_snapshot_v2(void **state)
 {
-	struct mcg_sample_row rows[3];
-	struct mcg_snapshot snap;
+	struct mcg_snapshot snap, *held;
+	struct mcg_sample_row *rows;
 	struct mcg_dirty_cg c;
 	const uint64_t M = 1 << 20, ps = 4096;
 
 	(void)state;
-	memset(rows, 0, sizeof(rows));
+	assert_int_equal(mcg_snapshot_new(NULL, 3, &held), 0);
+	rows = held->rows;
 	memset(&snap, 0, sizeof(snap));
 	snap.version = 2;
 	snap.page_size = ps;
@@ -484,18 +485,18 @@ static void test_from_snapshot_v2(void **state)
 	rows[1].path = "/a";
 	rows[2].path = "/a/b";
 	rows[0].parent = -1; /* the root: no limits of its own count */
-	mcg_record_set(&rows[0].rec, MCG_K_LIMIT, 1 * M);
-	mcg_record_set(&rows[0].rec, MCG_K_USAGE, 1 * M);
+	mcg_sample_set(&rows[0], MCG_K_LIMIT, 1 * M);
+	mcg_sample_set(&rows[0], MCG_K_USAGE, 1 * M);
 	rows[1].parent = 0; /* /a: max 100M, usage 60M: 40M of room */
-	mcg_record_set(&rows[1].rec, MCG_K_LIMIT, 100 * M);
-	mcg_record_set(&rows[1].rec, MCG_K_HIGH, MCG_MAX);
-	mcg_record_set(&rows[1].rec, MCG_K_USAGE, 60 * M);
+	mcg_sample_set(&rows[1], MCG_K_LIMIT, 100 * M);
+	mcg_sample_set(&rows[1], MCG_K_HIGH, MCG_MAX);
+	mcg_sample_set(&rows[1], MCG_K_USAGE, 60 * M);
 	rows[2].parent = 1; /* /a/b: high 80M, usage 50M: 30M of room */
-	mcg_record_set(&rows[2].rec, MCG_K_LIMIT, MCG_MAX);
-	mcg_record_set(&rows[2].rec, MCG_K_HIGH, 80 * M);
-	mcg_record_set(&rows[2].rec, MCG_K_USAGE, 50 * M);
-	mcg_record_set(&rows[2].rec, MCG_K_DIRTY, 10 * M);
-	mcg_record_set(&rows[2].rec, MCG_K_WRITEBACK, 0);
+	mcg_sample_set(&rows[2], MCG_K_LIMIT, MCG_MAX);
+	mcg_sample_set(&rows[2], MCG_K_HIGH, 80 * M);
+	mcg_sample_set(&rows[2], MCG_K_USAGE, 50 * M);
+	mcg_sample_set(&rows[2], MCG_K_DIRTY, 10 * M);
+	mcg_sample_set(&rows[2], MCG_K_WRITEBACK, 0);
 	assert_int_equal(mcg_dirty_cg_from_snapshot(&snap, 2, 2, &c), 0);
 	assert_true(c.dirty == 10 * M);
 	assert_true(c.headroom == 30 * M / ps);
@@ -508,10 +509,11 @@ static void test_from_snapshot_v2(void **state)
 	snap.n_rows = 2;
 	rows[1].parent = -1;
 	rows[2].parent = 0;
-	mcg_record_set(&rows[1].rec, MCG_K_LIMIT, 70 * M);
+	mcg_sample_set(&rows[1], MCG_K_LIMIT, 70 * M);
 	assert_int_equal(mcg_dirty_cg_from_snapshot(&snap, 1, 2, &c), 0);
 	assert_true(c.headroom == 10 * M / ps);
 	assert_true(c.limit == 70 * M);
+	mcg_snapshot_unref(held);
 }
 
 int main(void)

@@ -349,10 +349,12 @@ struct trow {
 	struct mcg_record rec;
 };
 
-static const struct mcg_record *trow_at(const void *rows, size_t i, long *parent, const char **path)
+static const struct mcg_record *trow_at(const void *rows, size_t i, long *parent, const char **path,
+					 struct mcg_record *scratch)
 {
 	const struct trow *r = &((const struct trow *)rows)[i];
 
+	(void)scratch; /* its rows hold their records */
 	*parent = r->parent;
 	*path = r->path;
 	return &r->rec;
@@ -368,30 +370,30 @@ static void test_lineage_of_rows(void **state)
 	struct mcg_lineage l;
 
 	(void)state;
-	mcg_lineage_of_rows(t, 5, 2, trow_at, buf, 8, &l);
+	mcg_lineage_of_rows(t, 5, 2, trow_at, buf, NULL, 8, &l);
 	assert_int_equal(l.n, 3);
 	assert_true(l.root);
 	assert_ptr_equal(l.rec, buf);
 	assert_ptr_equal(buf[0], &t[2].rec);
 	assert_ptr_equal(buf[1], &t[1].rec);
 	assert_ptr_equal(buf[2], &t[0].rec);
-	mcg_lineage_of_rows(t, 5, 3, trow_at, buf, 8, &l);
+	mcg_lineage_of_rows(t, 5, 3, trow_at, buf, NULL, 8, &l);
 	assert_int_equal(l.n, 2);
 	assert_ptr_equal(buf[1], &t[0].rec);
 	/* room for two: cut there, and the root is not reached */
-	mcg_lineage_of_rows(t, 5, 2, trow_at, buf, 2, &l);
+	mcg_lineage_of_rows(t, 5, 2, trow_at, buf, NULL, 2, &l);
 	assert_int_equal(l.n, 2);
 	assert_false(l.root);
 	/* a subtree's table: its first row is not the root */
 	t[0].path = "/sub";
-	mcg_lineage_of_rows(t, 5, 2, trow_at, buf, 8, &l);
+	mcg_lineage_of_rows(t, 5, 2, trow_at, buf, NULL, 8, &l);
 	assert_int_equal(l.n, 3);
 	assert_false(l.root);
 	/* a parent outside the table ends the walk (never read past it) */
-	mcg_lineage_of_rows(t, 5, 4, trow_at, buf, 8, &l);
+	mcg_lineage_of_rows(t, 5, 4, trow_at, buf, NULL, 8, &l);
 	assert_int_equal(l.n, 1);
 	assert_false(l.root);
-	mcg_lineage_of_rows(t, 5, 7, trow_at, buf, 8, &l);
+	mcg_lineage_of_rows(t, 5, 7, trow_at, buf, NULL, 8, &l);
 	assert_int_equal(l.n, 0);
 }
 

@@ -295,7 +295,7 @@ static void once_record(struct mcg_ctx *ctx, const char *path, const struct mcg_
 	assert_int_equal(mcg_sampler_sample(s, &snap), 0);
 	assert_int_equal(snap->n_rows, 1);
 	assert_int_equal(snap->rows[0].err, 0);
-	*rec = snap->rows[0].rec;
+	mcg_sample_record(&snap->rows[0], rec);
 	mcg_snapshot_unref(snap);
 	mcg_sampler_free(s);
 }

@@ -195,9 +195,9 @@ static void check_frame(const struct mcg_hist_frame *fr, int f)
 		assert_true(c >= 0);
 		rec_at(c, f, &want);
 		for (k = 0; k < MCG_K__COUNT; k++) {
-			assert_int_equal(mcg_record_has(&row->rec, k), mcg_record_has(&want, k));
+			assert_int_equal(mcg_sample_has(row, k), mcg_record_has(&want, k));
 			if (mcg_record_has(&want, k))
-				assert_true(row->rec.v[k] == want.v[k]);
+				assert_true(mcg_sample_get(row, k, 0) == want.v[k]);
 		}
 	}
 	/* the system-wide values, and their rates as live */
@@ -267,11 +267,11 @@ static void test_round_trip(void **state)
 		if (f > 0 && f != 8) {
 			const struct mcg_sample_row *row = &fr->snap->rows[1];
 
-			unsigned k = MCG_K_PGFAULT + (mcg_record_has(&row->rec, MCG_K_PGFAULT) ? 0 : 1);
+			unsigned k = MCG_K_PGFAULT + (mcg_sample_has(row, MCG_K_PGFAULT) ? 0 : 1);
 
 			assert_true(mcg_key_desc(k)->kind == MCG_KIND_COUNTER);
 			assert_true(mcg_sample_rate_has(row, k));
-			assert_true(row->rate[k] == (k + 1) * 1000 / 5.0);
+			assert_true(mcg_sample_rate(row, k) == (k + 1) * 1000 / 5.0);
 		}
 		mcg_hist_frame_free(fr);
 	}

@@ -100,9 +100,14 @@ static const struct mcg_sample_row *row(const struct mcg_snapshot *s, const char
 	return r;
 }
 
+static const struct mcg_psi *psi(const struct mcg_snapshot *s, const char *path)
+{
+	return mcg_sample_psi(row(s, path));
+}
+
 static bool has(const struct mcg_sample_row *r, enum mcg_key c)
 {
-	return mcg_record_has(&r->rec, c);
+	return mcg_sample_has(r, c);
 }
 
 static bool has_rate(const struct mcg_sample_row *r, enum mcg_key c)
@@ -139,14 +144,14 @@ static void test_sampler_fixture(void **state)
 	assert_int_equal(r->parent, 0);
 	assert_int_equal(r->depth, 1);
 	assert_string_equal(r->name, "a");
-	assert_true(has(r, MCG_K_USAGE) && r->rec.v[MCG_K_USAGE] == 65536);
-	assert_true(r->rec.v[MCG_K_LIMIT] == 1048576);
-	assert_true(r->rec.v[MCG_K_FILE] == 65536 - 4096);
-	assert_true(r->rec.v[MCG_K_ANON] == 4096);
-	assert_true(r->rec.v[MCG_K_DIRTY] == 8192); /* the total_ key, not the local one */
-	assert_true(r->rec.v[MCG_K_PGPGOUT] == 10);
-	assert_true(r->rec.v[MCG_K_REFAULT] == 8); /* anon + file */
-	assert_true(r->rec.v[MCG_K_FAILCNT] == 5);
+	assert_true(has(r, MCG_K_USAGE) && mcg_sample_get(r, MCG_K_USAGE, 0) == 65536);
+	assert_true(mcg_sample_get(r, MCG_K_LIMIT, 0) == 1048576);
+	assert_true(mcg_sample_get(r, MCG_K_FILE, 0) == 65536 - 4096);
+	assert_true(mcg_sample_get(r, MCG_K_ANON, 0) == 4096);
+	assert_true(mcg_sample_get(r, MCG_K_DIRTY, 0) == 8192); /* the total_ key, not the local one */
+	assert_true(mcg_sample_get(r, MCG_K_PGPGOUT, 0) == 10);
+	assert_true(mcg_sample_get(r, MCG_K_REFAULT, 0) == 8); /* anon + file */
+	assert_true(mcg_sample_get(r, MCG_K_FAILCNT, 0) == 5);
 	/* v2-only counters are absent on v1, not zero */
 	assert_false(has(r, MCG_K_PGSCAN));
 	assert_false(has(r, MCG_K_HIGH));
@@ -154,8 +159,8 @@ static void test_sampler_fixture(void **state)
 	assert_false(has(r, MCG_K_STALL));
 	/* the first snapshot has no rates */
 	assert_true(mcg_keyset_empty(&r->rate_valid));
-	assert_true(row(s1, "/b")->rec.v[MCG_K_LIMIT] == MCG_MAX);
-	assert_true(row(s1, "/")->rec.v[MCG_K_LIMIT] == MCG_MAX);
+	assert_true(mcg_sample_get(row(s1, "/b"), MCG_K_LIMIT, 0) == MCG_MAX);
+	assert_true(mcg_sample_get(row(s1, "/"), MCG_K_LIMIT, 0) == MCG_MAX);
 	assert_true(mcg_sampler_nfds(s) >= 16);
 
 	/* a: counters grow; b: its counters go back (reset); c vanishes; d appears */
@@ -171,19 +176,19 @@ static void test_sampler_fixture(void **state)
 	dt = s2->interval;
 	assert_true(dt > 0.015 && dt < 5);
 	r = row(s2, "/a");
-	assert_true(r->rec.v[MCG_K_LIMIT] == 2097152); /* the write was seen */
+	assert_true(mcg_sample_get(r, MCG_K_LIMIT, 0) == 2097152); /* the write was seen */
 	assert_true(has_rate(r, MCG_K_PGPGOUT));
-	assert_true(fabs(r->rate[MCG_K_PGPGOUT] * dt - 100) < 1e-6);
-	assert_true(fabs(r->rate[MCG_K_FAILCNT] * dt - 4) < 1e-6);
-	assert_true(fabs(r->rate[MCG_K_REFAULT] * dt - 10) < 1e-6);
-	assert_true(fabs(r->rate[MCG_K_USAGE] * dt - 65536) < 1e-3);
-	assert_true(r->since[MCG_K_PGPGOUT] == 100);
+	assert_true(fabs(mcg_sample_rate(r, MCG_K_PGPGOUT) * dt - 100) < 1e-6);
+	assert_true(fabs(mcg_sample_rate(r, MCG_K_FAILCNT) * dt - 4) < 1e-6);
+	assert_true(fabs(mcg_sample_rate(r, MCG_K_REFAULT) * dt - 10) < 1e-6);
+	assert_true(fabs(mcg_sample_rate(r, MCG_K_USAGE) * dt - 65536) < 1e-3);
+	assert_true(mcg_sample_since(r, MCG_K_PGPGOUT) == 100);
 	assert_true(r->id == row(s1, "/a")->id);
 	/* reset: no rate for the interval, counting goes on from the new value */
 	r = row(s2, "/b");
-	assert_true(r->rec.v[MCG_K_FAILCNT] == 2);
+	assert_true(mcg_sample_get(r, MCG_K_FAILCNT, 0) == 2);
 	assert_false(has_rate(r, MCG_K_PGPGOUT));
-	assert_true(r->since[MCG_K_PGPGOUT] == 3);
+	assert_true(mcg_sample_since(r, MCG_K_PGPGOUT) == 3);
 	/* new: values but no rates */
 	r = row(s2, "/d");
 	assert_true(has(r, MCG_K_USAGE));
@@ -192,7 +197,7 @@ static void test_sampler_fixture(void **state)
 
 	/* immutable: the first snapshot still reads as it was */
 	assert_non_null(find(s1, "/c"));
-	assert_true(row(s1, "/a")->rec.v[MCG_K_PGPGOUT] == 10);
+	assert_true(mcg_sample_get(row(s1, "/a"), MCG_K_PGPGOUT, 0) == 10);
 	mcg_snapshot_unref(s1);
 	mcg_snapshot_unref(s2);
 	mcg_sampler_free(s);
@@ -235,9 +240,9 @@ static void test_sampler_prune(void **state)
 	assert_int_equal(mcg_sampler_set_prune(s, &zero), 0);
 	assert_int_equal(mcg_sampler_sample(s, &snap), 0);
 	assert_int_equal(snap->n_rows, 4); /* /, /x (clean: its row, nothing below), /z, /z/w */
-	assert_true(row(snap, "/x")->rec.v[MCG_K_DIRTY] == 0);
+	assert_true(mcg_sample_get(row(snap, "/x"), MCG_K_DIRTY, 0) == 0);
 	assert_null(find(snap, "/x/y"));
-	assert_true(row(snap, "/z/w")->rec.v[MCG_K_DIRTY] == 8192);
+	assert_true(mcg_sample_get(row(snap, "/z/w"), MCG_K_DIRTY, 0) == 8192);
 	assert_false(has(row(snap, "/z"), MCG_K_USAGE)); /* only the keys asked for */
 	mcg_snapshot_unref(snap);
 	/* a kept path is read whatever the pruning */
@@ -302,10 +307,10 @@ static void test_sampler_detail(void **state)
 	assert_false(mcg_keyset_has(&s2->detail_keys, MCG_K_USAGE));
 	/* on screen: all new */
 	assert_int_equal(row(s2, "/a")->stale, 0);
-	assert_true(row(s2, "/a")->rec.v[MCG_K_PGPGOUT] == 15);
+	assert_true(mcg_sample_get(row(s2, "/a"), MCG_K_PGPGOUT, 0) == 15);
 	/* off screen: usage new, memory.stat's counters carried from the first read */
-	assert_true(row(s2, "/b")->rec.v[MCG_K_USAGE] == 131072);
-	assert_true(row(s2, "/b")->rec.v[MCG_K_PGPGOUT] == 20);
+	assert_true(mcg_sample_get(row(s2, "/b"), MCG_K_USAGE, 0) == 131072);
+	assert_true(mcg_sample_get(row(s2, "/b"), MCG_K_PGPGOUT, 0) == 20);
 	assert_int_equal(row(s2, "/b")->stale, 1);
 	assert_true(row(s2, "/b")->detail_ns == row(s1, "/b")->detail_ns);
 	/* a carried counter has no new rate of its own (the last one, if any, stays) */
@@ -315,10 +320,10 @@ static void test_sampler_detail(void **state)
 	assert_int_equal(mcg_sampler_set_detail(s, NULL, 0, 0), 0);
 	assert_int_equal(mcg_sampler_sample(s, &s3), 0);
 	assert_int_equal(row(s3, "/b")->stale, 0);
-	assert_true(row(s3, "/b")->rec.v[MCG_K_PGPGOUT] == 25);
+	assert_true(mcg_sample_get(row(s3, "/b"), MCG_K_PGPGOUT, 0) == 25);
 	/* its rate spans the two reads (s1 to s3), not one interval */
 	assert_true(mcg_sample_rate_has(row(s3, "/b"), MCG_K_PGPGOUT));
-	assert_true(fabs(row(s3, "/b")->rate[MCG_K_PGPGOUT] *
+	assert_true(fabs(mcg_sample_rate(row(s3, "/b"), MCG_K_PGPGOUT) *
 			 ((double)(row(s3, "/b")->detail_ns - row(s1, "/b")->detail_ns) / 1e9) -
 		    5) < 1e-6);
 	mcg_snapshot_unref(s1);
@@ -374,33 +379,33 @@ static void test_sampler_detail_psi(void **state)
 	assert_int_equal(mcg_ctx_new_root(root, 2, NULL, NULL, &ctx), 0);
 	assert_int_equal(mcg_sampler_new(ctx, "/", MCG_SAMPLER_CGROUPS_ONLY, &s), 0);
 	assert_int_equal(mcg_sampler_sample(s, &s1), 0);
-	assert_true(row(s1, "/b")->rec.psi.some_valid);
-	assert_true(row(s1, "/b")->rec.psi.some.avg10 == 2.5);
+	assert_true(psi(s1, "/b")->some_valid);
+	assert_true(psi(s1, "/b")->some.avg10 == 2.5);
 	id_a = row(s1, "/a")->id;
 	assert_int_equal(mcg_sampler_set_detail(s, &id_a, 1, 1000), 0);
 	cg_v2(a, 65536, "3.75");
 	cg_v2(b, 65536, "5.00");
 	assert_int_equal(mcg_sampler_sample(s, &s2), 0);
 	assert_int_equal(row(s2, "/a")->stale, 0);
-	assert_true(row(s2, "/a")->rec.psi.some.avg10 == 3.75);
+	assert_true(psi(s2, "/a")->some.avg10 == 3.75);
 	/* off screen: the last read's pressure, whole */
 	assert_int_equal(row(s2, "/b")->stale, 1);
-	assert_true(row(s2, "/b")->rec.psi.some_valid && row(s2, "/b")->rec.psi.full_valid);
-	assert_true(row(s2, "/b")->rec.psi.some.avg10 == 2.5);
-	assert_true(row(s2, "/b")->rec.psi.some.total_us == row(s1, "/b")->rec.psi.some.total_us);
-	assert_true(row(s2, "/b")->rec.psi.full.total_us == row(s1, "/b")->rec.psi.full.total_us);
+	assert_true(psi(s2, "/b")->some_valid && psi(s2, "/b")->full_valid);
+	assert_true(psi(s2, "/b")->some.avg10 == 2.5);
+	assert_true(psi(s2, "/b")->some.total_us == psi(s1, "/b")->some.total_us);
+	assert_true(psi(s2, "/b")->full.total_us == psi(s1, "/b")->full.total_us);
 	/* a pressure file with no line: read as absent, and carried as absent */
 	put(b, "memory.pressure", "");
 	assert_int_equal(mcg_sampler_set_detail(s, NULL, 0, 0), 0);
 	assert_int_equal(mcg_sampler_sample(s, &s3), 0);
 	assert_int_equal(row(s3, "/b")->stale, 0);
-	assert_false(row(s3, "/b")->rec.psi.some_valid);
+	assert_false(psi(s3, "/b")->some_valid);
 	mcg_snapshot_unref(s3);
 	assert_int_equal(mcg_sampler_set_detail(s, &id_a, 1, 1000), 0);
 	assert_int_equal(mcg_sampler_sample(s, &s3), 0);
 	assert_int_equal(row(s3, "/b")->stale, 1);
-	assert_false(row(s3, "/b")->rec.psi.some_valid || row(s3, "/b")->rec.psi.full_valid);
-	assert_true(row(s3, "/a")->rec.psi.some_valid);
+	assert_false(psi(s3, "/b")->some_valid || psi(s3, "/b")->full_valid);
+	assert_true(psi(s3, "/a")->some_valid);
 	mcg_snapshot_unref(s1);
 	mcg_snapshot_unref(s2);
 	mcg_snapshot_unref(s3);
@@ -460,31 +465,31 @@ static void test_sampler_empty_carry(void **state)
 	assert_int_equal(mcg_sampler_new(ctx, "/", MCG_SAMPLER_CGROUPS_ONLY, &s), 0);
 	assert_int_equal(mcg_sampler_set_keys(s, &ks), 0);
 	assert_int_equal(mcg_sampler_sample(s, &s1), 0);
-	assert_true(row(s1, "/e")->rec.v[MCG_K_PEAK] == 5);
-	assert_true(row(s1, "/e")->rec.v[MCG_K_KMEM_USAGE] == 6);
-	assert_true(row(s1, "/e")->rec.v[MCG_K_KERNEL] == 6);
+	assert_true(mcg_sample_get(row(s1, "/e"), MCG_K_PEAK, 0) == 5);
+	assert_true(mcg_sample_get(row(s1, "/e"), MCG_K_KMEM_USAGE, 0) == 6);
+	assert_true(mcg_sample_get(row(s1, "/e"), MCG_K_KERNEL, 0) == 6);
 	/* empty at both samples: the files changed, the values are carried */
 	poke(e, "memory.max_usage_in_bytes", '7');
 	poke(e, "memory.kmem.usage_in_bytes", '8');
 	assert_int_equal(mcg_sampler_sample(s, &s2), 0);
-	assert_true(row(s2, "/e")->rec.v[MCG_K_PEAK] == 5);
-	assert_true(row(s2, "/e")->rec.v[MCG_K_KMEM_USAGE] == 6);
-	assert_true(row(s2, "/e")->rec.v[MCG_K_KERNEL] == 6);
-	assert_true(row(s2, "/e")->rec.v[MCG_K_PGPGOUT] == 10);
+	assert_true(mcg_sample_get(row(s2, "/e"), MCG_K_PEAK, 0) == 5);
+	assert_true(mcg_sample_get(row(s2, "/e"), MCG_K_KMEM_USAGE, 0) == 6);
+	assert_true(mcg_sample_get(row(s2, "/e"), MCG_K_KERNEL, 0) == 6);
+	assert_true(mcg_sample_get(row(s2, "/e"), MCG_K_PGPGOUT, 0) == 10);
 	/* usage again: read again */
 	poke(e, "memory.usage_in_bytes", '9');
 	assert_int_equal(mcg_sampler_sample(s, &s3), 0);
-	assert_true(row(s3, "/e")->rec.v[MCG_K_USAGE] == 9);
-	assert_true(row(s3, "/e")->rec.v[MCG_K_PEAK] == 7);
-	assert_true(row(s3, "/e")->rec.v[MCG_K_KMEM_USAGE] == 8);
-	assert_true(row(s3, "/e")->rec.v[MCG_K_KERNEL] == 8);
+	assert_true(mcg_sample_get(row(s3, "/e"), MCG_K_USAGE, 0) == 9);
+	assert_true(mcg_sample_get(row(s3, "/e"), MCG_K_PEAK, 0) == 7);
+	assert_true(mcg_sample_get(row(s3, "/e"), MCG_K_KMEM_USAGE, 0) == 8);
+	assert_true(mcg_sample_get(row(s3, "/e"), MCG_K_KERNEL, 0) == 8);
 	/* the root, never empty, reads its (absent) files every time: absent stays absent */
 	assert_false(has(row(s3, "/"), MCG_K_PEAK));
 	poke(e, "memory.usage_in_bytes", '0');
 	poke(e, "memory.max_usage_in_bytes", '3');
 	assert_int_equal(mcg_sampler_sample(s, &s4), 0);
 	/* the first empty sample after usage reads them: the last read had usage */
-	assert_true(row(s4, "/e")->rec.v[MCG_K_PEAK] == 3);
+	assert_true(mcg_sample_get(row(s4, "/e"), MCG_K_PEAK, 0) == 3);
 	mcg_snapshot_unref(s1);
 	mcg_snapshot_unref(s2);
 	mcg_snapshot_unref(s3);
@@ -493,26 +498,28 @@ static void test_sampler_empty_carry(void **state)
 	mcg_ctx_free(ctx);
 }
 
-static void mk(struct mcg_snapshot *s, struct mcg_sample_row *rows, size_t n, uint64_t ns)
+/* A hand-built snapshot of N rows for every counter, taken at NS. */
+static struct mcg_snapshot *mk(size_t n, uint64_t ns)
 {
-	memset(s, 0, sizeof(*s));
+	struct mcg_snapshot *s;
+
+	assert_int_equal(mcg_snapshot_new(NULL, n, &s), 0);
 	s->version = 2;
-	s->rows = rows;
-	s->n_rows = n;
 	s->mono_ns = ns;
 	s->page_size = 4096;
+	return s;
 }
 
 static void set(struct mcg_sample_row *r, enum mcg_key c, uint64_t v)
 {
-	mcg_record_set(&r->rec, c, v);
+	assert_true(mcg_sample_set(r, c, v));
 }
 
 /* The pure function with an exact interval: 2 s. */
 static void test_rates_pure(void **state)
 {
-	struct mcg_sample_row p[3] = {{0}}, c[3] = {{0}};
-	struct mcg_snapshot sp, sc;
+	struct mcg_snapshot *sp = mk(3, 1000000000ULL), *sc = mk(3, 3000000000ULL);
+	struct mcg_sample_row *p = sp->rows, *c = sc->rows;
 
 	(void)state;
 	p[0].id = 1, p[1].id = 2, p[2].id = 3;
@@ -520,10 +527,9 @@ static void test_rates_pure(void **state)
 	set(&p[0], MCG_K_EV_OOM, 2);
 	set(&p[1], MCG_K_PGSTEAL, 500);
 	set(&p[2], MCG_K_PGSTEAL, 7);
-	mk(&sp, p, 3, 1000000000ULL);
-	mcg_snapshot_rates(NULL, &sp);
-	assert_true(mcg_keyset_empty(&sp.rows[0].rate_valid));
-	assert_true(sp.interval == 0);
+	mcg_snapshot_rates(NULL, sp);
+	assert_true(mcg_keyset_empty(&sp->rows[0].rate_valid));
+	assert_true(sp->interval == 0);
 
 	/* rows in another order (ids 3 and 1 kept, 2 vanished, 9 new) */
 	c[0].id = 3, c[1].id = 1, c[2].id = 9;
@@ -532,21 +538,22 @@ static void test_rates_pure(void **state)
 	set(&c[1], MCG_K_EV_OOM, 2);
 	set(&c[1], MCG_K_USAGE, 100);
 	set(&c[2], MCG_K_PGSTEAL, 50);
-	mk(&sc, c, 3, 3000000000ULL);
-	sp.rows[0].since[MCG_K_PGSTEAL] = 40;
-	sp.rows[2].since[MCG_K_PGSTEAL] = 6;
-	mcg_snapshot_rates(&sp, &sc);
-	assert_true(sc.interval == 2.0);
-	assert_true(sc.rows[1].rate[MCG_K_PGSTEAL] == 1000.0);
-	assert_true(sc.rows[1].since[MCG_K_PGSTEAL] == 2040);
-	assert_true(mcg_sample_rate_has(&sc.rows[1], MCG_K_EV_OOM));
-	assert_true(sc.rows[1].rate[MCG_K_EV_OOM] == 0.0);
+	assert_true(mcg_sample_set_since(&sp->rows[0], MCG_K_PGSTEAL, 40));
+	assert_true(mcg_sample_set_since(&sp->rows[2], MCG_K_PGSTEAL, 6));
+	mcg_snapshot_rates(sp, sc);
+	assert_true(sc->interval == 2.0);
+	assert_true(mcg_sample_rate(&sc->rows[1], MCG_K_PGSTEAL) == 1000.0);
+	assert_true(mcg_sample_since(&sc->rows[1], MCG_K_PGSTEAL) == 2040);
+	assert_true(mcg_sample_rate_has(&sc->rows[1], MCG_K_EV_OOM));
+	assert_true(mcg_sample_rate(&sc->rows[1], MCG_K_EV_OOM) == 0.0);
 	/* usage was not in the previous sample: no rate */
-	assert_false(mcg_sample_rate_has(&sc.rows[1], MCG_K_USAGE));
-	assert_false(mcg_sample_rate_has(&sc.rows[0], MCG_K_PGSTEAL));
-	assert_true(sc.rows[0].since[MCG_K_PGSTEAL] == 10);
-	assert_true(mcg_keyset_empty(&sc.rows[2].rate_valid));
-	assert_true(sc.rows[2].since[MCG_K_PGSTEAL] == 0);
+	assert_false(mcg_sample_rate_has(&sc->rows[1], MCG_K_USAGE));
+	assert_false(mcg_sample_rate_has(&sc->rows[0], MCG_K_PGSTEAL));
+	assert_true(mcg_sample_since(&sc->rows[0], MCG_K_PGSTEAL) == 10);
+	assert_true(mcg_keyset_empty(&sc->rows[2].rate_valid));
+	assert_true(mcg_sample_since(&sc->rows[2], MCG_K_PGSTEAL) == 0);
+	mcg_snapshot_unref(sp);
+	mcg_snapshot_unref(sc);
 }
 
 /* Taskstats over libnl: replies are read whole (no stray ACK), errors do not desync the socket. */
@@ -633,11 +640,11 @@ static void test_sampler_once(void **state)
 	assert_null(find(snap, "/nomem"));
 	assert_null(find(snap, "/nomem/below"));
 	/* every directory is a child, as mcg_group_nr_children() counts them */
-	assert_true(row(snap, "/")->rec.v[MCG_K_NR_CHILDREN] == 3);
-	assert_true(row(snap, "/x")->rec.v[MCG_K_NR_CHILDREN] == 1);
-	assert_true(row(snap, "/z")->rec.v[MCG_K_NR_PROCS] == 5000);
-	assert_true(row(snap, "/z/w")->rec.v[MCG_K_DIRTY] == 4096);
-	assert_true(row(snap, "/z")->rec.v[MCG_K_DIRTY] == 8192);
+	assert_true(mcg_sample_get(row(snap, "/"), MCG_K_NR_CHILDREN, 0) == 3);
+	assert_true(mcg_sample_get(row(snap, "/x"), MCG_K_NR_CHILDREN, 0) == 1);
+	assert_true(mcg_sample_get(row(snap, "/z"), MCG_K_NR_PROCS, 0) == 5000);
+	assert_true(mcg_sample_get(row(snap, "/z/w"), MCG_K_DIRTY, 0) == 4096);
+	assert_true(mcg_sample_get(row(snap, "/z"), MCG_K_DIRTY, 0) == 8192);
 	assert_int_equal(row(snap, "/x/y")->err, -EISDIR);
 	assert_true(has(row(snap, "/x/y"), MCG_K_USAGE));
 	assert_false(has(row(snap, "/x/y"), MCG_K_DIRTY));
@@ -653,7 +660,7 @@ static void test_sampler_once(void **state)
 	assert_int_equal(mcg_sampler_sample(s, &snap), 0);
 	assert_int_equal(snap->n_rows, 3); /* /, /x, /z */
 	assert_null(find(snap, "/x/y"));
-	assert_true(row(snap, "/x")->rec.v[MCG_K_NR_CHILDREN] == 1);
+	assert_true(mcg_sample_get(row(snap, "/x"), MCG_K_NR_CHILDREN, 0) == 1);
 	mcg_snapshot_unref(snap);
 	mcg_sampler_free(s);
 	mcg_ctx_free(ctx);

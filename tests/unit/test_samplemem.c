@@ -100,10 +100,25 @@ static struct mcg_snapshot *copy_snap(const struct mcg_snapshot *snap)
 	struct mcg_snapshot *c = calloc(1, sizeof(*c));
 
 	assert_non_null(c);
+	size_t i, nc = snap->n_rows * snap->cols.n;
+
+	assert_non_null(c);
 	*c = *snap;
 	c->rows = malloc((snap->n_rows ? snap->n_rows : 1) * sizeof(*c->rows));
+	c->cells = malloc((nc ? nc : 1) * sizeof(*c->cells));
 	assert_non_null(c->rows);
+	assert_non_null(c->cells);
 	memcpy(c->rows, snap->rows, snap->n_rows * sizeof(*c->rows));
+	memcpy(c->cells, snap->cells, nc * sizeof(*c->cells));
+	c->psis = NULL;
+	for (i = 0; i < c->n_rows; i++) {
+		/* the row's cells are the copy's, through the copy's columns */
+		assert_ptr_equal(snap->rows[i].cell, snap->cells + i * snap->cols.n);
+		assert_ptr_equal(snap->rows[i].cols, &snap->cols);
+		c->rows[i].cols = &c->cols;
+		c->rows[i].cell = c->cells + i * c->cols.n;
+		c->rows[i].psi = NULL;
+	}
 	c->strings = NULL;
 	c->refs = 1;
 	return c;
@@ -112,6 +127,7 @@ static struct mcg_snapshot *copy_snap(const struct mcg_snapshot *snap)
 static void free_copy(struct mcg_snapshot *c)
 {
 	free(c->rows);
+	free(c->cells);
 	free(c);
 }
 
@@ -123,8 +139,8 @@ static void same_rates(const struct mcg_snapshot *prev, const struct mcg_snapsho
 	unsigned c;
 
 	for (i = 0; i < want->n_rows; i++) {
-		memset(want->rows[i].rate, 0, sizeof(want->rows[i].rate));
-		memset(want->rows[i].since, 0, sizeof(want->rows[i].since));
+		for (c = 0; c < want->cols.n; c++)
+			want->rows[i].cell[c].rate = 0, want->rows[i].cell[c].since = 0;
 		memset(&want->rows[i].rate_valid, 0, sizeof(want->rows[i].rate_valid));
 	}
 	mcg_snapshot_rates(prev, want);
@@ -138,9 +154,9 @@ static void same_rates(const struct mcg_snapshot *prev, const struct mcg_snapsho
 
 		assert_memory_equal(&w->rate_valid, &g->rate_valid, sizeof(w->rate_valid));
 		mcg_keyset_foreach(c, &g->rate_valid)
-			assert_true(w->rate[c] == g->rate[c]);
-		mcg_keyset_foreach(c, &g->rec.valid)
-			assert_true(w->since[c] == g->since[c]);
+			assert_true(mcg_sample_rate(w, c) == mcg_sample_rate(g, c));
+		mcg_keyset_foreach(c, &g->valid)
+			assert_true(mcg_sample_since(w, c) == mcg_sample_since(g, c));
 	}
 	free_copy(want);
 }
@@ -151,7 +167,7 @@ static void run_equivalence(unsigned rotate)
 	struct mcg_ctx *ctx;
 	struct mcg_sampler *s;
 	struct mcg_snapshot *snap, *prev = NULL;
-	const struct mcg_sample_row *rows_was = NULL;
+	const struct mcg_sample_row *rows_was = NULL, *rows_was2 = NULL;
 	unsigned step, i, reused = 0, moved = 0;
 
 	mk_tree(root, sizeof(root));
@@ -171,9 +187,13 @@ static void run_equivalence(unsigned rotate)
 					moved++;
 			free_copy(prev);
 		}
-		/* the rows of the previous sample, filled again */
-		if (rows_was && snap->rows == rows_was)
+		/*
+		 * The rows of the sample before the previous one, filled again (the
+		 * previous one is kept for the rates while the sample is taken).
+		 */
+		if (rows_was2 && snap->rows == rows_was2)
 			reused++;
+		rows_was2 = rows_was;
 		rows_was = snap->rows;
 		prev = copy_snap(snap);
 		mcg_snapshot_unref(snap);
@@ -209,6 +229,27 @@ static void test_compact_rates_equal_detail(void **state)
 	run_equivalence(3);
 }
 
+/* SNAP's rows and cells are those of its copy C (copy_snap()), pointers aside. */
+static void untouched(const struct mcg_snapshot *snap, const struct mcg_snapshot *c)
+{
+	size_t i;
+
+	assert_int_equal(snap->n_rows, c->n_rows);
+	assert_int_equal(snap->cols.n, c->cols.n);
+	assert_memory_equal(&snap->cols, &c->cols, sizeof(c->cols));
+	assert_memory_equal(snap->cells, c->cells, snap->n_rows * snap->cols.n * sizeof(*c->cells));
+	for (i = 0; i < snap->n_rows; i++) {
+		const struct mcg_sample_row *a = &snap->rows[i], *b = &c->rows[i];
+
+		assert_true(a->id == b->id && a->path == b->path && a->parent == b->parent &&
+			    a->depth == b->depth && a->stale == b->stale && a->err == b->err &&
+			    a->detail_ns == b->detail_ns);
+		assert_memory_equal(&a->valid, &b->valid, sizeof(a->valid));
+		assert_memory_equal(&a->rate_valid, &b->rate_valid, sizeof(a->rate_valid));
+		assert_ptr_equal(a->cell, snap->cells + i * snap->cols.n);
+	}
+}
+
 /* A caller that keeps the previous snapshot gets fresh rows: the kept one stays as it was. */
 static void test_kept_snapshot_untouched(void **state)
 {
@@ -227,7 +268,7 @@ static void test_kept_snapshot_untouched(void **state)
 	cg_v1(dir, 50);
 	assert_int_equal(mcg_sampler_sample(s, &s2), 0);
 	assert_true(s2->rows != s1->rows);
-	assert_memory_equal(s1->rows, c1->rows, s1->n_rows * sizeof(*s1->rows));
+	untouched(s1, c1);
 	same_rates(s1, s2);
 	free_copy(c1);
 	mcg_snapshot_unref(s1);
@@ -320,8 +361,8 @@ static void test_wider_than_the_budget(void **state)
 		assert_int_equal(snap->n_rows, 1 + NWIDE + NWIDE / 10);
 		assert_int_equal(snap->incomplete, 0);
 		for (i = 0, kids = 0; i < snap->n_rows; i++) {
-			assert_true(mcg_record_has(&snap->rows[i].rec, MCG_K_USAGE));
-			assert_true(mcg_record_has(&snap->rows[i].rec, MCG_K_FILE));
+			assert_true(mcg_sample_has(&snap->rows[i], MCG_K_USAGE));
+			assert_true(mcg_sample_has(&snap->rows[i], MCG_K_FILE));
 			kids += !strcmp(snap->rows[i].name, "kid");
 		}
 		assert_int_equal(kids, NWIDE / 10);

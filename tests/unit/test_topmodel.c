@@ -17,7 +17,9 @@
  *   /b         usage 500  limit max
  *   /c         usage absent
  */
-static struct mcg_sample_row rows[5];
+static struct mcg_sample_row *rows; /* a hand-built snapshot's (mcg_snapshot_new) */
+static struct mcg_snapshot *held;
+#define NROWS 5
 static struct mcg_snapshot snap;
 
 static void setup_rows(void)
@@ -28,7 +30,9 @@ static void setup_rows(void)
 	static const uint64_t usage[] = {1000, 300, 200, 500, 0};
 	unsigned i;
 
-	memset(rows, 0, sizeof(rows));
+	mcg_snapshot_unref(held);
+	assert_int_equal(mcg_snapshot_new(NULL, NROWS, &held), 0);
+	rows = held->rows;
 	for (i = 0; i < 5; i++) {
 		rows[i].path = paths[i];
 		rows[i].name = i ? strrchr(paths[i], '/') + 1 : paths[i];
@@ -37,16 +41,16 @@ static void setup_rows(void)
 		rows[i].id = 10 + i;
 		rows[i].async = -1;
 		if (i != 4) {
-			rows[i].rec.v[MCG_K_USAGE] = usage[i];
-			mcg_keyset_add(&rows[i].rec.valid, MCG_K_USAGE);
+			mcg_sample_set(&rows[i], MCG_K_USAGE, usage[i]);
+			mcg_keyset_add(&rows[i].valid, MCG_K_USAGE);
 		}
-		rows[i].rec.v[MCG_K_LIMIT] = MCG_MAX;
-		mcg_keyset_add(&rows[i].rec.valid, MCG_K_LIMIT);
+		mcg_sample_set(&rows[i], MCG_K_LIMIT, MCG_MAX);
+		mcg_keyset_add(&rows[i].valid, MCG_K_LIMIT);
 	}
-	rows[1].rec.v[MCG_K_LIMIT] = 600;
+	mcg_sample_set(&rows[1], MCG_K_LIMIT, 600);
 	/* v2 reclaim: 10 pages/s stolen of 40 scanned */
-	rows[3].rate[MCG_K_PGSTEAL] = 10;
-	rows[3].rate[MCG_K_PGSCAN] = 40;
+	mcg_sample_set_rate(&rows[3], MCG_K_PGSTEAL, 10);
+	mcg_sample_set_rate(&rows[3], MCG_K_PGSCAN, 40);
 	mcg_keyset_add(&rows[3].rate_valid, MCG_K_PGSTEAL);
 	mcg_keyset_add(&rows[3].rate_valid, MCG_K_PGSCAN);
 	memset(&snap, 0, sizeof(snap));

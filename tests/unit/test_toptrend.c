@@ -12,7 +12,9 @@
 /* the model is CLI code; it is pure, so it is compiled into the test directly */
 #include "top/model.c"
 
-static struct mcg_sample_row rows[2];
+static struct mcg_sample_row *rows; /* a hand-built snapshot's (mcg_snapshot_new) */
+static struct mcg_snapshot *held;
+#define NROWS 2
 static struct mcg_snapshot snap;
 
 /* a snapshot of rows with ids ID0 and ID1 and usages U0 and U1 (U < 0: absent) */
@@ -22,13 +24,15 @@ static void sample(uint64_t id0, double u0, uint64_t id1, double u1)
 	double u[2] = {u0, u1};
 	unsigned i;
 
-	memset(rows, 0, sizeof(rows));
+	mcg_snapshot_unref(held);
+	assert_int_equal(mcg_snapshot_new(NULL, NROWS, &held), 0);
+	rows = held->rows;
 	for (i = 0; i < 2; i++) {
 		rows[i].path = i ? "/b" : "/a";
 		rows[i].id = id[i];
 		if (u[i] >= 0) {
-			rows[i].rec.v[MCG_K_USAGE] = (uint64_t)u[i];
-			mcg_keyset_add(&rows[i].rec.valid, MCG_K_USAGE);
+			mcg_sample_set(&rows[i], MCG_K_USAGE, (uint64_t)u[i]);
+			mcg_keyset_add(&rows[i].valid, MCG_K_USAGE);
 		}
 	}
 	memset(&snap, 0, sizeof(snap));
@@ -87,12 +91,12 @@ static void sample_g(double u, double l, double h, unsigned t)
 {
 	sample(1, u < 0 ? -1 : u * 1048576, 2, 0);
 	if (l >= 0) {
-		rows[0].rec.v[MCG_K_LIMIT] = l > 1e12 ? MCG_MAX : (uint64_t)(l * 1048576);
-		mcg_keyset_add(&rows[0].rec.valid, MCG_K_LIMIT);
+		mcg_sample_set(&rows[0], MCG_K_LIMIT, l > 1e12 ? MCG_MAX : (uint64_t)(l * 1048576));
+		mcg_keyset_add(&rows[0].valid, MCG_K_LIMIT);
 	}
 	if (h >= 0) {
-		rows[0].rec.v[MCG_K_HIGH] = (uint64_t)(h * 1048576);
-		mcg_keyset_add(&rows[0].rec.valid, MCG_K_HIGH);
+		mcg_sample_set(&rows[0], MCG_K_HIGH, (uint64_t)(h * 1048576));
+		mcg_keyset_add(&rows[0].valid, MCG_K_HIGH);
 	}
 	snap.mono_ns = (uint64_t)t * 1000000000ULL;
 }
@@ -200,7 +204,7 @@ static void test_graph_rate(void **state)
 		sample_g(10, 100, -1, i);
 		snap.page_size = 4096;
 		if (pages[i] >= 0) {
-			rows[0].rate[MCG_K_PGPGOUT] = pages[i];
+			mcg_sample_set_rate(&rows[0], MCG_K_PGPGOUT, pages[i]);
 			mcg_keyset_add(&rows[0].rate_valid, MCG_K_PGPGOUT);
 		}
 		assert_int_equal(top_graph_rate_format(t, 1, 40, false, buf, sizeof(buf)), i > 1);

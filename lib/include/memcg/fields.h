@@ -54,25 +54,33 @@ MCG_EXPORT void mcg_field_working_set_keys(struct mcg_keyset *ks);
 
 /*
  * Row I of ROWS, a table of cgroups in which each row names its parent's
- * index: its record, its parent (*PARENT, < 0 for none) and its path.
+ * index: its record, its parent (*PARENT, < 0 for none) and its path. A row
+ * that holds no struct mcg_record of its own (a snapshot's compact rows)
+ * fills SCRATCH and returns it.
  */
 typedef const struct mcg_record *(*mcg_lineage_row_fn)(const void *rows, size_t i, long *parent,
-							const char **path);
+							const char **path,
+							struct mcg_record *scratch);
 /*
  * ROW's lineage in ROWS (N_ROWS of them, read by FN): its record and its
  * parents' up to the row without a parent, into BUF (room for MAX records:
  * MCG_WALK_MAX_DEPTH + 1 always does); ROOT when that row is the hierarchy's
- * root ("/").
+ * root ("/"). SCRATCH: MAX records for FN to fill, or NULL when FN's rows
+ * hold their records.
  */
 MCG_EXPORT void mcg_lineage_of_rows(const void *rows, size_t n_rows, size_t row,
 				    mcg_lineage_row_fn fn, const struct mcg_record **buf,
-				    size_t max, struct mcg_lineage *ret);
+				    struct mcg_record *scratch, size_t max,
+				    struct mcg_lineage *ret);
 
-/* ROW's lineage in the snapshot S (mcg_lineage_of_rows over its rows). */
+/*
+ * ROW's lineage in the snapshot S (mcg_lineage_of_rows over its rows, whose
+ * records are filled into RECS: room for MAX, as BUF).
+ */
 struct mcg_snapshot;
 MCG_EXPORT void mcg_snapshot_lineage(const struct mcg_snapshot *s, size_t row,
-				     const struct mcg_record **buf, size_t max,
-				     struct mcg_lineage *ret);
+				     struct mcg_record *recs, const struct mcg_record **buf,
+				     size_t max, struct mcg_lineage *ret);
 
 /*
  * The kernel memory reclaim cannot take from the cgroup of R, in bytes: v2's

@@ -17,9 +17,28 @@
  */
 
 /*
- * One row: the cgroup's record (struct mcg_record, counters by MCG_K_ id,
- * absent stays absent) for the counters the sampler reads
- * (mcg_sampler_set_keys), with rates and since-start counts.
+ * A row holds only the counters its snapshot has columns for (the counters
+ * the sampler was asked for, mcg_sampler_set_keys(), that it can read on this
+ * hierarchy): for each, one cell in the snapshot's block of cells.
+ */
+struct mcg_sample_cell {
+	uint64_t v;     /* the value (valid when the row's valid has the key) */
+	double rate;    /* per second over the last interval (when rate_valid has it) */
+	uint64_t since; /* an event counter's count since the row was first seen */
+};
+#define MCG_SAMPLE_NOCOL 0xff
+/* A snapshot's columns: counter -> its cell in each row. */
+struct mcg_sample_cols {
+	struct mcg_keyset keys; /* the counters a row may hold */
+	unsigned n;
+	unsigned char col[MCG_K__COUNT]; /* MCG_SAMPLE_NOCOL: no cell */
+};
+
+/*
+ * One row: the counters of the snapshot's columns (absent stays absent), with
+ * rates and since-start counts. Read them through the accessors below; a
+ * consumer that needs a whole struct mcg_record fills one with
+ * mcg_sample_record().
  */
 struct mcg_sample_row {
 	const char *path; /* relative to the root: "/", "/a", "/a/b" */
@@ -27,16 +46,16 @@ struct mcg_sample_row {
 	int depth;        /* 0 for the root of the walk */
 	int parent;       /* row index of the parent, -1 for the first row */
 	uint64_t id;      /* identity across snapshots (a cgroup recreated gets a new id) */
-	struct mcg_record rec;
+	struct mcg_keyset valid; /* the counters with a value (within cols->keys) */
 	/*
-	 * Per second over the last interval (an amount's change, an event
-	 * counter's increase); rate_valid says which were computed: a counter
-	 * seen in both samples that did not go back.
+	 * Rates (an amount's change, an event counter's increase, per second
+	 * over the last interval) that were computed: a counter seen in both
+	 * samples that did not go back.
 	 */
-	double rate[MCG_K__COUNT];
 	struct mcg_keyset rate_valid;
-	/* Event counters (MCG_KIND_COUNTER): counted since the row was first seen (resets absorbed). */
-	uint64_t since[MCG_K__COUNT];
+	const struct mcg_sample_cols *cols; /* the snapshot's */
+	struct mcg_sample_cell *cell;       /* cols->n cells */
+	const struct mcg_psi *psi;          /* memory.pressure's averages; NULL: none */
 	int async; /* async-reclaim: 1 on, 0 off, -1 unknown (no state directory) */
 	/*
 	 * -errno: one of its files that is there could not be read (not its
@@ -52,10 +71,47 @@ struct mcg_sample_row {
 	unsigned stale;
 	uint64_t detail_ns;
 };
+/* (valid and rate_valid hold only counters with a cell: the setters and the sampler see to it) */
+static inline bool mcg_sample_has(const struct mcg_sample_row *r, enum mcg_key k)
+{
+	return mcg_keyset_has(&r->valid, k);
+}
+/* The value of K, DFLT when the row has none. */
+static inline uint64_t mcg_sample_get(const struct mcg_sample_row *r, enum mcg_key k,
+				      uint64_t dflt)
+{
+	return mcg_sample_has(r, k) ? r->cell[r->cols->col[k]].v : dflt;
+}
 static inline bool mcg_sample_rate_has(const struct mcg_sample_row *r, enum mcg_key k)
 {
 	return mcg_keyset_has(&r->rate_valid, k);
 }
+/* The rate of K, 0 when none was computed. */
+static inline double mcg_sample_rate(const struct mcg_sample_row *r, enum mcg_key k)
+{
+	return mcg_sample_rate_has(r, k) ? r->cell[r->cols->col[k]].rate : 0;
+}
+/* The since-start count of event counter K (0 when the row has no value). */
+static inline uint64_t mcg_sample_since(const struct mcg_sample_row *r, enum mcg_key k)
+{
+	return mcg_sample_has(r, k) ? r->cell[r->cols->col[k]].since : 0;
+}
+/* memory.pressure's averages, with their validity (none: both invalid). */
+static inline const struct mcg_psi *mcg_sample_psi(const struct mcg_sample_row *r)
+{
+	static const struct mcg_psi none;
+
+	return r->psi ? r->psi : &none;
+}
+/* ROW's counters and pressure as a whole record (for lineages, history frames, fields). */
+MCG_EXPORT void mcg_sample_record(const struct mcg_sample_row *row, struct mcg_record *ret);
+/*
+ * For snapshots built by hand (mcg_snapshot_new()): set K's value, rate or
+ * since-start count (and its validity); false when the row has no column for K.
+ */
+MCG_EXPORT bool mcg_sample_set(struct mcg_sample_row *row, enum mcg_key k, uint64_t v);
+MCG_EXPORT bool mcg_sample_set_rate(struct mcg_sample_row *row, enum mcg_key k, double rate);
+MCG_EXPORT bool mcg_sample_set_since(struct mcg_sample_row *row, enum mcg_key k, uint64_t since);
 
 /*
  * The host-wide counters of a sample (MCG_HOST, memcg/host.h): the one
@@ -81,6 +137,7 @@ struct mcg_snapshot {
 	 * between reads. Empty in a snapshot built by hand: the interval counts.
 	 */
 	struct mcg_keyset detail_keys;
+	struct mcg_sample_cols cols; /* the counters its rows may hold, and their cells */
 	size_t n_rows;
 	struct mcg_sample_row *rows;
 	struct mcg_sample_global global;
@@ -95,7 +152,9 @@ struct mcg_snapshot {
 	/* private */
 	int refs;
 	char *strings;
-	size_t cap_rows; /* rows allocated (a sampler reuses them) */
+	struct mcg_sample_cell *cells; /* n_rows x cols.n */
+	struct mcg_psi *psis;          /* one a row, when a row can have pressure; or NULL */
+	size_t cap_rows, cap_str;      /* allocated (a sampler reuses them) */
 };
 
 struct mcg_sampler;
@@ -172,6 +231,13 @@ MCG_EXPORT int mcg_sampler_sample(struct mcg_sampler *s, struct mcg_snapshot **r
 /* Number of open descriptors the sampler keeps (for tests and the benchmark). */
 MCG_EXPORT size_t mcg_sampler_nfds(const struct mcg_sampler *s);
 
+/*
+ * A snapshot of N_ROWS zeroed rows for counters KEYS (NULL: every counter),
+ * one reference, to be filled by hand (the history reader, tests): rows get
+ * their cells; strings are the caller's to set (freed with the snapshot).
+ */
+MCG_EXPORT int mcg_snapshot_new(const struct mcg_keyset *keys, size_t n_rows,
+				struct mcg_snapshot **ret);
 MCG_EXPORT struct mcg_snapshot *mcg_snapshot_ref(struct mcg_snapshot *snap);
 MCG_EXPORT void mcg_snapshot_unref(struct mcg_snapshot *snap);
 
