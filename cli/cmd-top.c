@@ -352,6 +352,9 @@ static int print_json(const struct mcg_snapshot *s, const struct top_opts *o)
 	jw_u64(stdout, "sample", s->seq);
 	jw_u64(stdout, "version", (uint64_t)s->version);
 	jw_u64(stdout, "interval_ns", (uint64_t)(s->interval * 1e9 + 0.5));
+	/* cgroups the sample could not read for want of file descriptors (only when some) */
+	if (s->incomplete)
+		jw_u64(stdout, "incomplete", s->incomplete);
 	jw_open_object(stdout, "global");
 	jw_sample_global(stdout, g);
 	if (g->delayacct >= 0)
@@ -383,6 +386,7 @@ static int print_json(const struct mcg_snapshot *s, const struct top_opts *o)
 static int batch(struct cli *cli, struct top_opts *o, struct mcg_sampler *s)
 {
 	struct timespec next;
+	size_t warned = 0;
 	long done = 0;
 	int r;
 
@@ -409,6 +413,12 @@ static int batch(struct cli *cli, struct top_opts *o, struct mcg_sampler *s)
 				mcg_strerror(r));
 			return EXIT_FAILURE;
 		}
+		/* as export says it: once, and again when the number changes */
+		if (snap->incomplete && snap->incomplete != warned)
+			cli_warn("sample %llu is incomplete: %zu cgroup(s) could not be read (out of "
+				 "file descriptors)",
+				 (unsigned long long)snap->seq, snap->incomplete);
+		warned = snap->incomplete;
 		if (cli->json)
 			r = print_json(snap, o);
 		else

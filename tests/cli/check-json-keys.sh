@@ -36,6 +36,7 @@ show|zswap (5.19 on): the fixtures were captured without it|.zswap_bytes .zswap_
 show|the last size answer, kept by a probe: real-v1/size-watch|.size.needed_bytes .size.cold_bytes .size.cold_file_bytes .size.cold_anon_bytes .size.found_ns .size.age_ns .size.stop .size.signal .size.method
 top|counters that move, delay accounting: real-v1/top-*|.cgroups[].efficiency_percent .cgroups[].stall_ns_per_s .global.delayacct
 top|a kept size answer: real-v1/size-field|.cgroups[].needed_bytes
+top|cgroups not read for want of descriptors: tests/unit/test_samplemem.c|.incomplete
 dump|a kept size answer the recorder found: real-v1/size-field|.events[].needed_bytes .events[].cold_bytes .events[].cold_file_bytes .events[].cold_anon_bytes .events[].stop .events[].method
 dump --events|a kept size answer the recorder found: real-v1/size-field|.needed_bytes .cold_bytes .cold_file_bytes .cold_anon_bytes .stop .method
 dirty --watch|writeback under way between two samples: real-v1/dirty-*|.writeback_for_ns
