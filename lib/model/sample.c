@@ -1543,9 +1543,8 @@ static bool snap_rows_room(struct mcg_snapshot *snap, size_t cap)
 	if (!c)
 		return false;
 	snap->cells = c;
-	/* pressure's averages only where a row can have them (v2 asked for PSI) */
-	if (mcg_keyset_has(&snap->cols.keys, MCG_K_PSI_SOME) ||
-	    mcg_keyset_has(&snap->cols.keys, MCG_K_PSI_FULL)) {
+	/* pressure's averages once a row had some (store_row()): never on most v1 hosts */
+	if (snap->psis) {
 		struct mcg_psi *p = realloc(snap->psis, cap * sizeof(*p));
 
 		if (!p)
@@ -1711,6 +1710,8 @@ static void cell_set(struct mcg_snapshot *snap, size_t i, enum mcg_key k, uint64
 /* Row I's counters from REC: the snapshot's columns only. */
 static void store_row(struct fill *f, size_t i, const struct mcg_record *rec)
 {
+	bool psi = rec->psi.some_valid || rec->psi.full_valid;
+
 	struct mcg_snapshot *snap = f->snap;
 	struct mcg_sample_cell *cell = snap->cells + i * snap->cols.n;
 	struct mcg_sample_row *row = &snap->rows[i];
@@ -1720,7 +1721,9 @@ static void store_row(struct fill *f, size_t i, const struct mcg_record *rec)
 		row->valid.w[w] = rec->valid.w[w] & snap->cols.keys.w[w];
 	mcg_keyset_foreach(k, &row->valid)
 		cell[snap->cols.col[k]].v = rec->v[k];
-	if (snap->psis)
+	if (psi && !snap->psis && !(snap->psis = calloc(f->cap_rows, sizeof(*snap->psis))))
+		f->oom = true;
+	else if (snap->psis)
 		snap->psis[i] = rec->psi;
 }
 
@@ -1938,9 +1941,7 @@ int mcg_sampler_sample(struct mcg_sampler *s, struct mcg_snapshot **ret)
 	s->spare = NULL;
 	if (snap && snap->cols.n != s->cols.n) { /* other keys since: other cells */
 		free(snap->cells);
-		free(snap->psis);
 		snap->cells = NULL;
-		snap->psis = NULL;
 		snap->cap_rows = 0;
 	}
 	if (snap) {
@@ -1963,9 +1964,7 @@ int mcg_sampler_sample(struct mcg_sampler *s, struct mcg_snapshot **ret)
 	snap->page_size = (uint64_t)mcg_page_size();
 	snap->cols = s->cols;
 	f.cap_rows = snap->cap_rows;
-	if (f.cap_rows < want || !snap->cells ||
-	    (!snap->psis && (mcg_keyset_has(&snap->cols.keys, MCG_K_PSI_SOME) ||
-			     mcg_keyset_has(&snap->cols.keys, MCG_K_PSI_FULL)))) {
+	if (f.cap_rows < want || !snap->cells) {
 		f.cap_rows = want > f.cap_rows ? want : f.cap_rows;
 		if (!snap_rows_room(snap, f.cap_rows)) {
 			mcg_snapshot_unref(snap);

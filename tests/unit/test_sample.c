@@ -556,6 +556,133 @@ static void test_rates_pure(void **state)
 	mcg_snapshot_unref(sc);
 }
 
+/* A row holds the asked counters this hierarchy has, and no others: a cell each. */
+static void test_sampler_columns(void **state)
+{
+	static const struct fx_cg tree[] = {
+		{"", 1 << 20, NOLIMIT, 100, 0, 0},
+		{"/a", 65536, "1048576", 10, 5, 7},
+	};
+	struct mcg_keyset want = {{0}}, dflt;
+	char root[128];
+	struct mcg_ctx *ctx;
+	struct mcg_sampler *s;
+	struct mcg_snapshot *snap;
+	const struct mcg_sample_row *r;
+	unsigned k;
+	size_t i;
+
+	(void)state;
+	fx_tree(root, sizeof(root), tree, sizeof(tree) / sizeof(tree[0]));
+	assert_int_equal(mcg_ctx_new_root(root, 1, NULL, NULL, &ctx), 0);
+	assert_int_equal(mcg_sampler_new(ctx, "/", 0, &s), 0);
+	/* the default (top's): on v1 neither reclaim counters nor high */
+	assert_int_equal(mcg_sampler_sample(s, &snap), 0);
+	mcg_sampler_default_keys(&dflt);
+	mcg_keyset_foreach(k, &snap->cols.keys)
+		assert_true(mcg_keyset_has(&dflt, k));
+	assert_false(mcg_keyset_has(&snap->cols.keys, MCG_K_PGSCAN));
+	assert_false(mcg_keyset_has(&snap->cols.keys, MCG_K_HIGH));
+	assert_true(mcg_keyset_has(&snap->cols.keys, MCG_K_REFAULT)); /* derived */
+	assert_false(mcg_keyset_has(&snap->cols.keys, MCG_K_WORKINGSET_REFAULT_FILE)); /* its source */
+	assert_true(snap->cols.n < MCG_K__COUNT / 3);
+	for (i = 0; i < snap->n_rows; i++) {
+		r = &snap->rows[i];
+		assert_ptr_equal(r->cols, &snap->cols);
+		mcg_keyset_foreach(k, &r->valid)
+			assert_true(mcg_keyset_has(&snap->cols.keys, k));
+		assert_null(r->psi); /* v1: no pressure */
+	}
+	mcg_snapshot_unref(snap);
+	/* two counters asked: two cells, and exactly those counters in every row */
+	mcg_keyset_add(&want, MCG_K_USAGE);
+	mcg_keyset_add(&want, MCG_K_PGPGOUT);
+	assert_int_equal(mcg_sampler_set_keys(s, &want), 0);
+	assert_int_equal(mcg_sampler_sample(s, &snap), 0);
+	assert_int_equal(snap->cols.n, 2);
+	assert_memory_equal(&snap->cols.keys, &want, sizeof(want));
+	assert_int_equal(snap->n_rows, 2);
+	for (i = 0; i < snap->n_rows; i++)
+		assert_memory_equal(&snap->rows[i].valid, &want, sizeof(want));
+	r = row(snap, "/a");
+	assert_true(mcg_sample_get(r, MCG_K_USAGE, 0) == 65536);
+	assert_true(mcg_sample_get(r, MCG_K_PGPGOUT, 0) == 10);
+	assert_false(mcg_sample_has(r, MCG_K_LIMIT));
+	assert_true(mcg_sample_get(r, MCG_K_LIMIT, 77) == 77);
+	{
+		struct mcg_record rec;
+
+		mcg_sample_record(r, &rec);
+		assert_memory_equal(&rec.valid, &want, sizeof(want));
+		assert_true(rec.v[MCG_K_USAGE] == 65536 && rec.v[MCG_K_PGPGOUT] == 10);
+	}
+	mcg_snapshot_unref(snap);
+	mcg_sampler_free(s);
+	mcg_ctx_free(ctx);
+}
+
+/*
+ * Rates and since-start counts across a change of the sampler's counters: the
+ * previous snapshot's cells are read through its own columns.
+ */
+static void test_sampler_columns_change(void **state)
+{
+	static const struct fx_cg tree[] = {
+		{"", 1 << 20, NOLIMIT, 100, 0, 0},
+		{"/a", 65536, "1048576", 10, 5, 7},
+	};
+	struct mcg_keyset two = {{0}};
+	char root[128], a[160];
+	struct mcg_ctx *ctx;
+	struct mcg_sampler *s;
+	struct mcg_snapshot *s1, *s2, *s3;
+	const struct mcg_sample_row *r;
+	double dt;
+
+	(void)state;
+	fx_tree(root, sizeof(root), tree, sizeof(tree) / sizeof(tree[0]));
+	snprintf(a, sizeof(a), "%s/a", root);
+	assert_int_equal(mcg_ctx_new_root(root, 1, NULL, NULL, &ctx), 0);
+	assert_int_equal(mcg_sampler_new(ctx, "/", 0, &s), 0);
+	mcg_keyset_add(&two, MCG_K_USAGE);
+	mcg_keyset_add(&two, MCG_K_PGPGOUT);
+	assert_int_equal(mcg_sampler_set_keys(s, &two), 0);
+	assert_int_equal(mcg_sampler_sample(s, &s1), 0);
+	/* every counter from the next sample on: PGPGOUT has another cell */
+	assert_int_equal(mcg_sampler_set_keys(s, NULL), 0);
+	usleep(20000);
+	cg_v1(a, 131072, "1048576", 110, 5, 7);
+	assert_int_equal(mcg_sampler_sample(s, &s2), 0);
+	assert_true(s2->cols.n > s1->cols.n);
+	assert_int_not_equal(s1->cols.col[MCG_K_PGPGOUT], s2->cols.col[MCG_K_PGPGOUT]);
+	dt = s2->interval;
+	r = row(s2, "/a");
+	assert_true(mcg_sample_rate_has(r, MCG_K_PGPGOUT));
+	assert_true(fabs(mcg_sample_rate(r, MCG_K_PGPGOUT) * dt - 100) < 1e-6);
+	assert_true(fabs(mcg_sample_rate(r, MCG_K_USAGE) * dt - 65536) < 1e-3);
+	assert_true(mcg_sample_since(r, MCG_K_PGPGOUT) == 100);
+	/* new in this sample: a value, no rate */
+	assert_true(mcg_sample_has(r, MCG_K_FAILCNT));
+	assert_false(mcg_sample_rate_has(r, MCG_K_FAILCNT));
+	/* and back to two: the counts go on */
+	assert_int_equal(mcg_sampler_set_keys(s, &two), 0);
+	usleep(20000);
+	cg_v1(a, 131072, "1048576", 150, 5, 7);
+	assert_int_equal(mcg_sampler_sample(s, &s3), 0);
+	r = row(s3, "/a");
+	assert_true(mcg_sample_since(r, MCG_K_PGPGOUT) == 140);
+	assert_true(fabs(mcg_sample_rate(r, MCG_K_PGPGOUT) * s3->interval - 40) < 1e-6);
+	assert_false(mcg_sample_has(r, MCG_K_FAILCNT));
+	/* the kept snapshots read as they were */
+	assert_true(mcg_sample_get(row(s1, "/a"), MCG_K_PGPGOUT, 0) == 10);
+	assert_true(mcg_sample_since(row(s2, "/a"), MCG_K_PGPGOUT) == 100);
+	mcg_snapshot_unref(s1);
+	mcg_snapshot_unref(s2);
+	mcg_snapshot_unref(s3);
+	mcg_sampler_free(s);
+	mcg_ctx_free(ctx);
+}
+
 /* Taskstats over libnl: replies are read whole (no stray ACK), errors do not desync the socket. */
 static void test_taskstats(void **state)
 {
@@ -691,6 +818,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_sampler_detail_psi, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_empty_carry, remove_tree),
 		cmocka_unit_test(test_rates_pure),
+		cmocka_unit_test_teardown(test_sampler_columns, remove_tree),
+		cmocka_unit_test_teardown(test_sampler_columns_change, remove_tree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
