@@ -747,8 +747,10 @@ static void sampler_cols(struct mcg_sampler *s)
 	for (w = 0; w < MCG_KEYSET_WORDS; w++)
 		s->cols.keys.w[w] = s->keys.w[w] & (probe.valid.w[w] | root.valid.w[w]);
 	memset(s->cols.col, MCG_SAMPLE_NOCOL, sizeof(s->cols.col));
-	mcg_keyset_foreach(k, &s->cols.keys)
+	mcg_keyset_foreach(k, &s->cols.keys) {
+		s->cols.key[s->cols.n] = (unsigned char)k;
 		s->cols.col[k] = (unsigned char)s->cols.n++;
+	}
 }
 
 /* The plan for the counters of s->keys, and the slots the sampler treats apart. */
@@ -1715,12 +1717,13 @@ static void store_row(struct fill *f, size_t i, const struct mcg_record *rec)
 	struct mcg_snapshot *snap = f->snap;
 	struct mcg_sample_cell *cell = snap->cells + i * snap->cols.n;
 	struct mcg_sample_row *row = &snap->rows[i];
-	unsigned k, w;
+	unsigned c, w;
 
 	for (w = 0; w < MCG_KEYSET_WORDS; w++)
 		row->valid.w[w] = rec->valid.w[w] & snap->cols.keys.w[w];
-	mcg_keyset_foreach(k, &row->valid)
-		cell[snap->cols.col[k]].v = rec->v[k];
+	/* every column (an invalid one's value is never read): no walk of the keyset */
+	for (c = 0; c < snap->cols.n; c++)
+		cell[c].v = rec->v[snap->cols.key[c]];
 	if (psi && !snap->psis && !(snap->psis = calloc(f->cap_rows, sizeof(*snap->psis))))
 		f->oom = true;
 	else if (snap->psis)
@@ -2120,8 +2123,10 @@ int mcg_snapshot_new(const struct mcg_keyset *keys, size_t n_rows, struct mcg_sn
 	else
 		mcg_keyset_all(&snap->cols.keys);
 	memset(snap->cols.col, MCG_SAMPLE_NOCOL, sizeof(snap->cols.col));
-	mcg_keyset_foreach(k, &snap->cols.keys)
+	mcg_keyset_foreach(k, &snap->cols.keys) {
+		snap->cols.key[snap->cols.n] = (unsigned char)k;
 		snap->cols.col[k] = (unsigned char)snap->cols.n++;
+	}
 	snap->rows = calloc(n_rows ? n_rows : 1, sizeof(*snap->rows));
 	snap->cells = calloc((n_rows ? n_rows : 1) * (snap->cols.n ? snap->cols.n : 1),
 			     sizeof(*snap->cells));
@@ -2141,12 +2146,13 @@ int mcg_snapshot_new(const struct mcg_keyset *keys, size_t n_rows, struct mcg_sn
 
 void mcg_sample_record(const struct mcg_sample_row *row, struct mcg_record *ret)
 {
-	unsigned k;
+	unsigned c;
 
 	memset(ret, 0, sizeof(*ret));
 	ret->valid = row->valid;
-	mcg_keyset_foreach(k, &row->valid)
-		ret->v[k] = row->cell[row->cols->col[k]].v;
+	for (c = 0; c < row->cols->n; c++)
+		if (mcg_keyset_has(&row->valid, row->cols->key[c]))
+			ret->v[row->cols->key[c]] = row->cell[c].v;
 	if (row->psi)
 		ret->psi = *row->psi;
 }

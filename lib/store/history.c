@@ -635,14 +635,14 @@ int mcg_hist_writer_dirfd(const struct mcg_hist_writer *w)
 	return w->dirfd;
 }
 
-static void valid_bytes(const struct mcg_record *rec, uint8_t *vb)
+static void valid_bytes(const struct mcg_keyset *valid, uint8_t *vb)
 {
 	unsigned k;
 
 	memset(vb, 0, MCG__HIST_VBYTES);
-	if (!rec)
+	if (!valid)
 		return;
-	mcg_keyset_foreach(k, &rec->valid)
+	mcg_keyset_foreach(k, valid)
 		vb[k / 8] |= (uint8_t)(1u << (k % 8));
 }
 
@@ -692,13 +692,10 @@ static int put_row(struct mcg_hist_writer *w, struct wslot *s)
 	unsigned k, nd = 0;
 	uint8_t flags = 0;
 	bool moved = false;
-	struct mcg_record rec;
 	int r;
 
-	/* a snapshot's row holds its own columns: a whole record for this row alone */
-	if (!s->rec)
-		mcg_sample_record(s->row, &rec);
-	valid_bytes(s->rec ? s->rec : &rec, vb);
+	/* a snapshot's row: its values in its cells, not a whole record */
+	valid_bytes(s->rec ? &s->rec->valid : s->row ? &s->row->valid : NULL, vb);
 	if (memcmp(vb, s->valid, sizeof(vb)))
 		flags |= 1;
 	for (k = 0; k < MCG_K__COUNT; k++) {
@@ -706,7 +703,7 @@ static int put_row(struct mcg_hist_writer *w, struct wslot *s)
 
 		if (!(vb[k / 8] >> (k % 8) & 1))
 			continue;
-		v = s->rec ? s->rec->v[k] : rec.v[k];
+		v = s->rec ? s->rec->v[k] : s->row->cell[s->row->cols->col[k]].v;
 		if (v != s->v[k]) {
 			mask[k / 8] |= (uint8_t)(1u << (k % 8));
 			d[nd++] = mcg_hist_zigzag((int64_t)(v - s->v[k]));

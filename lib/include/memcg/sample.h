@@ -32,6 +32,7 @@ struct mcg_sample_cols {
 	struct mcg_keyset keys; /* the counters a row may hold */
 	unsigned n;
 	unsigned char col[MCG_K__COUNT]; /* MCG_SAMPLE_NOCOL: no cell */
+	unsigned char key[MCG_K__COUNT]; /* cell c holds counter key[c] (c < n) */
 };
 
 /*
