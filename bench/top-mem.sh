@@ -87,7 +87,7 @@ for n in $NS; do
 			"$(mrss base2)" "$(mrss new2)"
 	fi
 	same=1
-	for v in "" "--raw" "COLUMNS=100" "--json"; do
+	for v in "" "--raw" "COLUMNS=100" "--json" list export; do
 		for w in base new; do
 			b=$bin
 			[ "$w" = base ] && b=$base
