@@ -5,13 +5,13 @@
 # usage: bench/fields-cost.sh BASE_BIN NEW_BIN   (root; RelWithDebInfo builds; valgrind)
 # BASE_RECORD_ARGS / NEW_RECORD_ARGS: record's extra arguments per build (default --no-oom;
 # give "" for a build older than the OOM catcher, such as 4cb39bd). Creates
-# memcgctl-bench-fields-PID under the memory root and removes it.
+# BENCH_PREFIX-fields-PID (default memcgctl-bench-fields-PID) under the memory root and removes it.
 set -eu
 base=$(realpath "$1") new=$(realpath "$2")
 N=${N:-1000} ROUNDS=${ROUNDS:-2}
 BASE_RECORD_ARGS=${BASE_RECORD_ARGS---no-oom} NEW_RECORD_ARGS=${NEW_RECORD_ARGS---no-oom}
 root=/sys/fs/cgroup/memory
-parent=$root/memcgctl-bench-fields-$$
+parent=$root/${BENCH_PREFIX:-memcgctl-bench}-fields-$$
 rel=${parent#"$root"}
 tmp=$(mktemp -d /tmp/mcg-bench-fields.XXXXXX)
 cleanup() {

@@ -6,14 +6,15 @@
 # builds print the same bytes (list, list --json but its timestamp, list -o with every column,
 # export).
 # usage: bench/oneshot.sh BASE_BIN NEW_BIN   (root; RelWithDebInfo builds; valgrind, GNU time;
-# N=1000 ROUNDS=5 INSTR=1; creates memcgctl-h25t-bench-PID under the memory root, removes it)
+# N=1000 ROUNDS=5 INSTR=1; creates BENCH_PREFIX-oneshot-PID (default memcgctl-bench-oneshot-PID)
+# under the memory root, removes it)
 set -eu
 base=$(realpath "$1") new=$(realpath "$2")
 N=${N:-1000}
 ROUNDS=${ROUNDS:-5}
 INSTR=${INSTR:-1}
 root=/sys/fs/cgroup/memory
-parent=$root/memcgctl-h25t-bench-$$
+parent=$root/${BENCH_PREFIX:-memcgctl-bench}-oneshot-$$
 rel=${parent#"$root"}
 tmp=$(mktemp -d /tmp/memcgctl-h25t-bench.XXXXXX)
 cleanup() {

@@ -1,7 +1,13 @@
 /* scale-walk.c: the kernel-pace baseline for bench/scale.sh: walk a cgroup tree and read one file
- * per cgroup (what systemd-cgtop's one-shot reads for memory), nothing else.
+ * per cgroup (what systemd-cgtop's one-shot reads for memory), nothing else; or the files list
+ * reads, with or without the other system calls memcgctl's one-shot sampler makes per cgroup.
  *
- *   scale-walk DIR FILE [ROUNDS]   walk DIR's subtree ROUNDS times (default 1), read DIR/.../FILE
+ *   scale-walk DIR FILES [ROUNDS [SAMPLER]]   walk DIR's subtree ROUNDS times (default 1), read
+ *                                             each of FILES (comma-separated) of every cgroup
+ * SAMPLER=1 makes the sampler's calls around them (strace of `memcgctl list`, 2026-12-04): an
+ * fstatat of the first file before it is opened, O_NONBLOCK opens whose descriptors stay open
+ * until the cgroup's files are read, and the children listed through a duplicate of the
+ * directory's descriptor (dup, lseek, fdopendir's fstat and fcntls) instead of the descriptor.
  * Prints "cgroups N" (per walk) on standard output.
  */
 #include <dirent.h>
@@ -9,26 +15,49 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-static const char *file;
+#define MAX_FILES 16
+static const char *files[MAX_FILES];
+static int nfiles, sampler;
 static long seen;
 
 static void walk(int dfd)
 {
-	static char buf[4096];
+	static char buf[16384];
+	int fds[MAX_FILES], i, lfd = dfd;
 	struct dirent *de;
+	struct stat st;
 	DIR *d;
-	int fd = openat(dfd, file, O_RDONLY | O_CLOEXEC);
 
-	if (fd >= 0) {
-		if (read(fd, buf, sizeof(buf)) > 0)
-			seen++;
-		close(fd);
+	if (sampler)
+		fstatat(dfd, files[0], &st, AT_SYMLINK_NOFOLLOW);
+	for (i = 0; i < nfiles; i++) {
+		fds[i] = openat(dfd, files[i], O_RDONLY | O_CLOEXEC | (sampler ? O_NONBLOCK | O_NOFOLLOW : 0));
+		if (fds[i] >= 0) {
+			if (pread(fds[i], buf, sizeof(buf) - 1, 0) > 0 && i == 0)
+				seen++;
+			if (!sampler)
+				close(fds[i]);
+		}
 	}
-	d = fdopendir(dfd);
+	for (i = 0; sampler && i < nfiles; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	if (sampler) {
+		lfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+		if (lfd < 0) {
+			close(dfd);
+			return;
+		}
+		lseek(lfd, 0, SEEK_SET);
+	}
+	d = fdopendir(lfd);
 	if (!d) {
-		close(dfd);
+		close(lfd);
+		if (lfd != dfd)
+			close(dfd);
 		return;
 	}
 	while ((de = readdir(d))) {
@@ -36,22 +65,32 @@ static void walk(int dfd)
 
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
-		cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		cfd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (cfd >= 0)
 			walk(cfd);
 	}
 	closedir(d);
+	if (lfd != dfd)
+		close(dfd);
 }
 
 int main(int argc, char **argv)
 {
 	long rounds = argc > 3 ? atol(argv[3]) : 1, r;
+	char *list, *f;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: scale-walk DIR FILE [ROUNDS]\n");
+		fprintf(stderr, "usage: scale-walk DIR FILES [ROUNDS [SAMPLER]]\n");
 		return 64;
 	}
-	file = argv[2];
+	sampler = argc > 4 && atoi(argv[4]);
+	list = strdup(argv[2]);
+	for (f = strtok(list, ","); f && nfiles < MAX_FILES; f = strtok(NULL, ","))
+		files[nfiles++] = f;
+	if (!nfiles) {
+		fprintf(stderr, "scale-walk: no file\n");
+		return 64;
+	}
 	for (r = 0; r < rounds; r++) {
 		int fd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -63,5 +102,6 @@ int main(int argc, char **argv)
 		walk(fd);
 	}
 	printf("cgroups %ld\n", seen);
+	free(list);
 	return 0;
 }

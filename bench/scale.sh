@@ -8,9 +8,12 @@
 # default memcgctl-bench-scale-PID, always removed). N=10000 ROUNDS=3 LAYOUTS="flat nested";
 # INSTR=1 also counts instructions of one run of each pass with callgrind (slow: about a minute a
 # pass), for when the machine is too noisy to read the CPU times. BASE=OTHER_BUILD_DIR also runs
-# that build's list, top -b -n 1 and export in the same rounds and prints this build's CPU and
+# that build's list, list -o cgroup,usage (one file a cgroup, as cgtop reads), top -b -n 1 and
+# export in the same rounds and prints this build's CPU and
 # instructions over its (before/after a change, side by side), and its top -b -n 7 and -n FLATN for
-# the peak RSS. FLATN=100 (0: left out): top -b -n 2 and -n FLATN at -d 0.05, whose peak RSS
+# the peak RSS. The reader's passes: one file a cgroup (walk); list's default columns' three
+# files (walk3); and those with the other system calls the one-shot sampler makes per cgroup
+# (walks: bench/scale-walk.c says which). FLATN=100 (0: left out): top -b -n 2 and -n FLATN at -d 0.05, whose peak RSS
 # (ru_maxrss) differ by what memory grew from the second sample to the FLATN-th.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,25 +32,35 @@ FLATN=${FLATN:-100}
 bench_setup scale
 cc -O2 -Wall -o "$tmp/scale-walk" "$src/bench/scale-walk.c"
 cgtop=$(command -v systemd-cgtop || true)
-if [ -f "$root/memory.usage_in_bytes" ]; then onefile=memory.usage_in_bytes; else onefile=memory.current; fi
+if [ -f "$root/memory.usage_in_bytes" ]; then
+	onefile=memory.usage_in_bytes
+	listfiles=memory.usage_in_bytes,memory.limit_in_bytes,memory.stat
+else
+	onefile=memory.current
+	listfiles=memory.current,memory.max,memory.stat
+fi
 
 # the passes: NAME and command line; "top6" and "cgtop6" are 7 samples at 0.2 s, and the per
 # refresh cost is (7 samples - 1 sample) / 6
-passes="list top1 top6 export walk"
+passes="list list1 top1 top6 export walk walk3 walks"
 [ "$FLATN" -gt 0 ] && passes="$passes top2 topn"
 [ -n "$cgtop" ] && passes="$passes cgtop1 cgtop6"
-[ -n "$BASE" ] && passes="$passes blist btop1 btop6 bexport"
+[ -n "$BASE" ] && passes="$passes blist blist1 btop1 btop6 bexport"
 [ -n "$BASE" ] && [ "$FLATN" -gt 0 ] && passes="$passes btop2 btopn"
 cmd() { # PASS
 	case $1 in
 	list) echo "$bin list $rel" ;;
+	list1) echo "$bin list -o cgroup,usage $rel" ;;
 	top1) echo "$bin top -b -n 1 $rel" ;;
 	top6) echo "$bin top -b -n $((REFRESH + 1)) -d 0.2 $rel" ;;
 	top2) echo "$bin top -b -n 2 -d 0.05 $rel" ;;
 	topn) echo "$bin top -b -n $FLATN -d 0.05 $rel" ;;
 	export) echo "$bin export $rel" ;;
 	walk) echo "$tmp/scale-walk $parent $onefile" ;;
+	walk3) echo "$tmp/scale-walk $parent $listfiles" ;;
+	walks) echo "$tmp/scale-walk $parent $listfiles 1 1" ;;
 	blist) echo "$BASE/memcgctl list $rel" ;;
+	blist1) echo "$BASE/memcgctl list -o cgroup,usage $rel" ;;
 	btop1) echo "$BASE/memcgctl top -b -n 1 $rel" ;;
 	btop6) echo "$BASE/memcgctl top -b -n $((REFRESH + 1)) -d 0.2 $rel" ;;
 	btop2) echo "$BASE/memcgctl top -b -n 2 -d 0.05 $rel" ;;
@@ -115,6 +128,7 @@ for layout in $LAYOUTS; do
 			"x$(ratio "$2" "${4:-$base}")" "x$(ratio "$2" walk)"
 	}
 	row "memcgctl list" list
+	row "memcgctl list -o cgroup,usage" list1
 	row "memcgctl top -b -n 1" top1
 	if [ -n "$cgtop" ]; then
 		row "memcgctl top, per further refresh" topr - cgtopr
@@ -133,8 +147,11 @@ for layout in $LAYOUTS; do
 		row "systemd-cgtop -n 7 (peak RSS)" cgtop6
 	fi
 	row "one-file reader ($onefile)" walk
+	row "list's files (3 a cgroup)" walk3
+	row "list's files, the sampler's calls" walks
 	if [ -n "$BASE" ]; then
 		row "base list ($BASE)" blist
+		row "base list -o cgroup,usage" blist1
 		row "base top -b -n 1" btop1
 		row "base top -b -n 7 (peak RSS)" btop6
 		if [ "$FLATN" -gt 0 ]; then
@@ -142,19 +159,28 @@ for layout in $LAYOUTS; do
 			row "base top -b -n $FLATN -d 0.05 (peak RSS)" btopn
 		fi
 		row "base export" bexport
-		for p in list top1 export; do
+		for p in list list1 top1 export; do
 			printf '%-38s x%s (CPU, median of paired rounds)\n' "$p: this build / base" \
 				"$(ratio "$p" "b$p")"
 		done
 	fi
 	if [ "$INSTR" = 1 ]; then
-		echo "instructions (callgrind, one run each, whole process):"
-		for p in list top1 export walk ${cgtop:+cgtop1} ${BASE:+blist btop1 bexport}; do
+		echo "instructions (callgrind, one run each, whole process; / cgtop -n 1, / base):"
+		for p in list list1 top1 export walk walks ${cgtop:+cgtop1} ${BASE:+blist blist1 btop1 bexport}; do
 			# shellcheck disable=SC2046
 			valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" $(cmd "$p") \
 				>/dev/null 2>"$tmp/cg.err" || true
-			printf '  %-20s %s\n' "$p" "$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/cg.err")"
+			sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/cg.err" >"$tmp/ir.$p"
 			rm -f "$tmp/cg.out"*
+		done
+		for p in list list1 top1 export walk walks ${cgtop:+cgtop1} ${BASE:+blist blist1 btop1 bexport}; do
+			ir=$(cat "$tmp/ir.$p")
+			vs_cgtop=-
+			[ -n "$cgtop" ] && vs_cgtop=x$(awk -v a="$ir" -v b="$(cat "$tmp/ir.cgtop1")" 'BEGIN {printf "%.3f", a / b}')
+			vs_base=-
+			[ -n "$BASE" ] && [ -f "$tmp/ir.b$p" ] &&
+				vs_base=x$(awk -v a="$ir" -v b="$(cat "$tmp/ir.b$p")" 'BEGIN {printf "%.3f", a / b}')
+			printf '  %-10s %12s  %8s  %8s\n' "$p" "$ir" "$vs_cgtop" "$vs_base"
 		done
 	fi
 	find "$parent" -mindepth 1 -depth -type d -print0 | xargs -0 -r rmdir
