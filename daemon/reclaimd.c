@@ -81,7 +81,6 @@ struct cg {
 	struct mcg_policy_thrash thrash;
 	uint64_t next_ns; /* look again at this time */
 	bool stats_dirty;
-	uint64_t dirty_holds; /* looks where the dirty hold kept a step back */
 	uint64_t stats_written_ns;
 	bool mark;
 	bool looked; /* checked in this loop iteration: pays a share of its CPU */
@@ -471,8 +470,8 @@ static struct cg *cg_new(struct daemon *d, const struct mcg_async_conf *conf)
 
 /* The counters of memory.stat the policy wants, in bytes; "known" bits for each. */
 struct cache {
-	bool has_dirty, has_refault, has_inactive;
-	uint64_t file, dirty, writeback, refault, inactive;
+	bool has_dirty, has_refault;
+	uint64_t file, dirty, writeback, refault;
 };
 
 /*
@@ -497,8 +496,6 @@ static bool cache_read(struct cg *c, struct cache *ret)
 			ret->file = r.v[MCG_K_FILE];
 			ret->dirty = r.v[MCG_K_DIRTY];
 			ret->writeback = mcg_record_get(&r, MCG_K_WRITEBACK, 0);
-			ret->has_inactive = mcg_record_has(&r, MCG_K_INACTIVE_FILE);
-			ret->inactive = mcg_record_get(&r, MCG_K_INACTIVE_FILE, 0);
 		}
 		ret->has_refault = mcg_record_has(&r, MCG_K_WORKINGSET_REFAULT_FILE);
 		if (ret->has_refault)
@@ -518,16 +515,6 @@ static bool skip_clean(struct cg *c)
 	if (!cache_read(c, &k) || !k.has_dirty)
 		return false;
 	return mcg_policy_skip_clean(k.file, k.dirty, k.writeback, c->high - c->low);
-}
-
-/* The writer meets the limit with a mostly dirty inactive list: leave it the clean tail? */
-static bool dirty_hold(struct cg *c)
-{
-	struct cache k;
-
-	if (!cache_read(c, &k) || !k.has_dirty || !k.has_inactive)
-		return false;
-	return mcg_policy_dirty_hold(k.inactive, k.dirty, k.writeback, true);
 }
 
 /* After reclaiming: does the workload read back what we evict? */
@@ -940,14 +927,6 @@ static void check(struct daemon *d, struct cg *c, bool event)
 			c->st.clean_skips++;
 			c->clean_wait = mcg_policy_clean_wait(c->clean_wait);
 			c->next_ns = now + c->clean_wait;
-			return;
-		}
-		if (hits_rose && dirty_hold(c)) {
-			c->dirty_holds++;
-			mcg_log(d->ctx, MCG_LOG_DEBUG, "%s: dirty hold (%llu)", c->ename,
-				(unsigned long long)c->dirty_holds);
-			c->clean_wait = 0;
-			c->next_ns = now + MCG_POLICY_CLEAN_MIN_NS;
 			return;
 		}
 		c->clean_wait = 0;

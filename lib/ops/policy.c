@@ -127,16 +127,6 @@ bool mcg_policy_skip_clean(uint64_t file, uint64_t dirty, uint64_t writeback, ui
 	return !(share && d >= gap);
 }
 
-bool mcg_policy_dirty_hold(uint64_t inactive, uint64_t dirty, uint64_t writeback, bool hits_rose)
-{
-	uint64_t d = dirty > UINT64_MAX - writeback ? UINT64_MAX : dirty + writeback;
-
-	if (!hits_rose || !inactive)
-		return false;
-	return d > UINT64_MAX / MCG_POLICY_DIRTY_HOLD_SHARE ||
-	       d * MCG_POLICY_DIRTY_HOLD_SHARE >= inactive;
-}
-
 uint64_t mcg_policy_next_wakeup(uint64_t usage, uint64_t high, uint64_t last_usage,
 				uint64_t last_ns, uint64_t now)
 {

@@ -293,39 +293,6 @@ static void test_skip_clean(void **state)
 				 cases[i].skip);
 }
 
-static void test_dirty_hold(void **state)
-{
-	static const struct {
-		uint64_t inactive, dirty, writeback;
-		bool hits_rose, hold;
-	} cases[] = {
-		/* half the inactive list dirty, the writer meets the limit: hold */
-		{256 * MIB, 128 * MIB, 0, true, true},
-		/* writeback counts with dirty */
-		{256 * MIB, 64 * MIB, 64 * MIB, true, true},
-		/* just under half */
-		{256 * MIB, 128 * MIB - 1, 0, true, false},
-		/* mostly dirty, but no limit hit since the last look: step */
-		{256 * MIB, 200 * MIB, 0, false, false},
-		/* no inactive file list (anon only): step */
-		{0, 0, 0, true, false},
-		/* more dirty than inactive (dirty pages on the active list too) */
-		{MIB, 8 * MIB, 0, true, true},
-		/* huge values: no overflow in the sum or the share */
-		{UINT64_MAX, UINT64_MAX / 2, 1, true, true},
-		{UINT64_MAX, UINT64_MAX, UINT64_MAX, true, true},
-		{UINT64_MAX, 1, 0, true, false},
-	};
-	size_t i;
-
-	(void)state;
-	assert_int_equal(MCG_POLICY_DIRTY_HOLD_SHARE, 2);
-	for (i = 0; i < N(cases); i++)
-		assert_int_equal(mcg_policy_dirty_hold(cases[i].inactive, cases[i].dirty,
-						       cases[i].writeback, cases[i].hits_rose),
-				 cases[i].hold);
-}
-
 static void test_next_wakeup(void **state)
 {
 	static const struct {
@@ -697,7 +664,6 @@ int main(void)
 		cmocka_unit_test(test_thrash_unknown_and_backwards),
 		cmocka_unit_test(test_thrash_reclaimed_saturates),
 		cmocka_unit_test(test_skip_clean),
-		cmocka_unit_test(test_dirty_hold),
 		cmocka_unit_test(test_next_wakeup),
 		cmocka_unit_test(test_keepup_constants),
 		cmocka_unit_test(test_rate),

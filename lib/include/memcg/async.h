@@ -259,18 +259,6 @@ MCG_EXPORT bool mcg_policy_skip_clean(uint64_t file, uint64_t dirty, uint64_t wr
 				      uint64_t gap);
 
 /*
- * Dirty hold (v1 and v2 memory.stat): a writer that still meets the limit
- * while its inactive file list is mostly dirty (dirty + writeback at least
- * 1/MCG_POLICY_DIRTY_HOLD_SHARE of inactive_file) waits in its own reclaim
- * for writeback (v1: reclaim_throttle when every folio it isolated is
- * dirty); a step then takes the few clean folios at the tail and leaves it
- * the dirty ones. Hold the step? INACTIVE, DIRTY, WRITEBACK in bytes.
- */
-#define MCG_POLICY_DIRTY_HOLD_SHARE 2
-MCG_EXPORT bool mcg_policy_dirty_hold(uint64_t inactive, uint64_t dirty, uint64_t writeback,
-				      bool hits_rose);
-
-/*
  * The adaptive timer (v2, where no usage threshold event exists): sleep half
  * the time usage would take to reach HIGH at the rate seen since the last
  * look (LAST_USAGE at LAST_NS; LAST_NS 0: none), at least
