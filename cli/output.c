@@ -12,9 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/ioctl.h>
 #include <time.h>
-#include <unistd.h>
 #include <wchar.h>
 #include <wctype.h>
 
@@ -636,50 +634,6 @@ void out_cell_text(struct out_row *r, size_t c, const char *text)
 	free(e);
 }
 
-/*
- * cli_size(V) without printf: mcg_size_format() divides a double by 1024 and
- * prints it with %.0f or %.1f (the exact binary value rounded half to even);
- * below 2^53 bytes that value is V / 2^(10 u) exactly, so the same digits
- * come from integers. tests/unit/test_output.c compares both.
- */
-static const char *size_text(uint64_t v, char *buf, size_t len)
-{
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-	char tmp[40], *end = tmp + sizeof(tmp), *p;
-	unsigned u = 0, sh;
-	uint64_t q, rem, mask;
-	bool tenths;
-
-	if (cli_state.bytes || v == MCG_MAX || v >= 1ULL << 53 || len < sizeof(tmp))
-		return cli_size(v, buf, len);
-	while (u < 5 && v >> (10 * (u + 1)))
-		u++;
-	p = end;
-	*--p = '\0';
-	p -= strlen(units[u]);
-	memcpy(p, units[u], strlen(units[u]));
-	*--p = ' ';
-	if (u == 0) {
-		p = mcg_u64_digits(v, 0, p);
-		return memcpy(buf, p, (size_t)(end - p));
-	}
-	sh = 10 * u;
-	mask = (1ULL << sh) - 1;
-	tenths = v < 100ULL << sh && (v & mask);
-	q = tenths ? v * 10 : v;
-	rem = q & mask;
-	q >>= sh;
-	if (rem > 1ULL << (sh - 1) || (rem == 1ULL << (sh - 1) && (q & 1)))
-		q++;
-	if (tenths) {
-		*--p = (char)('0' + q % 10);
-		*--p = '.';
-		q /= 10;
-	}
-	p = mcg_u64_digits(q, 0, p);
-	return memcpy(buf, p, (size_t)(end - p));
-}
-
 /* The cell as text, into BUF or a string the row owns. */
 static const char *cell_text(const struct out_col *col, const struct out_row *r,
 			     const struct out_cell *ce, bool tree, char *buf, size_t len)
@@ -692,7 +646,7 @@ static const char *cell_text(const struct out_col *col, const struct out_row *r,
 	case OUT_STR:
 		return out_esc(ce->s);
 	case OUT_BYTES:
-		return size_text(ce->u, buf, len);
+		return cli_size(ce->u, buf, len);
 	case OUT_U64:
 		snprintf(buf, len, "%llu", (unsigned long long)ce->u);
 		return buf;
@@ -1029,294 +983,6 @@ static void print_chunks(struct out_table *t, FILE *f, bool raw, bool measure, b
 	}
 }
 
-/*
- * Printing without libsmartcols, in the bytes libsmartcols 2.38 prints
- * (calculate.c, print.c): its width pass and its fputs() per cell, per byte of
- * padding and per separator were two thirds of list's instructions at 10,000
- * cgroups. A column is as wide as its widest cell (tree art included) or its
- * header; a cell is padded to it (right-aligned ones on the left), the last
- * column not on the right, one space between columns, a line per row, tree
- * rows depth first with libsmartcols' art. Only where that is all libsmartcols
- * does: the human format (not --raw) of the version read, its own measure
- * replaced (measure_cells()), no width hints, and on a terminal (stdout, as
- * libsmartcols asks, or $COLUMNS) a table that fits: there libsmartcols can
- * only widen a column that prints no wider (the last, left-aligned one; a
- * tree column of "extreme" cells to their widest, which it already is unless
- * its header is wider: then libsmartcols prints it). Anything else, and a
- * table wider than the terminal (truncation), goes to libsmartcols.
- * tests/unit/test_output.c compares both.
- */
-static bool direct_off; /* tests/unit/test_output.c: libsmartcols always, to compare */
-
-static bool direct_version(void)
-{
-	static int ok = -1;
-	const char *v = NULL;
-	int major = 0, minor = 0;
-
-	if (ok < 0) {
-		scols_get_library_version(&v);
-		ok = v && sscanf(v, "%d.%d", &major, &minor) == 2 && major == 2 && minor == 38;
-	}
-	return ok;
-}
-
-/* The terminal's width as libsmartcols 2.38 takes it; 0: not a terminal; -1: unknown. */
-static long direct_termwidth(void)
-{
-	struct winsize ws;
-	size_t w = env_columns();
-
-	if (w)
-		return (long)w; /* table_new() forces the terminal to it */
-	if (!isatty(STDOUT_FILENO))
-		return 0;
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		return ws.ws_col;
-	return -1;
-}
-
-struct direct_buf {
-	char *p;
-	size_t len, cap;
-};
-
-static bool db_put(struct direct_buf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		char *p;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p)
-			return false;
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-	return true;
-}
-
-static bool db_pad(struct direct_buf *b, size_t n)
-{
-	static const char sp[] = "                                ";
-
-	while (n > 0) {
-		size_t k = n < sizeof(sp) - 1 ? n : sizeof(sp) - 1;
-
-		if (!db_put(b, sp, k))
-			return false;
-		n -= k;
-	}
-	return true;
-}
-
-/* The next row of T's tree after R, depth first (NULL: its roots' last subtree is done). */
-static struct out_row *tree_next(const struct out_row *r)
-{
-	if (r->child)
-		return r->child;
-	while (r && !r->next)
-		r = r->parent;
-	return r ? r->next : NULL;
-}
-
-/*
- * The tree art of R into ART (libsmartcols' tree_ascii_art_to_buffer() and
- * __cell_to_buffer()): for each ancestor below the top, "  " when it is the
- * last of its parent's children, else the vertical; then the right or the
- * branch symbol. The root of a tree has none.
- */
-struct tree_syms {
-	const char *vert, *branch, *right;
-	size_t wvert, wbranch, wright; /* their widths, measured once */
-};
-
-static void tree_syms_init(struct tree_syms *y, bool utf8)
-{
-	y->vert = utf8 ? "\342\224\202 " : "| ";
-	y->branch = utf8 ? "\342\224\234\342\224\200" : "|-";
-	y->right = utf8 ? "\342\224\224\342\224\200" : "`-";
-	y->wvert = cell_width(NULL, y->vert, NULL);
-	y->wbranch = cell_width(NULL, y->branch, NULL);
-	y->wright = cell_width(NULL, y->right, NULL);
-}
-
-static bool tree_art(const struct out_row *r, struct direct_buf *art, const struct tree_syms *y,
-		     size_t *width)
-{
-	const struct out_row *a;
-	size_t lev = 0, i;
-
-	*width = 0;
-	art->len = 0;
-	if (art->p)
-		art->p[0] = '\0';
-	if (!r->parent)
-		return db_put(art, "", 0);
-	for (a = r->parent; a->parent; a = a->parent)
-		lev++;
-	/* from the ancestor nearest the top down to R's parent */
-	for (i = lev; i > 0; i--) {
-		size_t up = i - 1;
-
-		for (a = r->parent; up > 0; up--)
-			a = a->parent;
-		bool last = a->parent->last_child == a;
-
-		if (!db_put(art, last ? "  " : y->vert, last ? 2 : strlen(y->vert)))
-			return false;
-		*width += last ? 2 : y->wvert;
-	}
-	if (r->parent->last_child == r) {
-		*width += y->wright;
-		return db_put(art, y->right, strlen(y->right));
-	}
-	*width += y->wbranch;
-	return db_put(art, y->branch, strlen(y->branch));
-}
-
-/* Print T as libsmartcols would, or return false (nothing written) to have it print T. */
-static bool print_direct(struct out_table *t, FILE *f, bool measure, bool utf8, char **tbuf)
-{
-	size_t width[64] = {0}, wmax[64] = {0}, tree_k = SIZE_MAX, total = 0, i, k;
-	size_t ext_sum = 0, ext_n = 0;
-	struct direct_buf line = {0}, art = {0};
-	struct out_row *r, **ord = NULL;
-	struct tree_syms syms;
-	size_t n;
-	long term;
-	bool ok = false;
-
-	if (direct_off || !measure || !t->nrows || !direct_version())
-		return false;
-	for (k = 0; k < t->nsel; k++) {
-		const struct out_col *c = &t->cols[t->sel[k]];
-
-		if (c->whint > 0)
-			return false;
-		if ((c->flags & OUT_TREE) && tree_k == SIZE_MAX)
-			tree_k = k;
-	}
-	term = direct_termwidth();
-	if (term < 0)
-		return false;
-	tree_syms_init(&syms, utf8);
-	/* each cell's shown text kept as its text (as print_chunks() does), and the widths */
-	for (i = 0; i < t->nrows; i++) {
-		r = t->rows[i];
-		for (k = 0; k < t->nsel; k++) {
-			struct out_cell *ce = &r->cells[t->slot[t->sel[k]]];
-			char buf[64];
-			const char *txt = shown_text(t, r, k, tree_k != SIZE_MAX, utf8, tbuf, buf,
-						     sizeof(buf));
-
-			if (txt != ce->text) {
-				const char *d = arena_strdup(t, txt);
-
-				ce->text = d ? d : "?";
-			}
-		}
-	}
-	t->shown = true;
-	for (i = 0; i < t->nrows; i++) {
-		r = t->rows[i];
-		for (k = 0; k < t->nsel; k++) {
-			size_t w = cell_width(NULL, r->cells[t->slot[t->sel[k]]].text, NULL);
-
-			if (k == tree_k) {
-				size_t aw;
-
-				if (!tree_art(r, &art, &syms, &aw))
-					goto out;
-				w += aw;
-				ext_sum += w;
-				ext_n++;
-			}
-			if (w > wmax[k])
-				wmax[k] = w;
-		}
-	}
-	for (k = 0; k < t->nsel; k++) {
-		size_t h = cell_width(NULL, t->cols[t->sel[k]].name, NULL);
-
-		width[k] = wmax[k] > (h ? h : 1) ? wmax[k] : (h ? h : 1);
-		total += width[k] + (k + 1 < t->nsel ? 1 : 0);
-	}
-	if (term > 0) {
-		if (total > (size_t)term)
-			goto out; /* libsmartcols truncates */
-		/* an extreme tree column is widened to its widest cell (calculate.c) */
-		if (tree_k != SIZE_MAX && total < (size_t)term && ext_n && ext_sum / ext_n &&
-		    wmax[tree_k] > ext_sum / ext_n * 2 && width[tree_k] != wmax[tree_k])
-			goto out;
-	}
-	/* the rows: in the order added; a tree's depth first from each root, as libsmartcols */
-	ord = malloc(t->nrows * sizeof(*ord));
-	if (!ord)
-		goto out;
-	for (i = 0, n = 0; i < t->nrows; i++) {
-		if (tree_k == SIZE_MAX)
-			ord[n++] = t->rows[i];
-		else if (!t->rows[i]->parent)
-			for (r = t->rows[i]; r && n < t->nrows; r = tree_next(r))
-				ord[n++] = r;
-	}
-	/* from here on the table is printed: a failure to allocate ends it there */
-	ok = true;
-	for (i = 0; i <= n; i++) {
-		const struct out_row *pr = i ? ord[i - 1] : NULL;
-
-		if (i == 0 && out_opts.noheadings)
-			continue;
-		line.len = 0;
-		for (k = 0; k < t->nsel; k++) {
-			const struct out_col *c = &t->cols[t->sel[k]];
-			const char *txt = pr ? pr->cells[t->slot[t->sel[k]]].text : c->name;
-			bool last = k + 1 == t->nsel, right = c->flags & OUT_RIGHT;
-			size_t len = cell_width(NULL, txt, NULL), w = width[k], start = line.len;
-
-			if (pr && k == tree_k) {
-				size_t aw;
-
-				if (!tree_art(pr, &art, &syms, &aw) || !db_put(&line, art.p, art.len))
-					goto out;
-				len += aw;
-			}
-			if (last && len < w && !right)
-				w = len;
-			if (line.len > start || *txt) {
-				if (right && len < w) {
-					/* the padding goes before the art and the text */
-					size_t m = line.len - start;
-
-					if (!db_pad(&line, w - len))
-						goto out;
-					memmove(line.p + start + (w - len), line.p + start, m);
-					memset(line.p + start, ' ', w - len);
-					len = w;
-				}
-				if (!db_put(&line, txt, strlen(txt)))
-					goto out;
-			}
-			if (!last && (!db_pad(&line, w > len ? w - len : 0) || !db_put(&line, " ", 1)))
-				goto out;
-		}
-		if (!db_put(&line, "\n", 1))
-			goto out;
-		fwrite_unlocked(line.p, 1, line.len, f);
-	}
-out:
-	free(ord);
-	free(line.p);
-	free(art.p);
-	return ok;
-}
-
 void out_table_print(struct out_table *t, FILE *f)
 {
 	struct libscols_table *tb = NULL;
@@ -1327,8 +993,6 @@ void out_table_print(struct out_table *t, FILE *f)
 	/* the user's character set for measuring names and the tree art, for this table only */
 	setlocale(LC_CTYPE, "");
 	utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
-	if (!raw && print_direct(t, f, measure, utf8, &tbuf))
-		goto out;
 	if (chunked(t, raw, measure)) {
 		print_chunks(t, f, raw, measure, utf8, &tbuf);
 		goto out;
@@ -1405,8 +1069,6 @@ static void row_json_tree(const struct out_table *t, const struct out_row *r, FI
 
 void out_table_json(struct out_table *t, FILE *f, const char *key)
 {
-	/* stdio's lock once for the table, not for each character and number (one thread) */
-	int lock = __fsetlocking(f, FSETLOCKING_BYCALLER);
 	size_t i;
 
 	jw_open_array(f, key);
@@ -1414,7 +1076,6 @@ void out_table_json(struct out_table *t, FILE *f, const char *key)
 		if (!t->rows[i]->parent)
 			row_json_tree(t, t->rows[i], f);
 	jw_close_array(f);
-	__fsetlocking(f, lock);
 }
 
 void out_table_free(struct out_table *t)

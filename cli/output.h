@@ -37,8 +37,7 @@ void jw_end(FILE *f);
  * ---- column tables (libsmartcols) -------------------------------------------
  * One column table per command (name, header, help, type, flags), as
  * util-linux's irq-common.c: text and --raw are printed by libsmartcols, fit
- * to the terminal (or $COLUMNS), or in the same bytes without it where those are
- * known (output.c, print_direct()); --json rows come from the same cells through
+ * to the terminal (or $COLUMNS); --json rows come from the same cells through
  * the jw_* writer, so that absent values are left out and unlimited is null
  * (libsmartcols can do neither). -o/--output, --noheadings and --list-columns
  * come from out_table_children.
@@ -100,7 +99,7 @@ void out_cell_num(struct out_row *r, size_t c, double v);
 void out_cell_bool(struct out_row *r, size_t c, bool v);
 /* The text shown instead of the value's own (escaped; e.g. a tree's last path component). */
 void out_cell_text(struct out_row *r, size_t c, const char *text);
-/* Text (libsmartcols' table) on F. */
+/* Text (libsmartcols) on F. */
 void out_table_print(struct out_table *t, FILE *f);
 /* The rows as a JSON array under KEY (tree rows nest under "children"). */
 void out_table_json(struct out_table *t, FILE *f, const char *key);

@@ -282,7 +282,6 @@ static void table_chunks_print_as_one(void **state __attribute__((unused)))
 	size_t w, o, c, n;
 	int raw;
 
-	direct_off = true; /* the chunks, not the direct printer */
 	for (raw = 0; raw < 2; raw++)
 		for (w = 0; w < sizeof(widths) / sizeof(widths[0]); w++)
 			for (o = 0; o < sizeof(outs) / sizeof(outs[0]); o++)
@@ -303,144 +302,8 @@ static void table_chunks_print_as_one(void **state __attribute__((unused)))
 					}
 					free(one);
 				}
-	direct_off = false;
 	/* the chunks are taken: the version here is one they are made for */
 	assert_true(chunk_version());
-}
-
-/*
- * A tree of N rows of several levels (each row's parent an earlier row, so
- * last and middle children at each level, several roots), printed with
- * COLUMNS=WIDTH (NULL: unset), -o O, in LOCALE, by libsmartcols (OFF) or
- * the direct printer.
- */
-static char *print_tree(bool off, size_t n, const char *width, const char *o, const char *locale,
-			bool noheadings)
-{
-	static const char *const names[] = {
-		"/", "system.slice", "\xe4\xb8\xad\xe6\x96\x87.scope", "caf\xc3\xa9.service",
-		"very-long-name-that-a-narrow-terminal-must-cut.service", "e\xcc\x81", "x", "",
-	};
-	struct out_row **rows = calloc(n, sizeof(*rows));
-	struct out_table *t;
-	char *buf = NULL;
-	size_t len = 0, i;
-	int status;
-	FILE *f;
-
-	assert_non_null(rows);
-	if (width)
-		setenv("COLUMNS", width, 1);
-	else
-		unsetenv("COLUMNS");
-	setenv("LC_ALL", locale, 1);
-	out_opts.output = o;
-	out_opts.noheadings = noheadings;
-	direct_off = off;
-	t = out_table_new(cols, sizeof(cols) / sizeof(cols[0]), 2, &status);
-	assert_non_null(t);
-	for (i = 0; i < n; i++) {
-		/* roots at 0 and 11; else a parent among the last few rows, or an early one */
-		struct out_row *parent = i == 0 || i == 11 ? NULL
-					 : i % 5 == 0	 ? rows[i / 7]
-							 : rows[i - 1 - (i * 7) % (i < 4 ? i : 4)];
-
-		rows[i] = out_row_new(t, parent);
-		assert_non_null(rows[i]);
-		out_cell_str(rows[i], 0, names[i % 8]);
-		out_cell_text(rows[i], 0, names[(i * 3) % 8]);
-		if (i % 3)
-			out_cell_u64(rows[i], 1, (uint64_t)i << (3 * (i % 20)));
-		out_cell_num(rows[i], 2, 1000.0 / (double)(i + 1));
-		out_cell_str(rows[i], 3, i % 2 ? names[i % 8] : "");
-	}
-	f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	out_table_print(t, f);
-	fclose(f);
-	out_table_free(t);
-	free(rows);
-	direct_off = false;
-	out_opts.output = NULL;
-	out_opts.noheadings = false;
-	return buf;
-}
-
-static void table_direct_prints_as_libsmartcols(void **state __attribute__((unused)))
-{
-	static const char *const widths[] = {NULL, "20", "40", "60", "75", "120", "200", "1000"};
-	static const char *const outs[] = {NULL,	 "usage,name", "name,name,usage", "rate,note",
-					   "note,name", "usage",      "+name"};
-	static const char *const locales[] = {"C.UTF-8", "C"};
-	static const size_t ns[] = {1, 2, 5, 13, 40};
-	size_t w, o, l, n, c;
-	int nh;
-
-	for (l = 0; l < 2; l++)
-		for (w = 0; w < sizeof(widths) / sizeof(widths[0]); w++)
-			for (o = 0; o < sizeof(outs) / sizeof(outs[0]); o++)
-				for (n = 0; n < sizeof(ns) / sizeof(ns[0]); n++)
-					for (nh = 0; nh < 2; nh++) {
-						char *want = print_tree(true, ns[n], widths[w], outs[o],
-									locales[l], nh);
-						char *got = print_tree(false, ns[n], widths[w], outs[o],
-								       locales[l], nh);
-
-						if (strcmp(want, got))
-							fail_msg("COLUMNS=%s -o %s %s, %zu rows:\n%s\nlibsmartcols:\n%s",
-								 widths[w] ? widths[w] : "-",
-								 outs[o] ? outs[o] : "-", locales[l], ns[n],
-								 got, want);
-						free(want);
-						free(got);
-					}
-	/* flat tables, --raw left to libsmartcols */
-	for (w = 0; w < 6; w++)
-		for (o = 0; o < 4; o++)
-			for (c = 0; c < 2; c++) {
-				static const char *const fouts[] = {NULL, "usage,name,usage", "+name",
-								    "last,note"};
-				char *want, *got;
-
-				direct_off = true;
-				want = print_flat(c ? 40 : 17, 100000, widths[w], false, fouts[o]);
-				direct_off = false;
-				got = print_flat(c ? 40 : 17, 100000, widths[w], false, fouts[o]);
-				assert_string_equal(want, got);
-				free(want);
-				free(got);
-			}
-	/* the direct printer is taken: the version here is the one it was made for */
-	assert_true(direct_version());
-}
-
-/* size_text() prints what mcg_size_format() prints. */
-static void size_text_matches_size_format(void **state __attribute__((unused)))
-{
-	uint64_t v = 0, x = 88172645463325252ULL;
-	unsigned i, s;
-	char a[64], b[64];
-
-	for (i = 0; i < 2000000; i++) {
-		switch (i % 4) {
-		case 0:
-			v = i / 4;
-			break;
-		case 1: /* near the power of 1024 and the ties of a tenth */
-			s = (i / 4) % 50 + 1;
-			v = ((uint64_t)((i / 200) % 2000) << s) + (i / 4) % 7 - 3;
-			break;
-		default:
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			v = x >> (x % 64);
-		}
-		mcg_size_format(v, a, sizeof(a));
-		size_text(v, b, sizeof(b));
-		if (strcmp(a, b))
-			fail_msg("%llu: %s against %s", (unsigned long long)v, b, a);
-	}
 }
 
 int main(void)
@@ -453,8 +316,6 @@ int main(void)
 		cmocka_unit_test(cell_width_matches_wcswidth),
 		cmocka_unit_test(table_measure_changes_nothing),
 		cmocka_unit_test(table_chunks_print_as_one),
-		cmocka_unit_test(table_direct_prints_as_libsmartcols),
-		cmocka_unit_test(size_text_matches_size_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
