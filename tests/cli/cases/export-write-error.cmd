@@ -1,0 +1,1 @@
+--root @FIX@/containers/cgroup --cgroup-version 2 --proc @FIX@/v2/proc export /docker >/dev/full
