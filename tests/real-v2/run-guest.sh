@@ -13,7 +13,8 @@
 #   MCG_V2_CACHE            kernel cache of setup.sh (default /var/cache/memcgctl-v2)
 #   MCG_V2_KERNEL_DIR       an unpacked linux-image .deb (default $MCG_V2_CACHE/current)
 #   MCG_V2_TIMEOUT          host-side limit for the whole boot in seconds (default 900)
-#   MCG_V2_BOOT_WAIT        a guest silent on its console this long is booted once more (90)
+#   MCG_V2_BOOT_WAIT        a guest silent on its console after this many seconds of QEMU's CPU
+#                           time is booted once more (90)
 #   MCG_V2_SCENARIO_TIMEOUT per-scenario limit inside the guest (default 300)
 #   MCG_V2_MEM_MIB          guest RAM (default 768)
 #   MCG_V2_DISK_BPS_WRITE   QEMU write throttle on the data disk in bytes/s (default: none)
