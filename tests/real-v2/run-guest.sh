@@ -12,10 +12,10 @@
 # Env:
 #   MCG_V2_CACHE            kernel cache of setup.sh (default /var/cache/memcgctl-v2)
 #   MCG_V2_KERNEL_DIR       an unpacked linux-image .deb (default $MCG_V2_CACHE/current)
-#   MCG_V2_TIMEOUT          host-side limit for the whole boot in seconds (default 900)
+#   MCG_V2_TIMEOUT          host-side limit for the whole boot in seconds (default 1800)
 #   MCG_V2_BOOT_WAIT        a guest silent on its console after this many seconds of QEMU's CPU
 #                           time is booted once more (90)
-#   MCG_V2_SCENARIO_TIMEOUT per-scenario limit inside the guest (default 300)
+#   MCG_V2_SCENARIO_TIMEOUT per-scenario limit inside the guest (default 600)
 #   MCG_V2_MEM_MIB          guest RAM (default 768)
 #   MCG_V2_DISK_BPS_WRITE   QEMU write throttle on the data disk in bytes/s (default: none)
 #   MCG_V2_VERBOSE=1        print every scenario's stdout/stderr, not only on failure
@@ -29,9 +29,9 @@ tier=real-v2
 # shellcheck source=../real-v2/guest-lib.sh
 . "$here/guest-lib.sh"
 extras=
-timeout_s=${MCG_V2_TIMEOUT:-900}
+timeout_s=${MCG_V2_TIMEOUT:-1800}
 boot_wait=${MCG_V2_BOOT_WAIT:-90}
-scen_timeout=${MCG_V2_SCENARIO_TIMEOUT:-300}
+scen_timeout=${MCG_V2_SCENARIO_TIMEOUT:-600}
 mem=${MCG_V2_MEM_MIB:-768}
 cache=${MCG_V2_CACHE:-/var/cache/memcgctl-v2}
 kdir=${MCG_V2_KERNEL_DIR:-$cache/current}
