@@ -15,10 +15,11 @@ cmake -S . -B build-test -DMEMCG_WERROR=ON -DMEMCG_SANITIZE=ON -DCMAKE_BUILD_TYP
 cmake --build build-test -j"$(nproc)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-# -j4: a real-v2 guest, a real-systemd guest, a real-v1 scenario (they run one at a time:
-# RESOURCE_LOCK real-cgroups) and a unit/cli/fuzz test side by side. The two guests use
-# less than one CPU together on average (tests/real-v2/CMakeLists.txt) and the real-v1
-# scenarios mostly wait on the kernel; at -j3 the host's tests shared one slot, and the
-# suite took 967 s of CI's 982 s (stop 32), the three serial chains (real-v2 748 s,
-# real-systemd 668 s, real-v1 559 s) waiting on it.
-exec ctest --test-dir build-test --output-on-failure -j4 "$@"
+# -j6: four guest chains (real-v2's two, RESOURCE_LOCK qemu-v2 and qemu-v2b, real-systemd's
+# two, qemu-systemd and qemu-systemd-b), a real-v1 scenario (they run one at a time:
+# RESOURCE_LOCK real-cgroups) and a unit/cli/fuzz test side by side. A guest mostly waits on
+# its scenarios' own waits (a v2 qemu used 36% of a CPU at a load of 8) and the real-v1
+# scenarios mostly wait on the kernel. With one chain per tier (-j4) the real-v2 chain was
+# the suite's critical path: about 1,600 s of guest time at a load of 10-15, real-systemd's
+# 1,500 s.
+exec ctest --test-dir build-test --output-on-failure -j6 "$@"

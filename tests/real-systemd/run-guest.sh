@@ -14,8 +14,8 @@
 #   MCG_V2_KERNEL_DIR       an unpacked linux-image .deb (default $MCG_V2_CACHE/current)
 #   MCG_SD_CACHE            root filesystem cache of setup.sh (default /var/cache/memcgctl-systemd)
 #   MCG_SD_IMAGE            the root filesystem image (default $MCG_SD_CACHE/current)
-#   MCG_SD_TIMEOUT          host-side limit for the whole boot in seconds (default 900)
-#   MCG_SD_SCENARIO_TIMEOUT per-scenario limit inside the guest (default 300)
+#   MCG_SD_TIMEOUT          host-side limit for the whole boot in seconds (default 1800)
+#   MCG_SD_SCENARIO_TIMEOUT per-scenario limit inside the guest (default 600)
 #   MCG_SD_MEM_MIB          guest RAM (default 1024)
 #   MCG_SD_APPEND           more kernel command line (e.g. systemd.log_level=debug)
 #   MCG_SD_VERBOSE=1        print every scenario's stdout/stderr, not only on failure
@@ -34,8 +34,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 tier=real-systemd
 # shellcheck source=../real-v2/guest-lib.sh
 . "$here/../real-v2/guest-lib.sh"
-timeout_s=${MCG_SD_TIMEOUT:-900}
-scen_timeout=${MCG_SD_SCENARIO_TIMEOUT:-300}
+timeout_s=${MCG_SD_TIMEOUT:-1800}
+scen_timeout=${MCG_SD_SCENARIO_TIMEOUT:-600}
 mem=${MCG_SD_MEM_MIB:-1024}
 kcache=${MCG_V2_CACHE:-/var/cache/memcgctl-v2}
 kdir=${MCG_V2_KERNEL_DIR:-$kcache/current}

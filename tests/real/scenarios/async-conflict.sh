@@ -57,9 +57,13 @@ while [ "$(AR status --json | jq -r '.cgroups[0].conflicts')" = 0 ] && [ $i -lt 
 done
 assert_eq "status counts the conflict" 1 "$(AR status --json | jq -r '.cgroups[0].conflicts')"
 assert_eq "text status shows the conflict" 1 "$(AR status --raw --noheadings -o conflicts)"
-grep -q "another writer changed the limit during reclaim: found $theirs, expected $lowered; left theirs" "$SD/reclaimd.log" ||
+# expected $lowered: ours landed while the daemon was held after its lowering write. On a
+# loaded host (load 23) the shell can lose the CPU for longer than that hold between reading
+# the lowered value and writing: the daemon then restores its limit first, ours goes over
+# that, and its next step finds ours against the limit it restored (expected $limit)
+grep -Eq "another writer changed the limit during reclaim: found $theirs, expected ($lowered|$limit); left theirs" "$SD/reclaimd.log" ||
 	fail "reclaimd did not log found/expected: $(tail -5 "$SD/reclaimd.log")"
-ok "reclaimd logged found $theirs, expected $lowered"
+ok "reclaimd logged $(grep -Eo "found $theirs, expected [0-9]+" "$SD/reclaimd.log" | head -n 1)"
 
 # the next bursts start from their limit: watermarks from $theirs, and it stays theirs
 i=0
