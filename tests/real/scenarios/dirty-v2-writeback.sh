@@ -122,11 +122,20 @@ keep "$MCG_TMP/kwb1" "$MCG_TMP/w1.jsonl"
 kmax=$(kmax_of "$MCG_TMP/kwb1")
 [ "$kmax" -gt 0 ] || fail "the kernel's file_writeback stayed 0 in $(wc -l <"$MCG_TMP/kwb1") samples" \
 	"(file_writeback file_dirty: $(uniq "$MCG_TMP/kwb1" | tr '\n' ','))"
-[ "$maxwb" -gt 0 ] || fail "memcgctl never saw writeback pages (the kernel's memory.stat: up to $kmax)"
-ok "writeback seen: memcgctl up to $maxwb, the kernel's memory.stat up to $kmax"
-wf=$(jq -r 'select(.scope == "cgroup" and .writeback_for_ns != null) | .writeback_for_ns' <"$MCG_TMP/w1.jsonl" | tail -n 1)
-[ -n "$wf" ] || fail "no writeback_for_ns while writing back"
-ok "time since writeback began: ${wf} ns"
+# As with the states above: writeback the kernel's own 0.1 s samples show in fewer than 3 of
+# them (a loaded host's guest: 1 of 44, 8 MiB for one sample) can fall between two of the
+# watch's 200 ms samples; seen longer, memcgctl must see it.
+kwbn=$(awk '$1 + 0 > 0 { n++ } END { print n + 0 }' "$MCG_TMP/kwb1")
+if [ "$maxwb" -gt 0 ]; then
+	ok "writeback seen: memcgctl up to $maxwb, the kernel's memory.stat up to $kmax"
+	wf=$(jq -r 'select(.scope == "cgroup" and .writeback_for_ns != null) | .writeback_for_ns' <"$MCG_TMP/w1.jsonl" | tail -n 1)
+	[ -n "$wf" ] || fail "no writeback_for_ns while writing back"
+	ok "time since writeback began: ${wf} ns"
+elif [ "$kwbn" -lt 3 ]; then
+	say "the kernel's writeback (up to $kmax) lasted $kwbn of its 0.1 s samples: too short for the watch's 200 ms, not seen"
+else
+	fail "memcgctl never saw writeback pages (the kernel's memory.stat: up to $kmax, in $kwbn samples of 0.1 s)"
+fi
 
 # 2. At 64 MiB, three times the background threshold: the writer is throttled, not killed.
 # From a clean start again: the first write synced and its writeback done (the slow disk
