@@ -34,6 +34,16 @@ bench_setup topmem
 
 printf 'memcgctl top -b memory: %s, builds %s (new) and %s (base), %s rounds, load %s\n' \
 	"$(uname -r)" "$build" "$BASE" "$ROUNDS" "$(cut -d' ' -f1-3 /proc/loadavg)"
+# the passes: 1 and 2 top -b, l list, e the one-shot export
+pass_args() {
+	case $1 in
+	1) echo "top -b -n 1" ;;
+	2) echo "top -b -n 2 -d 0.05" ;;
+	l) echo "list" ;;
+	e) echo "export" ;;
+	esac
+}
+
 for n in $NS; do
 	(cd "$parent" && seq -f 'c%.0f' 0 $((n - 1)) | xargs mkdir)
 	for p in new1 base1 new2 base2 newl basel newe basee; do : >"$tmp/rss.$p"; : >"$tmp/cpu.$p"; done
@@ -44,14 +54,8 @@ for n in $NS; do
 			b=$bin
 			[ "$w" = base ] && b=$base
 			for k in 1 2 l e; do
-				case $k in
-				1) a="top -b -n 1" ;;
-				2) a="top -b -n 2 -d 0.05" ;;
-				l) a="list" ;;
-				e) a="export" ;;
-				esac
-				# shellcheck disable=SC2086
-				out=$("$tmp/top-raw" run "$b" $a "$rel")
+				# shellcheck disable=SC2046
+				out=$("$tmp/top-raw" run "$b" $(pass_args $k) "$rel")
 				echo "$out" | awk '{print $2}' >>"$tmp/cpu.$w$k"
 				echo "$out" | awk '{print $4}' >>"$tmp/rss.$w$k"
 			done
@@ -64,12 +68,8 @@ for n in $NS; do
 	echo "$n cgroups (load $(cut -d' ' -f1-3 /proc/loadavg)):"
 	printf '  %-28s %10s %10s %8s | %9s %9s %8s\n' pass base_MiB new_MiB new/base base_ms new_ms new/base
 	for k in 1 2 l e; do
-		case $k in
-		1) l="top -b -n 1" ;;
-		2) l="top -b -n 2 -d 0.05" ;;
-		l) l="list" ;;
-		e) l="export (one-shot)" ;;
-		esac
+		l=$(pass_args $k)
+		[ "$k" = e ] && l="export (one-shot)"
 		printf '  %-28s %10s %10s %8s | %9s %9s %8s\n' "$l" "$(mrss base$k)" "$(mrss new$k)" \
 			"x$(ratio rss new$k base$k)" "$(median <"$tmp/cpu.base$k")" "$(median <"$tmp/cpu.new$k")" \
 			"x$(ratio cpu new$k base$k)"
