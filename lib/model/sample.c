@@ -723,9 +723,24 @@ static void add_det(struct mcg_sampler *s, unsigned k)
  * read), and the ones the sampler counts itself. v1 top asks for 22
  * counters and gets 14 columns (no reclaim counters, pressure or high).
  */
+/* COLS for the counters of KEYS: a cell each, in id order, mapped both ways. */
+static void cols_init(struct mcg_sample_cols *cols, const struct mcg_keyset *keys)
+{
+	unsigned k;
+
+	memset(cols, 0, sizeof(*cols));
+	cols->keys = *keys;
+	memset(cols->col, MCG_SAMPLE_NOCOL, sizeof(cols->col));
+	mcg_keyset_foreach(k, &cols->keys) {
+		cols->key[cols->n] = (unsigned char)k;
+		cols->col[k] = (unsigned char)cols->n++;
+	}
+}
+
 static void sampler_cols(struct mcg_sampler *s)
 {
 	struct mcg_record probe, root;
+	struct mcg_keyset keys;
 	unsigned f, c, k, w;
 
 	memset(&probe, 0, sizeof(probe));
@@ -743,14 +758,9 @@ static void sampler_cols(struct mcg_sampler *s)
 	root = probe;
 	mcg_record_derive(&probe, s->version, false);
 	mcg_record_derive(&root, s->version, true);
-	memset(&s->cols, 0, sizeof(s->cols));
 	for (w = 0; w < MCG_KEYSET_WORDS; w++)
-		s->cols.keys.w[w] = s->keys.w[w] & (probe.valid.w[w] | root.valid.w[w]);
-	memset(s->cols.col, MCG_SAMPLE_NOCOL, sizeof(s->cols.col));
-	mcg_keyset_foreach(k, &s->cols.keys) {
-		s->cols.key[s->cols.n] = (unsigned char)k;
-		s->cols.col[k] = (unsigned char)s->cols.n++;
-	}
+		keys.w[w] = s->keys.w[w] & (probe.valid.w[w] | root.valid.w[w]);
+	cols_init(&s->cols, &keys);
 }
 
 /* The plan for the counters of s->keys, and the slots the sampler treats apart. */
@@ -2113,20 +2123,16 @@ void mcg_snapshot_rates(const struct mcg_snapshot *prev, struct mcg_snapshot *cu
 int mcg_snapshot_new(const struct mcg_keyset *keys, size_t n_rows, struct mcg_snapshot **ret)
 {
 	struct mcg_snapshot *snap = calloc(1, sizeof(*snap));
-	unsigned k;
+	struct mcg_keyset all;
 
 	if (!snap)
 		return -ENOMEM;
 	snap->refs = 1;
 	if (keys)
-		snap->cols.keys = *keys;
+		all = *keys;
 	else
-		mcg_keyset_all(&snap->cols.keys);
-	memset(snap->cols.col, MCG_SAMPLE_NOCOL, sizeof(snap->cols.col));
-	mcg_keyset_foreach(k, &snap->cols.keys) {
-		snap->cols.key[snap->cols.n] = (unsigned char)k;
-		snap->cols.col[k] = (unsigned char)snap->cols.n++;
-	}
+		mcg_keyset_all(&all);
+	cols_init(&snap->cols, &all);
 	snap->rows = calloc(n_rows ? n_rows : 1, sizeof(*snap->rows));
 	snap->cells = calloc((n_rows ? n_rows : 1) * (snap->cols.n ? snap->cols.n : 1),
 			     sizeof(*snap->cells));
