@@ -163,9 +163,8 @@ static bool ob_room(struct obuf *b, size_t more)
 
 	if (b->oom || b->err)
 		return false;
-	if (b->n + more <= b->cap)
-		return true;
-	if (b->sink && b->n && !ob_drain(b))
+	/* a one-shot's text goes out before the buffer would grow */
+	if (b->sink && b->n + more > b->cap && !ob_drain(b))
 		return false;
 	if (b->n + more <= b->cap)
 		return true;
