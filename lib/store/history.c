@@ -687,6 +687,9 @@ static struct wslot *slot_new(struct mcg_hist_writer *w, const struct mcg_hist_c
 /* One cgroup's row: flags, the validity when it changed, the mask of moved values and their deltas. */
 static int put_row(struct mcg_hist_writer *w, struct wslot *s)
 {
+	static const struct mcg_keyset none;
+	/* a snapshot's row: its values in its cells, not a whole record */
+	const struct mcg_keyset *valid = s->rec ? &s->rec->valid : s->row ? &s->row->valid : &none;
 	uint8_t vb[MCG__HIST_VBYTES], mask[MCG__HIST_VBYTES] = {0};
 	uint64_t d[MCG_K__COUNT];
 	unsigned k, nd = 0;
@@ -694,16 +697,13 @@ static int put_row(struct mcg_hist_writer *w, struct wslot *s)
 	bool moved = false;
 	int r;
 
-	/* a snapshot's row: its values in its cells, not a whole record */
-	valid_bytes(s->rec ? &s->rec->valid : s->row ? &s->row->valid : NULL, vb);
+	valid_bytes(valid, vb);
 	if (memcmp(vb, s->valid, sizeof(vb)))
 		flags |= 1;
-	for (k = 0; k < MCG_K__COUNT; k++) {
-		uint64_t v;
+	/* the valid counters only (42 of the table's on v1), in the order of their ids */
+	mcg_keyset_foreach(k, valid) {
+		uint64_t v = s->rec ? s->rec->v[k] : s->row->cell[s->row->cols->col[k]].v;
 
-		if (!(vb[k / 8] >> (k % 8) & 1))
-			continue;
-		v = s->rec ? s->rec->v[k] : s->row->cell[s->row->cols->col[k]].v;
 		if (v != s->v[k]) {
 			mask[k / 8] |= (uint8_t)(1u << (k % 8));
 			d[nd++] = mcg_hist_zigzag((int64_t)(v - s->v[k]));
