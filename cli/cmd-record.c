@@ -273,10 +273,10 @@ static void diff(struct recorder *rc, const struct mcg_snapshot *prev,
 	nd = calloc(cur->n_rows ? cur->n_rows : 1, sizeof(*nd));
 	for (i = 0; i < cur->n_rows; i++) {
 		const struct mcg_sample_row *r = &cur->rows[i];
-		const struct mcg_sample_row *p =
-			!prev ? NULL
-			: same_row(prev, i, r->id) ? &prev->rows[i]
-						   : mcg_snapshot_find(prev, pidx, r->id);
+		const struct mcg_sample_row *p = !prev ? NULL
+						 : same_row(prev, i, r->id)
+							 ? &prev->rows[i]
+							 : mcg_snapshot_find(prev, pidx, r->id);
 		struct mcg_dirty_cg dc = {0};
 
 		if (prev && !p)

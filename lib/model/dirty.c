@@ -332,7 +332,8 @@ int mcg_dirty_cg_from_row(const struct mcg_sample_row *r, int version, struct mc
 		return -ENOENT;
 	ret->dirty = mcg_sample_get(r, MCG_K_DIRTY, 0);
 	ret->writeback = mcg_sample_get(r, MCG_K_WRITEBACK, 0);
-	ret->file = mcg_sample_get(r, MCG_K_INACTIVE_FILE, 0) + mcg_sample_get(r, MCG_K_ACTIVE_FILE, 0);
+	ret->file =
+		mcg_sample_get(r, MCG_K_INACTIVE_FILE, 0) + mcg_sample_get(r, MCG_K_ACTIVE_FILE, 0);
 	if (version != 2)
 		ret->limit = mcg_sample_get(r, MCG_K_EFFECTIVE_LIMIT, MCG_MAX);
 	return 0;

@@ -457,14 +457,13 @@ static void test_lineages_deep(void **state)
 		const char *path;
 		long parent;
 	} tree[] = {
-		{"/a/b", 5},	     {"/a/b/c", 0}, {"/a/b/c/d", 1}, {"/", -1},
-		{"/a/b/c/d/e", 2},   {"/a", 3},	   {"/a/b/c/d/e/f", 4},
-		{"/a/b/c/d/e/f/g", 6}, {"/lost", 42}, {"/sub", -1},
-		{"/sub/x", 9},	     {"/sub/x/y", 10},
+		{"/a/b", 5},	   {"/a/b/c", 0}, {"/a/b/c/d", 1},     {"/", -1},
+		{"/a/b/c/d/e", 2}, {"/a", 3},	  {"/a/b/c/d/e/f", 4}, {"/a/b/c/d/e/f/g", 6},
+		{"/lost", 42},	   {"/sub", -1},  {"/sub/x", 9},       {"/sub/x/y", 10},
 	};
-	static const enum mcg_key keys[] = {MCG_K_LIMIT, MCG_K_HIGH, MCG_K_USAGE,
-					    MCG_K_EFFECTIVE_LIMIT, MCG_K_DIRTY, MCG_K_WRITEBACK,
-					    MCG_K_INACTIVE_FILE, MCG_K_ACTIVE_FILE};
+	static const enum mcg_key keys[] = {
+		MCG_K_LIMIT, MCG_K_HIGH,      MCG_K_USAGE,	   MCG_K_EFFECTIVE_LIMIT,
+		MCG_K_DIRTY, MCG_K_WRITEBACK, MCG_K_INACTIVE_FILE, MCG_K_ACTIVE_FILE};
 	const size_t nr = sizeof(tree) / sizeof(tree[0]), max = MCG_WALK_MAX_DEPTH + 1;
 	struct mcg_record *recs = calloc(max + 2, sizeof(*recs)), above = {0};
 	const struct mcg_record *ptrs[MCG_WALK_MAX_DEPTH + 3], *mixr[MCG_WALK_MAX_DEPTH + 3];
@@ -507,7 +506,7 @@ static void test_lineages_deep(void **state)
 			for (cut = 1; cut <= max; cut += cut < 3 ? 1 : max - 3) {
 				deep_reference(s, i, recs, ptrs, cut, &ref);
 				mcg_snapshot_lineage(s, i, rows, cut, &got);
-				mcg_lineage_of_rows(s->rows, nr, i, deep_row_at, NULL, rows + 0, cut,
+				mcg_lineage_of_rows(s->rows, nr, i, deep_row_at, NULL, rows, cut,
 						    &viarows);
 				assert_int_equal(got.n, ref.n);
 				assert_int_equal(viarows.n, ref.n);
@@ -544,7 +543,8 @@ static void test_lineages_deep(void **state)
 				if (rok)
 					assert_true(ge == re);
 			}
-			/* dirty's counters and v2 headroom and limit: the row's against the records' */
+			/* dirty's counters and v2 headroom and limit: the row's against the
+			 * records' */
 			deep_reference(s, i, recs, ptrs, max, &ref);
 			rr = mcg_dirty_cg_from_record(ptrs[0], s->version, &rc);
 			gr = mcg_dirty_cg_from_row(&s->rows[i], s->version, &gc);
