@@ -455,16 +455,16 @@ static bool unlimited(enum mcg_key k, uint64_t v)
 
 /* ---- what the record gives: the dirty state and the thresholds ------------ */
 
-/* Row I of the set's rows, for mcg_lineage_of_rows(). */
-static const struct mcg_record *row_lineage(const void *rows, size_t i, long *parent,
-					    const char **path, struct mcg_record *scratch)
+/* Row I of the set's rows, for mcg_lineage_of_rows(): its snapshot row, no record. */
+static void row_lineage(const void *rows, size_t i, long *parent, const char **path,
+			const struct mcg_record **ret_rec, const struct mcg_sample_row **ret_row)
 {
 	const struct ex_row *r = &((const struct ex_row *)rows)[i];
 
 	*parent = (long)r->parent;
 	*path = r->path;
-	mcg_sample_record(r->sr, scratch);
-	return scratch;
+	*ret_rec = NULL;
+	*ret_row = r->sr;
 }
 
 /*
@@ -472,15 +472,17 @@ static const struct mcg_record *row_lineage(const void *rows, size_t i, long *pa
  * writeback headroom (for the dirty verdict) and, where the record has none
  * (the sampler's rows on v2), the effective limit. A subtree's limits count
  * those of its top's ancestors (read here, once a scrape), as the kernel
- * charges up the whole path; the headroom is the served tree's.
+ * charges up the whole path; the headroom is the served tree's. The lineages
+ * point into the snapshot's rows (read through their accessors) and at the
+ * top's ancestors' records: no record is filled per row or ancestor.
  */
 static void derive_rows(struct mcg_ctx *ctx, struct ex_set *s, uint64_t page_size)
 {
 	static const enum mcg_key limit[] = {MCG_K_LIMIT};
 	const size_t max = MCG_WALK_MAX_DEPTH + 2;
 	struct mcg_lineage_buf above = {0};
+	const struct mcg_sample_row **srows;
 	const struct mcg_record **lin;
-	struct mcg_record *recs;
 	struct mcg_group *g;
 	struct mcg_lineage l;
 	size_t i, j, na = 0;
@@ -493,21 +495,23 @@ static void derive_rows(struct mcg_ctx *ctx, struct ex_set *s, uint64_t page_siz
 		mcg_group_close(g);
 	}
 	lin = malloc((max + na) * sizeof(*lin));
-	recs = malloc(max * sizeof(*recs));
-	if (!lin || !recs) {
+	srows = malloc((max + na) * sizeof(*srows));
+	if (!lin || !srows) {
 		free(lin);
-		free(recs);
+		free(srows);
 		mcg_lineage_free(&above);
 		return;
 	}
 	for (i = 0; i < s->n; i++) {
 		struct ex_row *row = &s->rows[i];
 
-		mcg_lineage_of_rows(s->rows, s->n, i, row_lineage, lin, recs, max, &l);
+		mcg_lineage_of_rows(s->rows, s->n, i, row_lineage, lin, srows, max, &l);
 		row->headroom = mcg_field_wb_headroom(&l, page_size);
-		/* the rows up to the top, then the top's ancestors */
-		for (j = 0; j < na && !l.root; j++)
+		/* the rows up to the top, then the top's ancestors (records: no row) */
+		for (j = 0; j < na && !l.root; j++) {
 			lin[l.n + j] = above.l.rec[j + 1];
+			srows[l.n + j] = NULL;
+		}
 		if (na && !l.root) {
 			l.n += na;
 			l.root = above.l.root;
@@ -516,11 +520,11 @@ static void derive_rows(struct mcg_ctx *ctx, struct ex_set *s, uint64_t page_siz
 			       mcg_field_effective_limit(2, &l, &row->eff);
 	}
 	free(lin);
-	free(recs);
+	free(srows);
 	mcg_lineage_free(&above);
 }
 
-/* The dirty state of every row (lib/model/dirty.c's verdict over the record). */
+/* The dirty state of every row (lib/model/dirty.c's verdict over the row's counters). */
 static void eval_dirty(struct mcg_ctx *ctx, struct ex_set *s)
 {
 	size_t i;
@@ -531,10 +535,8 @@ static void eval_dirty(struct mcg_ctx *ctx, struct ex_set *s)
 	for (i = 0; i < s->n; i++) {
 		struct ex_row *row = &s->rows[i];
 		struct mcg_dirty_cg c = {0};
-		struct mcg_record rec;
 
-		mcg_sample_record(row->sr, &rec);
-		if (mcg_dirty_cg_from_record(&rec, s->version, &c) < 0)
+		if (mcg_dirty_cg_from_row(row->sr, s->version, &c) < 0)
 			continue;
 		c.headroom = row->headroom;
 		mcg_dirty_cg_eval(&c, s->version, &s->dirty);

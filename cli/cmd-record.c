@@ -242,6 +242,15 @@ static int cmp_dirty(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Row I of S when it has ID: a tree that did not change has its rows where
+ * the last sample had them, so most rows are found without a search.
+ */
+static bool same_row(const struct mcg_snapshot *s, size_t i, uint64_t id)
+{
+	return i < s->n_rows && s->rows[i].id == id;
+}
+
 static void diff(struct recorder *rc, const struct mcg_snapshot *prev,
 		 const struct mcg_snapshot *cur, uint64_t t, struct evlist *l)
 {
@@ -256,14 +265,18 @@ static void diff(struct recorder *rc, const struct mcg_snapshot *prev,
 		if (!pidx || !cidx)
 			goto out;
 		for (i = 0; i < prev->n_rows; i++)
-			if (!mcg_snapshot_find(cur, cidx, prev->rows[i].id))
+			if (!same_row(cur, i, prev->rows[i].id) &&
+			    !mcg_snapshot_find(cur, cidx, prev->rows[i].id))
 				ev_add(l, MCG_HEV_REMOVED, own(l, prev->rows[i].path), t);
 	}
 	rc->dirty_ok = mcg_dirty_global_read(rc->ctx, &g) == 0;
 	nd = calloc(cur->n_rows ? cur->n_rows : 1, sizeof(*nd));
 	for (i = 0; i < cur->n_rows; i++) {
 		const struct mcg_sample_row *r = &cur->rows[i];
-		const struct mcg_sample_row *p = prev ? mcg_snapshot_find(prev, pidx, r->id) : NULL;
+		const struct mcg_sample_row *p = !prev ? NULL
+						 : same_row(prev, i, r->id)
+							 ? &prev->rows[i]
+							 : mcg_snapshot_find(prev, pidx, r->id);
 		struct mcg_dirty_cg dc = {0};
 
 		if (prev && !p)

@@ -325,6 +325,20 @@ int mcg_dirty_cg_from_record(const struct mcg_record *r, int version, struct mcg
 	return 0;
 }
 
+int mcg_dirty_cg_from_row(const struct mcg_sample_row *r, int version, struct mcg_dirty_cg *ret)
+{
+	/* mcg_dirty_cg_from_record()'s counters, read in the row's cells: no record filled */
+	if (!mcg_sample_has(r, MCG_K_DIRTY) || !mcg_sample_has(r, MCG_K_WRITEBACK))
+		return -ENOENT;
+	ret->dirty = mcg_sample_get(r, MCG_K_DIRTY, 0);
+	ret->writeback = mcg_sample_get(r, MCG_K_WRITEBACK, 0);
+	ret->file =
+		mcg_sample_get(r, MCG_K_INACTIVE_FILE, 0) + mcg_sample_get(r, MCG_K_ACTIVE_FILE, 0);
+	if (version != 2)
+		ret->limit = mcg_sample_get(r, MCG_K_EFFECTIVE_LIMIT, MCG_MAX);
+	return 0;
+}
+
 int mcg_dirty_stat_parse(const char *text, int version, struct mcg_dirty_cg *ret)
 {
 	struct mcg__plan p;
@@ -572,34 +586,19 @@ int mcg_dirty_cg_from_snapshot(const struct mcg_snapshot *snap, size_t row, int 
 
 	if (row >= snap->n_rows)
 		return -EINVAL;
-	{
-		struct mcg_record rec;
-
-		mcg_sample_record(&snap->rows[row], &rec);
-		r = mcg_dirty_cg_from_record(&rec, version, &c);
-	}
+	r = mcg_dirty_cg_from_row(&snap->rows[row], version, &c);
 	if (r < 0)
 		return r;
 	if (version == 2) {
-		const struct mcg_record *lin[MCG_WALK_MAX_DEPTH + 1];
-		struct mcg_record *recs;
+		const struct mcg_sample_row *lin[MCG_WALK_MAX_DEPTH + 1];
 		struct mcg_lineage l;
-		size_t max = 0;
-		long k;
 
-		/* a record for the row and each of its ancestors in the snapshot */
-		for (k = (long)row; k >= 0 && (size_t)k < snap->n_rows && max < MCG_ARRAY_SIZE(lin);
-		     k = snap->rows[k].parent)
-			max++;
-		recs = calloc(max ? max : 1, sizeof(*recs));
-		if (!recs)
-			return -ENOMEM;
+		/* the row and its ancestors in the snapshot, by their parent indices: no records */
 		/* mem_cgroup_wb_stats(): this group and its ancestors, not the root */
-		mcg_snapshot_lineage(snap, row, recs, lin, max, &l);
+		mcg_snapshot_lineage(snap, row, lin, MCG_ARRAY_SIZE(lin), &l);
 		c.headroom = mcg_field_wb_headroom(&l, snap->page_size);
 		if (!mcg_field_effective_limit(2, &l, &c.limit))
 			c.limit = MCG_MAX;
-		free(recs);
 	}
 	*ret = c;
 	return 0;

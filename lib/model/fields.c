@@ -13,6 +13,21 @@ static size_t below_root(const struct mcg_lineage *l)
 	return l->root && l->n > 0 ? l->n - 1 : l->n;
 }
 
+/* K of L's I-th cgroup, from its compact row or its record (DFLT when absent). */
+static bool lin_has(const struct mcg_lineage *l, size_t i, enum mcg_key k)
+{
+	if (l->row && l->row[i])
+		return mcg_sample_has(l->row[i], k);
+	return mcg_record_has(l->rec[i], k);
+}
+
+static uint64_t lin_get(const struct mcg_lineage *l, size_t i, enum mcg_key k, uint64_t dflt)
+{
+	if (l->row && l->row[i])
+		return mcg_sample_get(l->row[i], k, dflt);
+	return mcg_record_get(l->rec[i], k, dflt);
+}
+
 bool mcg_field_effective_limit(int version, const struct mcg_lineage *l, uint64_t *ret)
 {
 	uint64_t eff = MCG_MAX;
@@ -22,16 +37,16 @@ bool mcg_field_effective_limit(int version, const struct mcg_lineage *l, uint64_
 	if (!l->n)
 		return false;
 	/* v1: the kernel folds the ancestors into memory.stat itself */
-	if (version == 1 && mcg_record_has(l->rec[0], MCG_K_EFFECTIVE_LIMIT)) {
-		*ret = l->rec[0]->v[MCG_K_EFFECTIVE_LIMIT];
+	if (version == 1 && lin_has(l, 0, MCG_K_EFFECTIVE_LIMIT)) {
+		*ret = lin_get(l, 0, MCG_K_EFFECTIVE_LIMIT, 0);
 		return true;
 	}
 	n = below_root(l);
 	for (i = 0; i < n; i++) {
-		if (!mcg_record_has(l->rec[i], MCG_K_LIMIT))
+		if (!lin_has(l, i, MCG_K_LIMIT))
 			continue;
 		any = true;
-		eff = mcg__min_u64(eff, l->rec[i]->v[MCG_K_LIMIT]);
+		eff = mcg__min_u64(eff, lin_get(l, i, MCG_K_LIMIT, 0));
 	}
 	/* the root cgroup itself: nothing limits it */
 	if (!any && !(l->root && l->n == 1))
@@ -49,15 +64,14 @@ uint64_t mcg_field_wb_headroom(const struct mcg_lineage *l, uint64_t page_size)
 		page_size = (uint64_t)mcg_page_size();
 	/* in pages, as the kernel's page counters hold them */
 	for (i = 0; i < n; i++) {
-		const struct mcg_record *r = l->rec[i];
-		uint64_t max = mcg_record_get(r, MCG_K_LIMIT, MCG_MAX);
-		uint64_t high = mcg_record_get(r, MCG_K_HIGH, MCG_MAX);
+		uint64_t max = lin_get(l, i, MCG_K_LIMIT, MCG_MAX);
+		uint64_t high = lin_get(l, i, MCG_K_HIGH, MCG_MAX);
 		uint64_t ceiling = mcg__min_u64(max, high);
 
-		if (ceiling == MCG_MAX || !mcg_record_has(r, MCG_K_USAGE))
+		if (ceiling == MCG_MAX || !lin_has(l, i, MCG_K_USAGE))
 			continue;
 		headroom = mcg__min_u64(headroom, mcg__sat_sub(ceiling / page_size,
-						     r->v[MCG_K_USAGE] / page_size));
+						     lin_get(l, i, MCG_K_USAGE, 0) / page_size));
 	}
 	return headroom;
 }
@@ -126,42 +140,53 @@ uint64_t mcg_reclaimable_from_record(const struct mcg_record *r, bool swap)
 }
 
 void mcg_lineage_of_rows(const void *rows, size_t n_rows, size_t row, mcg_lineage_row_fn fn,
-			 const struct mcg_record **buf, struct mcg_record *scratch, size_t max,
-			 struct mcg_lineage *ret)
+			 const struct mcg_record **recs, const struct mcg_sample_row **srows,
+			 size_t max, struct mcg_lineage *ret)
 {
 	long k = (long)row;
 	size_t n = 0;
 
 	ret->root = false;
 	while (k >= 0 && (size_t)k < n_rows && n < max) {
+		const struct mcg_record *rec = NULL;
+		const struct mcg_sample_row *sr = NULL;
 		const char *path;
 		long parent;
 
-		buf[n] = fn(rows, (size_t)k, &parent, &path, scratch ? &scratch[n] : NULL);
+		fn(rows, (size_t)k, &parent, &path, &rec, &sr);
+		if (recs)
+			recs[n] = rec;
+		if (srows)
+			srows[n] = sr;
 		n++;
 		if (parent < 0)
 			ret->root = !strcmp(path, "/");
 		k = parent;
 	}
-	ret->rec = buf;
+	ret->rec = recs;
+	ret->row = srows;
 	ret->n = n;
 }
 
-static const struct mcg_record *snapshot_row(const void *rows, size_t i, long *parent,
-					     const char **path, struct mcg_record *scratch)
+void mcg_snapshot_lineage(const struct mcg_snapshot *s, size_t row,
+			  const struct mcg_sample_row **buf, size_t max, struct mcg_lineage *ret)
 {
-	const struct mcg_sample_row *r = &((const struct mcg_sample_row *)rows)[i];
+	long k = (long)row;
+	size_t n = 0;
 
-	*parent = r->parent;
-	*path = r->path;
-	mcg_sample_record(r, scratch);
-	return scratch;
-}
+	/* the parent indices: no row function, no record, a pointer per ancestor */
+	ret->root = false;
+	while (k >= 0 && (size_t)k < s->n_rows && n < max) {
+		const struct mcg_sample_row *r = &s->rows[k];
 
-void mcg_snapshot_lineage(const struct mcg_snapshot *s, size_t row, struct mcg_record *recs,
-			  const struct mcg_record **buf, size_t max, struct mcg_lineage *ret)
-{
-	mcg_lineage_of_rows(s->rows, s->n_rows, row, snapshot_row, buf, recs, max, ret);
+		buf[n++] = r;
+		if (r->parent < 0)
+			ret->root = !strcmp(r->path, "/");
+		k = r->parent;
+	}
+	ret->rec = NULL;
+	ret->row = buf;
+	ret->n = n;
 }
 
 /* ---- reading a lineage ------------------------------------------------- */

@@ -637,13 +637,11 @@ int mcg_hist_writer_dirfd(const struct mcg_hist_writer *w)
 
 static void valid_bytes(const struct mcg_keyset *valid, uint8_t *vb)
 {
-	unsigned k;
+	unsigned b;
 
-	memset(vb, 0, MCG__HIST_VBYTES);
-	if (!valid)
-		return;
-	mcg_keyset_foreach(k, valid)
-		vb[k / 8] |= (uint8_t)(1u << (k % 8));
+	/* bit k of the set is bit k % 8 of byte k / 8: the words' bytes, low first */
+	for (b = 0; b < MCG__HIST_VBYTES; b++)
+		vb[b] = valid ? (uint8_t)(valid->w[b / 8] >> (b % 8 * 8)) : 0;
 }
 
 static struct wslot *slot_new(struct mcg_hist_writer *w, const struct mcg_hist_cgroup *c)
@@ -687,28 +685,42 @@ static struct wslot *slot_new(struct mcg_hist_writer *w, const struct mcg_hist_c
 /* One cgroup's row: flags, the validity when it changed, the mask of moved values and their deltas. */
 static int put_row(struct mcg_hist_writer *w, struct wslot *s)
 {
+	static const struct mcg_keyset none;
+	/* a snapshot's row: its values in its cells, not a whole record */
+	const struct mcg_keyset *valid = s->rec ? &s->rec->valid : s->row ? &s->row->valid : &none;
+	const struct mcg_sample_cell *cell = !s->rec && s->row ? s->row->cell : NULL;
+	const unsigned char *col = cell ? s->row->cols->col : NULL;
 	uint8_t vb[MCG__HIST_VBYTES], mask[MCG__HIST_VBYTES] = {0};
 	uint64_t d[MCG_K__COUNT];
-	unsigned k, nd = 0;
+	unsigned k, wi, nd = 0;
 	uint8_t flags = 0;
 	bool moved = false;
 	int r;
 
-	/* a snapshot's row: its values in its cells, not a whole record */
-	valid_bytes(s->rec ? &s->rec->valid : s->row ? &s->row->valid : NULL, vb);
+	valid_bytes(valid, vb);
 	if (memcmp(vb, s->valid, sizeof(vb)))
 		flags |= 1;
-	for (k = 0; k < MCG_K__COUNT; k++) {
-		uint64_t v;
+	/*
+	 * The valid counters only (42 of the table's on v1), in the order of
+	 * their ids, word by word: what the reader expects, at a few
+	 * instructions a counter (a frame of 1,000 rows is 42,000 of them).
+	 */
+	for (wi = 0; wi < MCG_KEYSET_WORDS; wi++) {
+		uint64_t bits = valid->w[wi];
 
-		if (!(vb[k / 8] >> (k % 8) & 1))
-			continue;
-		v = s->rec ? s->rec->v[k] : s->row->cell[s->row->cols->col[k]].v;
-		if (v != s->v[k]) {
-			mask[k / 8] |= (uint8_t)(1u << (k % 8));
-			d[nd++] = mcg_hist_zigzag((int64_t)(v - s->v[k]));
-			s->v[k] = v;
-			moved = true;
+		for (; bits; bits &= bits - 1) {
+			uint64_t v;
+
+			k = wi * 64 + (unsigned)__builtin_ctzll(bits);
+			if (k >= MCG_K__COUNT)
+				break;
+			v = cell ? cell[col[k]].v : s->rec->v[k];
+			if (v != s->v[k]) {
+				mask[k / 8] |= (uint8_t)(1u << (k % 8));
+				d[nd++] = mcg_hist_zigzag((int64_t)(v - s->v[k]));
+				s->v[k] = v;
+				moved = true;
+			}
 		}
 	}
 	if (moved)

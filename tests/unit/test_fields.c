@@ -349,15 +349,16 @@ struct trow {
 	struct mcg_record rec;
 };
 
-static const struct mcg_record *trow_at(const void *rows, size_t i, long *parent, const char **path,
-					 struct mcg_record *scratch)
+static void trow_at(const void *rows, size_t i, long *parent, const char **path,
+		    const struct mcg_record **ret_rec, const struct mcg_sample_row **ret_row)
 {
 	const struct trow *r = &((const struct trow *)rows)[i];
 
-	(void)scratch; /* its rows hold their records */
+	/* its rows hold their records */
 	*parent = r->parent;
 	*path = r->path;
-	return &r->rec;
+	*ret_rec = &r->rec;
+	*ret_row = NULL;
 }
 
 static void test_lineage_of_rows(void **state)
@@ -374,6 +375,7 @@ static void test_lineage_of_rows(void **state)
 	assert_int_equal(l.n, 3);
 	assert_true(l.root);
 	assert_ptr_equal(l.rec, buf);
+	assert_null(l.row);
 	assert_ptr_equal(buf[0], &t[2].rec);
 	assert_ptr_equal(buf[1], &t[1].rec);
 	assert_ptr_equal(buf[2], &t[0].rec);
@@ -397,12 +399,193 @@ static void test_lineage_of_rows(void **state)
 	assert_int_equal(l.n, 0);
 }
 
+/*
+ * Deep lineages of compact rows, read through the accessors (what dirty,
+ * record and export compute), against lineages of whole records filled from
+ * the same rows (what they computed before): nested 6 levels, rows whose
+ * parent comes after them, rows whose parent is missing (an index past the
+ * table), a subtree whose top is not the root, counters absent at random.
+ */
+static uint64_t lcg(uint64_t *x)
+{
+	*x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *x >> 17;
+}
+
+static void deep_row_at(const void *rows, size_t i, long *parent, const char **path,
+			const struct mcg_record **ret_rec, const struct mcg_sample_row **ret_row)
+{
+	const struct mcg_sample_row *r = &((const struct mcg_sample_row *)rows)[i];
+
+	*parent = r->parent;
+	*path = r->path;
+	*ret_rec = NULL;
+	*ret_row = r;
+}
+
+/* REF: ROW's lineage of records (mcg_sample_record of each row up the parents). */
+static void deep_reference(const struct mcg_snapshot *s, size_t row, struct mcg_record *recs,
+			   const struct mcg_record **ptrs, size_t max, struct mcg_lineage *ref)
+{
+	long k = (long)row;
+	size_t n = 0;
+
+	ref->root = false;
+	while (k >= 0 && (size_t)k < s->n_rows && n < max) {
+		mcg_sample_record(&s->rows[k], &recs[n]);
+		ptrs[n] = &recs[n];
+		n++;
+		if (s->rows[k].parent < 0)
+			ref->root = !strcmp(s->rows[k].path, "/");
+		k = s->rows[k].parent;
+	}
+	ref->rec = ptrs;
+	ref->row = NULL;
+	ref->n = n;
+}
+
+static void test_lineages_deep(void **state)
+{
+	/*
+	 * Row order is not tree order: "/" is row 3, after its child "/a" is
+	 * not; "/a" (row 5) is the parent of "/a/b" (row 0), after it; then the
+	 * chain /a/b/c/d/e/f/g (rows 1, 2, 4, 6, 7) goes 8 levels down to the
+	 * root; row 8's parent is past the table (missing); row 9 is a top that
+	 * is not the root ("/sub", a subtree's) with 10 below it and 11 below 10.
+	 */
+	static const struct {
+		const char *path;
+		long parent;
+	} tree[] = {
+		{"/a/b", 5},	   {"/a/b/c", 0}, {"/a/b/c/d", 1},     {"/", -1},
+		{"/a/b/c/d/e", 2}, {"/a", 3},	  {"/a/b/c/d/e/f", 4}, {"/a/b/c/d/e/f/g", 6},
+		{"/lost", 42},	   {"/sub", -1},  {"/sub/x", 9},       {"/sub/x/y", 10},
+	};
+	static const enum mcg_key keys[] = {
+		MCG_K_LIMIT, MCG_K_HIGH,      MCG_K_USAGE,	   MCG_K_EFFECTIVE_LIMIT,
+		MCG_K_DIRTY, MCG_K_WRITEBACK, MCG_K_INACTIVE_FILE, MCG_K_ACTIVE_FILE};
+	const size_t nr = sizeof(tree) / sizeof(tree[0]), max = MCG_WALK_MAX_DEPTH + 1;
+	struct mcg_record *recs = calloc(max + 2, sizeof(*recs)), above = {0};
+	const struct mcg_record *ptrs[MCG_WALK_MAX_DEPTH + 3], *mixr[MCG_WALK_MAX_DEPTH + 3];
+	const struct mcg_sample_row *rows[MCG_WALK_MAX_DEPTH + 3];
+	struct mcg_snapshot *s;
+	struct mcg_lineage end;
+	uint64_t x = 28;
+	unsigned round;
+
+	(void)state;
+	assert_non_null(recs);
+	for (round = 0; round < 200; round++) {
+		size_t i, j, cut;
+
+		assert_int_equal(mcg_snapshot_new(NULL, nr, &s), 0);
+		s->page_size = 4096;
+		s->version = round % 2 ? 2 : 1;
+		for (i = 0; i < nr; i++) {
+			s->rows[i].path = tree[i].path;
+			s->rows[i].parent = (int)tree[i].parent;
+			for (j = 0; j < sizeof(keys) / sizeof(keys[0]); j++) {
+				uint64_t v = (lcg(&x) % 512) * M;
+
+				if (lcg(&x) % 4 == 0)
+					continue; /* absent */
+				if (lcg(&x) % 5 == 0)
+					v = MCG_MAX;
+				assert_true(mcg_sample_set(&s->rows[i], keys[j], v));
+			}
+		}
+		mcg_record_set(&above, MCG_K_LIMIT, (lcg(&x) % 512) * M);
+		for (i = 0; i < nr; i++) {
+			struct mcg_lineage ref, got, viarows;
+			struct mcg_dirty_cg rc = {0}, gc = {0}, fc = {0};
+			uint64_t re = 0, ge = 0, ve = 0;
+			bool rok, gok, vok;
+			int rr, gr;
+
+			/* cut: every length up to the whole, as MAX bounds it */
+			for (cut = 1; cut <= max; cut += cut < 3 ? 1 : max - 3) {
+				deep_reference(s, i, recs, ptrs, cut, &ref);
+				mcg_snapshot_lineage(s, i, rows, cut, &got);
+				mcg_lineage_of_rows(s->rows, nr, i, deep_row_at, NULL, rows, cut,
+						    &viarows);
+				assert_int_equal(got.n, ref.n);
+				assert_int_equal(viarows.n, ref.n);
+				assert_int_equal(got.root, ref.root);
+				assert_int_equal(viarows.root, ref.root);
+				assert_null(got.rec);
+				assert_true(mcg_field_wb_headroom(&got, 4096) ==
+					    mcg_field_wb_headroom(&ref, 4096));
+				rok = mcg_field_effective_limit(s->version, &ref, &re);
+				gok = mcg_field_effective_limit(s->version, &got, &ge);
+				vok = mcg_field_effective_limit(s->version, &viarows, &ve);
+				assert_int_equal(gok, rok);
+				assert_int_equal(vok, rok);
+				if (rok)
+					assert_true(ge == re && ve == re);
+			}
+			/* export's: the rows up to the top, then records of the top's ancestors */
+			deep_reference(s, i, recs, ptrs, max, &ref);
+			if (!ref.root) {
+				mcg_snapshot_lineage(s, i, rows, max, &got);
+				for (j = 0; j < got.n; j++)
+					mixr[j] = NULL;
+				mixr[got.n] = &above;
+				rows[got.n] = NULL;
+				got.rec = mixr;
+				got.n++;
+				ptrs[ref.n] = &above;
+				ref.n++;
+				assert_true(mcg_field_wb_headroom(&got, 4096) ==
+					    mcg_field_wb_headroom(&ref, 4096));
+				rok = mcg_field_effective_limit(2, &ref, &re);
+				gok = mcg_field_effective_limit(2, &got, &ge);
+				assert_int_equal(gok, rok);
+				if (rok)
+					assert_true(ge == re);
+			}
+			/* dirty's counters and v2 headroom and limit: the row's against the
+			 * records' */
+			deep_reference(s, i, recs, ptrs, max, &ref);
+			rr = mcg_dirty_cg_from_record(ptrs[0], s->version, &rc);
+			gr = mcg_dirty_cg_from_row(&s->rows[i], s->version, &gc);
+			assert_int_equal(gr, rr);
+			assert_int_equal(mcg_dirty_cg_from_snapshot(s, i, s->version, &fc), rr);
+			if (rr < 0)
+				continue;
+			if (s->version == 2) {
+				rc.headroom = mcg_field_wb_headroom(&ref, 4096);
+				if (!mcg_field_effective_limit(2, &ref, &rc.limit))
+					rc.limit = MCG_MAX;
+				gc.headroom = rc.headroom;
+				gc.limit = rc.limit;
+			}
+			assert_true(gc.dirty == rc.dirty && gc.writeback == rc.writeback &&
+				    gc.file == rc.file && gc.limit == rc.limit);
+			assert_true(fc.dirty == rc.dirty && fc.writeback == rc.writeback &&
+				    fc.file == rc.file && fc.limit == rc.limit &&
+				    fc.headroom == rc.headroom);
+		}
+		/* the lineages are as deep as the tree: /a/b/c/d/e/f/g has 8 */
+		mcg_snapshot_lineage(s, 7, rows, max, &end);
+		assert_int_equal(end.n, 8);
+		assert_true(end.root);
+		mcg_snapshot_lineage(s, 8, rows, max, &end);
+		assert_int_equal(end.n, 1);
+		assert_false(end.root);
+		mcg_snapshot_lineage(s, 11, rows, max, &end);
+		assert_int_equal(end.n, 3);
+		assert_false(end.root);
+		mcg_snapshot_unref(s);
+	}
+	free(recs);
+}
+
 /* Hand-made lineages: what is not read is not counted as unlimited. */
 static void test_lineages(void **state)
 {
 	struct mcg_record a = {0}, p = {0}, root = {0};
 	const struct mcg_record *rec[3] = {&a, &p, &root};
-	struct mcg_lineage l = {rec, 3, true};
+	struct mcg_lineage l = {rec, 3, true, NULL};
 	uint64_t eff;
 
 	(void)state;
@@ -497,6 +680,7 @@ int main(void)
 		cmocka_unit_test(test_group_effective_limit),
 		cmocka_unit_test(test_lineage_of_rows),
 		cmocka_unit_test(test_lineages),
+		cmocka_unit_test(test_lineages_deep),
 		cmocka_unit_test(test_kernel_floor),
 		cmocka_unit_test(test_dirty_keys),
 		cmocka_unit_test(test_working_set),

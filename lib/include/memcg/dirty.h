@@ -127,6 +127,10 @@ MCG_EXPORT void mcg_dirty_keys(int version, struct mcg_keyset *ks);
  */
 MCG_EXPORT int mcg_dirty_cg_from_record(const struct mcg_record *r, int version,
 					struct mcg_dirty_cg *ret);
+/* The same counters from a snapshot's compact row (through its accessors). */
+struct mcg_sample_row;
+MCG_EXPORT int mcg_dirty_cg_from_row(const struct mcg_sample_row *r, int version,
+				     struct mcg_dirty_cg *ret);
 /* Parse the keys 'dirty' needs out of memory.stat text (v1 total_*, v2 keys). */
 MCG_EXPORT int mcg_dirty_stat_parse(const char *text, int version, struct mcg_dirty_cg *ret);
 

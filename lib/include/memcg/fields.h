@@ -13,10 +13,17 @@
  * lineage stops below it (a snapshot of a subtree: the values above its top
  * row are not counted, and the result says so by being no lower than theirs).
  */
+struct mcg_sample_row;
 struct mcg_lineage {
 	const struct mcg_record *const *rec;
 	size_t n; /* at least 1 */
 	bool root;
+	/*
+	 * Or a snapshot's compact rows, read through mcg_sample_has/get: ROW[i],
+	 * where ROW is not NULL and ROW[i] is not, stands for REC[i] (REC may then
+	 * be NULL). A sampler's lineage needs no struct mcg_record per ancestor.
+	 */
+	const struct mcg_sample_row *const *row;
 };
 
 /*
@@ -54,33 +61,33 @@ MCG_EXPORT void mcg_field_working_set_keys(struct mcg_keyset *ks);
 
 /*
  * Row I of ROWS, a table of cgroups in which each row names its parent's
- * index: its record, its parent (*PARENT, < 0 for none) and its path. A row
- * that holds no struct mcg_record of its own (a snapshot's compact rows)
- * fills SCRATCH and returns it.
+ * index: its parent (*PARENT, < 0 for none), its path, and its counters: a
+ * struct mcg_record (*RET_REC) or a snapshot's compact row (*RET_ROW), the
+ * other left NULL.
  */
-typedef const struct mcg_record *(*mcg_lineage_row_fn)(const void *rows, size_t i, long *parent,
-							const char **path,
-							struct mcg_record *scratch);
+typedef void (*mcg_lineage_row_fn)(const void *rows, size_t i, long *parent, const char **path,
+				   const struct mcg_record **ret_rec,
+				   const struct mcg_sample_row **ret_row);
 /*
- * ROW's lineage in ROWS (N_ROWS of them, read by FN): its record and its
- * parents' up to the row without a parent, into BUF (room for MAX records:
- * MCG_WALK_MAX_DEPTH + 1 always does); ROOT when that row is the hierarchy's
- * root ("/"). SCRATCH: MAX records for FN to fill, or NULL when FN's rows
- * hold their records.
+ * ROW's lineage in ROWS (N_ROWS of them, read by FN): its counters and its
+ * parents' up to the row without a parent, into RECS and SROWS (room for MAX
+ * each: MCG_WALK_MAX_DEPTH + 1 always does; RECS may be NULL when FN gives
+ * rows only, SROWS when it gives records only); ROOT when that row is the
+ * hierarchy's root ("/"). Nothing is copied: the lineage points into ROWS.
  */
 MCG_EXPORT void mcg_lineage_of_rows(const void *rows, size_t n_rows, size_t row,
-				    mcg_lineage_row_fn fn, const struct mcg_record **buf,
-				    struct mcg_record *scratch, size_t max,
+				    mcg_lineage_row_fn fn, const struct mcg_record **recs,
+				    const struct mcg_sample_row **srows, size_t max,
 				    struct mcg_lineage *ret);
 
 /*
- * ROW's lineage in the snapshot S (mcg_lineage_of_rows over its rows, whose
- * records are filled into RECS: room for MAX, as BUF).
+ * ROW's lineage in the snapshot S: its row and its ancestors', through their
+ * parent indices, into BUF (room for MAX), read through the accessors.
  */
 struct mcg_snapshot;
 MCG_EXPORT void mcg_snapshot_lineage(const struct mcg_snapshot *s, size_t row,
-				     struct mcg_record *recs, const struct mcg_record **buf,
-				     size_t max, struct mcg_lineage *ret);
+				     const struct mcg_sample_row **buf, size_t max,
+				     struct mcg_lineage *ret);
 
 /*
  * The kernel memory reclaim cannot take from the cgroup of R, in bytes: v2's
