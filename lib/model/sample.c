@@ -116,6 +116,15 @@ struct mcg_sampler {
 	unsigned char det_ids[MCG_K__COUNT]; /* the detail files' counters, memory.stat's first */
 	unsigned nstat, ndet;
 	struct mcg_keyset det_keys;
+	/*
+	 * Once (MCG_SAMPLER_ONCE): memory.stat's planned keys are all amounts
+	 * charged to usage (stat_amounts), so a cgroup whose usage reads 0 has
+	 * them at 0 and its memory.stat is not read; stat_seen: the keys the
+	 * kernel's memory.stat has (the same in every memory cgroup), from the
+	 * first one read (stat_seen_ok).
+	 */
+	bool stat_amounts, stat_seen_ok;
+	struct mcg_keyset stat_seen;
 	uint64_t *detail_ids; /* rows read in full every sample (sorted), the rest in turn */
 	size_t ndetail;
 	unsigned rotate;      /* 0: every row in full every sample */
@@ -840,6 +849,23 @@ static int sampler_plan(struct mcg_sampler *s)
 		if (pass == 0)
 			s->nstat = s->ndet;
 	}
+	/*
+	 * Amounts charged to usage (the page counter, hierarchical on v1 and v2:
+	 * v1's total_ keys and the local ones are of the cgroup and its
+	 * descendants, whose charges its usage holds): 0 when usage is 0. Not
+	 * event counters (pgfault, workingset_*: they stay where an emptied
+	 * cgroup left them), not v1's hierarchical_memory_limit (a setting) nor
+	 * its swap (charged to memsw, not to usage).
+	 */
+	s->stat_amounts = s->sl_stat >= 0 && s->nstat > 0;
+	for (c = 0; c < s->nstat; c++) {
+		k = s->det_ids[c];
+		if (mcg_key_kinds[k] != MCG_KIND_GAUGE || k == MCG_K_EFFECTIVE_LIMIT ||
+		    k == MCG_K_SWAP)
+			s->stat_amounts = false;
+	}
+	s->stat_seen_ok = false;
+	memset(&s->stat_seen, 0, sizeof(s->stat_seen));
 	s->slot_one = 0;
 	for (c = 0; c < s->plan.nf; c++) {
 		k = mcg_keyset_next(&s->plan.f[c].single, 0);
@@ -1241,7 +1267,7 @@ static bool detail_turn(const struct mcg_sampler *s, const struct node *n)
 static void read_detail(struct mcg_sampler *s, struct node *n, struct mcg_record *rec, bool full,
 			struct mcg_sample_row *row, int *err)
 {
-	unsigned i, from = 0;
+	unsigned i, k, from = 0;
 	bool empty = false;
 	int f, ferr = 0;
 
@@ -1264,13 +1290,25 @@ static void read_detail(struct mcg_sampler *s, struct node *n, struct mcg_record
 				mcg_record_set(rec, s->det_ids[i], n->det_v[i]);
 		from = s->nstat; /* the rest of the cache is refreshed below */
 		empty = true;
+	} else if ((s->flags & MCG_SAMPLER_ONCE) && s->stat_amounts && s->stat_seen_ok &&
+		   mcg_record_has(rec, MCG_K_USAGE) && !rec->v[MCG_K_USAGE]) {
+		/* once, nothing charged: memory.stat's amounts are 0 (sampler_plan()) */
+		mcg_keyset_foreach(k, &s->stat_seen)
+			mcg_record_set(rec, k, 0);
 	} else if (s->sl_stat >= 0) {
 		ssize_t r = node_read(s, n, (unsigned)s->sl_stat);
 
-		if (r >= 0)
+		if (r >= 0) {
 			mcg__plan_parse(&s->plan, (unsigned)s->sl_stat, s->buf, rec);
-		else if (r != -ENOENT)
+			if (!s->stat_seen_ok && s->stat_amounts) {
+				for (i = 0; i < s->nstat; i++)
+					if (mcg_record_has(rec, s->det_ids[i]))
+						mcg_keyset_add(&s->stat_seen, s->det_ids[i]);
+				s->stat_seen_ok = true;
+			}
+		} else if (r != -ENOENT) {
 			*err = (int)r;
+		}
 	}
 	/* the rest (memory.events, memory.pressure, ...): absence is no error */
 	for (f = 0; f < (int)s->plan.nf; f++) {
@@ -1291,8 +1329,7 @@ static void read_detail(struct mcg_sampler *s, struct node *n, struct mcg_record
 		n->det_v = calloc(s->ndet, sizeof(*n->det_v));
 	if (n->det_v) {
 		for (i = from; i < s->ndet; i++) {
-			unsigned k = s->det_ids[i];
-
+			k = s->det_ids[i];
 			if (mcg_record_has(rec, k))
 				mcg_keyset_add(&n->det_valid, k);
 			else

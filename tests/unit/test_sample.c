@@ -793,6 +793,55 @@ static void test_sampler_once(void **state)
 	mcg_ctx_free(ctx);
 }
 
+/*
+ * Once, a cgroup whose usage reads 0 has nothing charged: memory.stat's
+ * amounts are 0 without reading it (the fixture's file says otherwise, which
+ * the kernel's could not), a key the kernel's memory.stat lacks stays absent;
+ * with an event counter asked for, memory.stat is read.
+ */
+static void test_sampler_once_empty(void **state)
+{
+	static const struct fx_cg tree[] = {
+		{"", 1 << 20, NOLIMIT, 0, 0, 0},
+		{"/a", 0, NOLIMIT, 10, 0, 0},
+		{"/b", 8192, NOLIMIT, 0, 0, 0},
+	};
+	struct mcg_keyset keys = {{0}};
+	struct mcg_snapshot *snap;
+	struct mcg_sampler *s;
+	struct mcg_ctx *ctx;
+	char root[128];
+
+	(void)state;
+	fx_tree(root, sizeof(root), tree, sizeof(tree) / sizeof(tree[0]));
+	assert_int_equal(mcg_ctx_new_root(root, 1, NULL, NULL, &ctx), 0);
+	mcg_keyset_add(&keys, MCG_K_USAGE);
+	mcg_keyset_add(&keys, MCG_K_ANON);
+	mcg_keyset_add(&keys, MCG_K_DIRTY);
+	mcg_keyset_add(&keys, MCG_K_SHMEM); /* no such key in the fixture's memory.stat */
+	assert_int_equal(mcg_sampler_new(ctx, "/", MCG_SAMPLER_ONCE | MCG_SAMPLER_CGROUPS_ONLY, &s), 0);
+	assert_int_equal(mcg_sampler_set_keys(s, &keys), 0);
+	assert_int_equal(mcg_sampler_sample(s, &snap), 0);
+	assert_true(mcg_sample_get(row(snap, "/a"), MCG_K_ANON, 99) == 0);
+	assert_true(mcg_sample_get(row(snap, "/a"), MCG_K_DIRTY, 99) == 0);
+	assert_false(has(row(snap, "/a"), MCG_K_SHMEM));
+	assert_true(mcg_sample_get(row(snap, "/b"), MCG_K_ANON, 0) == 4096);
+	assert_true(mcg_sample_get(row(snap, "/b"), MCG_K_DIRTY, 0) == 8192);
+	mcg_snapshot_unref(snap);
+	mcg_sampler_free(s);
+
+	/* an event counter: memory.stat is read for the empty cgroup too */
+	mcg_keyset_add(&keys, MCG_K_PGPGOUT);
+	assert_int_equal(mcg_sampler_new(ctx, "/", MCG_SAMPLER_ONCE | MCG_SAMPLER_CGROUPS_ONLY, &s), 0);
+	assert_int_equal(mcg_sampler_set_keys(s, &keys), 0);
+	assert_int_equal(mcg_sampler_sample(s, &snap), 0);
+	assert_true(mcg_sample_get(row(snap, "/a"), MCG_K_PGPGOUT, 0) == 10);
+	assert_true(mcg_sample_get(row(snap, "/a"), MCG_K_ANON, 0) == 4096);
+	mcg_snapshot_unref(snap);
+	mcg_sampler_free(s);
+	mcg_ctx_free(ctx);
+}
+
 /* The fixture tree goes even when an assertion stopped the test half-way. */
 static int remove_tree(void **state)
 {
@@ -814,6 +863,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_sampler_fixture, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_prune, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_once, remove_tree),
+		cmocka_unit_test_teardown(test_sampler_once_empty, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_detail, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_detail_psi, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_empty_carry, remove_tree),
