@@ -9,6 +9,7 @@
 #include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -148,6 +149,15 @@ struct mcg_sampler {
 	char **async; /* sorted escaped names in <rundir>/async, NULL: no state dir */
 	size_t nasync;
 	int topfd;        /* the sampled group's directory (O_PATH), kept */
+	/*
+	 * v1_kernfs: the tree is the kernel's cgroup v1 hierarchy (not a --root
+	 * copy), where every cgroup but the root has the same files (the
+	 * controller's cftypes; v2 hides memory.pressure where cgroup.pressure
+	 * is 0, so not there). absent: bit f, slot f's file was missing from a
+	 * cgroup below the root that is there: missing from all, not opened again.
+	 */
+	bool v1_kernfs;
+	uint64_t absent;
 	bool warned_deep; /* the MCG_WALK_MAX_DEPTH warning was given */
 	size_t kept, fd_budget; /* file descriptors kept, and how many may be */
 	size_t kept_dirs;       /* of KEPT, the nodes' directories */
@@ -866,6 +876,7 @@ static int sampler_plan(struct mcg_sampler *s)
 	}
 	s->stat_seen_ok = false;
 	memset(&s->stat_seen, 0, sizeof(s->stat_seen));
+	s->absent = 0;
 	s->slot_one = 0;
 	for (c = 0; c < s->plan.nf; c++) {
 		k = mcg_keyset_next(&s->plan.f[c].single, 0);
@@ -987,6 +998,13 @@ int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned flags, struc
 		mcg_group_close(g);
 		mcg_sampler_free(s);
 		return r;
+	}
+	{
+		struct statfs sf;
+
+		/* CGROUP_SUPER_MAGIC: a cgroup v1 mount (not cgroup2's, nor a copy on tmpfs) */
+		s->v1_kernfs = s->version == 1 && fstatfs(s->topfd, &sf) == 0 &&
+			       (unsigned long)sf.f_type == 0x27e0ebUL;
 	}
 	s->top = node_new(s, NULL, mcg_group_path(g));
 	mcg_group_close(g);
@@ -1154,6 +1172,8 @@ static ssize_t node_read(struct mcg_sampler *s, struct node *n, unsigned f)
 {
 	ssize_t r;
 
+	if ((s->absent >> f) & 1)
+		return -ENOENT;
 	if (n->fd[f] == FD_UNSET) {
 		/* openat() takes the kept O_PATH directory descriptor as it is */
 		int dfd = n->dfd >= 0 ? n->dfd : node_path_fd(s, n);
@@ -1162,6 +1182,15 @@ static ssize_t node_read(struct mcg_sampler *s, struct node *n, unsigned f)
 		n->fd[f] = dfd >= 0			      ? open_one(s, dfd, f)
 			   : errno == EMFILE || errno == ENFILE ? FD_REOPEN
 								: FD_ABSENT;
+		/*
+		 * Missing from a v1 cgroup below the root, which is still there (a
+		 * removed directory has no files at all): missing from every one
+		 * (memory.pressure on v1: 1,006 of a one-shot export's 14,058 openat at
+		 * 1,000 cgroups).
+		 */
+		if (n->fd[f] == FD_ABSENT && dfd >= 0 && s->v1_kernfs && strcmp(n->path, "/") &&
+		    faccessat(dfd, "cgroup.procs", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			s->absent |= 1ULL << f;
 		if (dfd >= 0 && dfd != n->dfd)
 			close(dfd);
 	}
