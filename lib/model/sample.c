@@ -80,6 +80,9 @@ struct node {
 	uint64_t det_ns;  /* CLOCK_MONOTONIC of that read */
 	uint64_t det_seq; /* the sample that read them */
 	uint64_t last_usage;
+	uint64_t procs; /* cgroup.procs' lines at its last read (procs_ok), for an idle cgroup */
+	uint64_t procs_ns; /* CLOCK_MONOTONIC of that read */
+	bool procs_ok;
 	struct node *parent;
 	struct node **kids;
 	size_t nkids, capkids;
@@ -129,6 +132,7 @@ struct mcg_sampler {
 	uint64_t *detail_ids; /* rows read in full every sample (sorted), the rest in turn */
 	size_t ndetail;
 	unsigned rotate;      /* 0: every row in full every sample */
+	unsigned idle_every;  /* an idle cgroup's other files every this many samples (0, 1: each) */
 	uint64_t now_ns;      /* CLOCK_MONOTONIC of the sample being taken */
 	struct node *top;
 	uint64_t next_id;
@@ -994,6 +998,7 @@ int mcg_sampler_new(struct mcg_ctx *ctx, const char *path, unsigned flags, struc
 	s->fd_budget = fd_budget();
 	s->keep_gen = 1;
 	s->max_depth = -1;
+	s->idle_every = MCG_SAMPLER_IDLE_EVERY;
 	s->flags = flags;
 	s->version = mcg_ctx_version(ctx);
 	mcg_sampler_default_keys(&s->keys);
@@ -1094,6 +1099,11 @@ int mcg_sampler_set_detail(struct mcg_sampler *s, const uint64_t *ids, size_t n,
 	s->ndetail = rotate ? n : 0;
 	s->rotate = rotate;
 	return 0;
+}
+
+void mcg_sampler_set_idle(struct mcg_sampler *s, unsigned every)
+{
+	s->idle_every = every;
 }
 
 int mcg_sampler_set_prune(struct mcg_sampler *s, const struct mcg_keyset *zero)
@@ -1317,14 +1327,33 @@ static bool detail_turn(const struct mcg_sampler *s, const struct node *n)
  * now and at the last read) has nothing memory.stat could report moving: its
  * last parse is reused instead of formatting the file.
  */
-static void read_detail(struct mcg_sampler *s, struct node *n, struct mcg_record *rec, bool full,
+/*
+ * Is N idle and not in its turn (mcg_sampler_set_idle())? Usage 0 now and at
+ * the last read: nothing charged, so nothing of memory.stat's amounts, memsw
+ * (memory + swap: swap grows only by swapping out charged pages), peak or
+ * kmem can have moved without usage moving in between; what can (cgroup.procs,
+ * an OOM kill, freed swap) waits for the turn, every idle_every samples.
+ */
+static bool idle_carry(const struct mcg_sampler *s, const struct node *n,
+		       const struct mcg_record *rec, bool want_procs)
+{
+	if (s->idle_every < 2 || (s->flags & MCG_SAMPLER_ONCE) || (!n->det_v && s->ndet) ||
+	    (want_procs && !n->procs_ok) || !n->last_usage_ok || n->last_usage ||
+	    !mcg_record_has(rec, MCG_K_USAGE) || rec->v[MCG_K_USAGE])
+		return false;
+	/* spread: each idle cgroup once every idle_every samples, 1/idle_every of them each sample */
+	return (n->id + s->seq) % s->idle_every != 0;
+}
+
+static bool read_detail(struct mcg_sampler *s, struct node *n, struct mcg_record *rec, bool full,
 			struct mcg_sample_row *row, int *err)
 {
 	unsigned i, k, from = 0;
-	bool empty = false;
+	bool empty = false, idle;
 	int f, ferr = 0;
 
-	if (!detail_turn(s, n)) {
+	idle = idle_carry(s, n, rec, mcg_keyset_has(&s->keys, MCG_K_NR_PROCS));
+	if (idle || !detail_turn(s, n)) {
 		for (i = 0; i < s->ndet; i++)
 			if (mcg_keyset_has(&n->det_valid, s->det_ids[i]))
 				mcg_record_set(rec, s->det_ids[i], n->det_v[i]);
@@ -1334,7 +1363,7 @@ static void read_detail(struct mcg_sampler *s, struct node *n, struct mcg_record
 			memset(&rec->psi, 0, sizeof(rec->psi));
 		row->stale = (unsigned)(s->seq + 1 - n->det_seq);
 		row->detail_ns = n->det_ns;
-		return;
+		return idle;
 	}
 	if (!full && n->det_v && n->last_usage_ok && !n->last_usage &&
 	    mcg_record_has(rec, MCG_K_USAGE) && !rec->v[MCG_K_USAGE]) {
@@ -1403,6 +1432,7 @@ static void read_detail(struct mcg_sampler *s, struct node *n, struct mcg_record
 	}
 	row->stale = 0;
 	row->detail_ns = s->now_ns;
+	return false;
 }
 
 /*
@@ -1431,6 +1461,27 @@ static uint64_t count_lines(struct mcg_sampler *s, const struct node *n, ssize_t
 }
 
 /*
+ * v1's cgroup.procs, read again through the descriptor that read it less
+ * than a second ago, gives the list of that read: the kernel keeps the list
+ * it built for an open file and lets it go a second (CGROUP_PIDLIST_DESTROY_DELAY,
+ * kernel/cgroup/cgroup-v1.c) after its last read, so one read faster than
+ * that never sees a task come or go (seen here: a kept descriptor read every
+ * 0.3 s for 1.5 s after a move still read the list from before it). Such a
+ * read goes through a new descriptor, whose first read builds the list
+ * afresh; at record's 5 s the kept one is read as it is.
+ */
+#define PIDLIST_LINGER_NS 2000000000ULL
+
+static void procs_fresh(struct mcg_sampler *s, struct node *n)
+{
+	if (s->version != 1 || n->fd[F_PROCS] < 0 || s->now_ns - n->procs_ns >= PIDLIST_LINGER_NS)
+		return;
+	close(n->fd[F_PROCS]);
+	s->kept--;
+	n->fd[F_PROCS] = FD_UNSET;
+}
+
+/*
  * Read N's files into s->rec (and ROW's stale, detail_ns, err); false when
  * the cgroup vanished under us. PASSING: a row only on the way to kept paths,
  * which gets the single-value files.
@@ -1438,7 +1489,7 @@ static uint64_t count_lines(struct mcg_sampler *s, const struct node *n, ssize_t
 static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample_row *row,
 			bool passing)
 {
-	bool full = s->ifd < 0 || n->wd < 0 || s->seq % CACHE_REFRESH == 0;
+	bool full = s->ifd < 0 || n->wd < 0 || s->seq % CACHE_REFRESH == 0, idle = false;
 	struct mcg_record *rec = &s->rec;
 	int err = 0, f;
 	ssize_t got;
@@ -1475,7 +1526,7 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 		row->stale = 0;
 		row->detail_ns = s->now_ns;
 	} else {
-		read_detail(s, n, rec, full, row, &err);
+		idle = read_detail(s, n, rec, full, row, &err);
 	}
 	n->last_usage_ok = mcg_record_has(rec, MCG_K_USAGE);
 	n->last_usage = rec->v[MCG_K_USAGE];
@@ -1483,8 +1534,18 @@ static bool sample_node(struct mcg_sampler *s, struct node *n, struct mcg_sample
 	if (mcg_keyset_has(&s->keys, MCG_K_NR_CHILDREN))
 		mcg_record_set(rec, MCG_K_NR_CHILDREN, n->nkids);
 	/* processes in the group itself: the lines of cgroup.procs (asked for: export) */
-	if (mcg_keyset_has(&s->keys, MCG_K_NR_PROCS) && (got = node_read(s, n, F_PROCS)) >= 0)
-		mcg_record_set(rec, MCG_K_NR_PROCS, count_lines(s, n, got));
+	if (mcg_keyset_has(&s->keys, MCG_K_NR_PROCS)) {
+		if (idle) {
+			mcg_record_set(rec, MCG_K_NR_PROCS, n->procs); /* idle_carry(): procs_ok */
+		} else if (procs_fresh(s, n), (got = node_read(s, n, F_PROCS)) >= 0) {
+			n->procs = count_lines(s, n, got);
+			n->procs_ns = s->now_ns;
+			n->procs_ok = true;
+			mcg_record_set(rec, MCG_K_NR_PROCS, n->procs);
+		} else {
+			n->procs_ok = false;
+		}
+	}
 	/* the row holds what was asked for, not the sources read for the derived counters */
 	for (i = 0; i < MCG_KEYSET_WORDS; i++)
 		rec->valid.w[i] &= s->cols.keys.w[i];
