@@ -1210,20 +1210,22 @@ static ssize_t node_read(struct mcg_sampler *s, struct node *n, unsigned f)
 		return -ENOENT;
 	if (n->fd[f] == FD_UNSET) {
 		/* openat() takes the kept O_PATH directory descriptor as it is */
-		int dfd = n->dfd >= 0 ? n->dfd : node_path_fd(s, n);
+		int dfd = n->dfd >= 0 ? n->dfd : node_path_fd(s, n), open_err;
 
 		/* no directory now because of EMFILE: open and close at each read instead */
 		n->fd[f] = dfd >= 0			      ? open_one(s, dfd, f)
 			   : errno == EMFILE || errno == ENFILE ? FD_REOPEN
 								: FD_ABSENT;
+		open_err = errno; /* ENOENT: not there (EACCES in one cgroup says nothing of others) */
+
 		/*
 		 * Missing from a v1 cgroup below the root, which is still there (a
 		 * removed directory has no files at all): missing from every one
 		 * (memory.pressure on v1: 1,006 of a one-shot export's 14,058 openat at
 		 * 1,000 cgroups).
 		 */
-		if (n->fd[f] == FD_ABSENT && dfd >= 0 && s->v1_kernfs && strcmp(n->path, "/") &&
-		    faccessat(dfd, "cgroup.procs", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		if (n->fd[f] == FD_ABSENT && dfd >= 0 && open_err == ENOENT && s->v1_kernfs &&
+		    strcmp(n->path, "/") && faccessat(dfd, "cgroup.procs", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 			s->absent |= 1ULL << f;
 		if (dfd >= 0 && dfd != n->dfd)
 			close(dfd);
@@ -1361,8 +1363,12 @@ static bool read_detail(struct mcg_sampler *s, struct node *n, struct mcg_record
 			rec->psi = *n->det_psi;
 		else
 			memset(&rec->psi, 0, sizeof(rec->psi));
-		row->stale = (unsigned)(s->seq + 1 - n->det_seq);
-		row->detail_ns = n->det_ns;
+		/*
+		 * Idle: taken as unchanged since that read (their rates 0), as the
+		 * empty cgroup's memory.stat below is; off-screen: as old as they are.
+		 */
+		row->stale = idle ? 0 : (unsigned)(s->seq + 1 - n->det_seq);
+		row->detail_ns = idle ? s->now_ns : n->det_ns;
 		return idle;
 	}
 	if (!full && n->det_v && n->last_usage_ok && !n->last_usage &&

@@ -211,7 +211,8 @@ MCG_EXPORT int mcg_sampler_set_detail(struct mcg_sampler *s, const uint64_t *ids
  * other files (memory.stat, memory.events, memory.pressure, v1 memsw usage
  * and memory.oom_control, peak, cgroup.procs' count) from its last read and
  * reads them again every EVERY samples, spread so that each sample reads
- * about 1/EVERY of the idle cgroups (row->stale says how old they are).
+ * about 1/EVERY of the idle cgroups; in between they are taken as unchanged
+ * (row->stale 0, their rates 0), as an empty cgroup's memory.stat always was.
  * What that misses for up to EVERY - 1 samples: a task moved into it that
  * has not allocated (nr_procs), an OOM kill of a task whose memory is charged
  * elsewhere, or one whose memory was freed before the next sample
