@@ -4,12 +4,14 @@
  *
  *   scale-walk DIR FILES [ROUNDS [SAMPLER]]   walk DIR's subtree ROUNDS times (default 1), read
  *                                             each of FILES (comma-separated) of every cgroup
- * SAMPLER=1 makes the sampler's calls around them (strace of `memcgctl list`, 2026-12-04): an
- * fstatat of the first file before it is opened, O_NONBLOCK opens whose descriptors stay open
- * until the cgroup's files are read, and the children listed through a duplicate of the
- * directory's descriptor (dup, lseek, fdopendir's fstat and fcntls) instead of the descriptor.
+ * SAMPLER=1 makes the sampler's calls around them (strace of `memcgctl list`, branch h29s,
+ * 2026-12-04): an fstatat of the first file before it is opened, O_NONBLOCK opens whose
+ * descriptors stay open until the cgroup's files are read, and the children listed with
+ * getdents64 on the directory's own descriptor after an lseek to 0 (before h29s: through a
+ * duplicate of it, dup, lseek, fdopendir's fstat and fcntls; SAMPLER=2 makes those).
  * Prints "cgroups N" (per walk) on standard output.
  */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -45,6 +47,29 @@ static void walk(int dfd)
 	for (i = 0; sampler && i < nfiles; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
+	if (sampler == 1) {
+		char lbuf[16384];
+		ssize_t got;
+
+		lseek(dfd, 0, SEEK_SET);
+		while ((got = getdents64(dfd, lbuf, sizeof(lbuf))) > 0) {
+			ssize_t off = 0;
+
+			while (off < got) {
+				struct dirent64 *e = (struct dirent64 *)(lbuf + off);
+				int cfd;
+
+				off += e->d_reclen;
+				if (e->d_type != DT_DIR || e->d_name[0] == '.')
+					continue;
+				cfd = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (cfd >= 0)
+					walk(cfd);
+			}
+		}
+		close(dfd);
+		return;
+	}
 	if (sampler) {
 		lfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
 		if (lfd < 0) {

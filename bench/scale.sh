@@ -13,7 +13,8 @@
 # instructions over its (before/after a change, side by side), and its top -b -n 7 and -n FLATN for
 # the peak RSS. The reader's passes: one file a cgroup (walk); list's default columns' three
 # files (walk3); and those with the other system calls the one-shot sampler makes per cgroup
-# (walks: bench/scale-walk.c says which). FLATN=100 (0: left out): top -b -n 2 and -n FLATN at -d 0.05, whose peak RSS
+# (walks: bench/scale-walk.c says which); usage and limit with those calls (walk2s: what list
+# reads of a cgroup whose usage reads 0, whose memory.stat amounts are 0 then). FLATN=100 (0: left out): top -b -n 2 and -n FLATN at -d 0.05, whose peak RSS
 # (ru_maxrss) differ by what memory grew from the second sample to the FLATN-th.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,15 +35,17 @@ cc -O2 -Wall -o "$tmp/scale-walk" "$src/bench/scale-walk.c"
 cgtop=$(command -v systemd-cgtop || true)
 if [ -f "$root/memory.usage_in_bytes" ]; then
 	onefile=memory.usage_in_bytes
+	twofiles=memory.usage_in_bytes,memory.limit_in_bytes
 	listfiles=memory.usage_in_bytes,memory.limit_in_bytes,memory.stat
 else
 	onefile=memory.current
+	twofiles=memory.current,memory.max
 	listfiles=memory.current,memory.max,memory.stat
 fi
 
 # the passes: NAME and command line; "top6" and "cgtop6" are 7 samples at 0.2 s, and the per
 # refresh cost is (7 samples - 1 sample) / 6
-passes="list list1 top1 top6 export walk walk3 walks"
+passes="list list1 top1 top6 export walk walk3 walks walk2s"
 [ "$FLATN" -gt 0 ] && passes="$passes top2 topn"
 [ -n "$cgtop" ] && passes="$passes cgtop1 cgtop6"
 [ -n "$BASE" ] && passes="$passes blist blist1 btop1 btop6 bexport"
@@ -59,6 +62,7 @@ cmd() { # PASS
 	walk) echo "$tmp/scale-walk $parent $onefile" ;;
 	walk3) echo "$tmp/scale-walk $parent $listfiles" ;;
 	walks) echo "$tmp/scale-walk $parent $listfiles 1 1" ;;
+	walk2s) echo "$tmp/scale-walk $parent $twofiles 1 1" ;;
 	blist) echo "$BASE/memcgctl list $rel" ;;
 	blist1) echo "$BASE/memcgctl list -o cgroup,usage $rel" ;;
 	btop1) echo "$BASE/memcgctl top -b -n 1 $rel" ;;
@@ -149,6 +153,7 @@ for layout in $LAYOUTS; do
 	row "one-file reader ($onefile)" walk
 	row "list's files (3 a cgroup)" walk3
 	row "list's files, the sampler's calls" walks
+	row "usage + limit, the sampler's calls" walk2s
 	if [ -n "$BASE" ]; then
 		row "base list ($BASE)" blist
 		row "base list -o cgroup,usage" blist1

@@ -793,6 +793,119 @@ static void test_sampler_once(void **state)
 	mcg_ctx_free(ctx);
 }
 
+/*
+ * Once, a cgroup whose usage reads 0 has nothing charged: memory.stat's
+ * amounts are 0 without reading it (the fixture's file says otherwise, which
+ * the kernel's could not), a key the kernel's memory.stat lacks stays absent;
+ * with an event counter asked for, memory.stat is read.
+ */
+static void test_sampler_once_empty(void **state)
+{
+	static const struct fx_cg tree[] = {
+		{"", 1 << 20, NOLIMIT, 0, 0, 0},
+		{"/a", 0, NOLIMIT, 10, 0, 0},
+		{"/b", 8192, NOLIMIT, 0, 0, 0},
+	};
+	struct mcg_keyset keys = {{0}};
+	struct mcg_snapshot *snap;
+	struct mcg_sampler *s;
+	struct mcg_ctx *ctx;
+	char root[128];
+
+	(void)state;
+	fx_tree(root, sizeof(root), tree, sizeof(tree) / sizeof(tree[0]));
+	assert_int_equal(mcg_ctx_new_root(root, 1, NULL, NULL, &ctx), 0);
+	mcg_keyset_add(&keys, MCG_K_USAGE);
+	mcg_keyset_add(&keys, MCG_K_ANON);
+	mcg_keyset_add(&keys, MCG_K_DIRTY);
+	mcg_keyset_add(&keys, MCG_K_SHMEM); /* no such key in the fixture's memory.stat */
+	assert_int_equal(mcg_sampler_new(ctx, "/", MCG_SAMPLER_ONCE | MCG_SAMPLER_CGROUPS_ONLY, &s), 0);
+	assert_int_equal(mcg_sampler_set_keys(s, &keys), 0);
+	assert_int_equal(mcg_sampler_sample(s, &snap), 0);
+	assert_true(mcg_sample_get(row(snap, "/a"), MCG_K_ANON, 99) == 0);
+	assert_true(mcg_sample_get(row(snap, "/a"), MCG_K_DIRTY, 99) == 0);
+	assert_false(has(row(snap, "/a"), MCG_K_SHMEM));
+	assert_true(mcg_sample_get(row(snap, "/b"), MCG_K_ANON, 0) == 4096);
+	assert_true(mcg_sample_get(row(snap, "/b"), MCG_K_DIRTY, 0) == 8192);
+	mcg_snapshot_unref(snap);
+	mcg_sampler_free(s);
+
+	/* an event counter: memory.stat is read for the empty cgroup too */
+	mcg_keyset_add(&keys, MCG_K_PGPGOUT);
+	assert_int_equal(mcg_sampler_new(ctx, "/", MCG_SAMPLER_ONCE | MCG_SAMPLER_CGROUPS_ONLY, &s), 0);
+	assert_int_equal(mcg_sampler_set_keys(s, &keys), 0);
+	assert_int_equal(mcg_sampler_sample(s, &snap), 0);
+	assert_true(mcg_sample_get(row(snap, "/a"), MCG_K_PGPGOUT, 0) == 10);
+	assert_true(mcg_sample_get(row(snap, "/a"), MCG_K_ANON, 0) == 4096);
+	mcg_snapshot_unref(snap);
+	mcg_sampler_free(s);
+	mcg_ctx_free(ctx);
+}
+
+/*
+ * An idle cgroup (usage 0 at two samples in a row) carries cgroup.procs' count
+ * and memory.stat's counters between its turns: each is read again within
+ * MCG_SAMPLER_IDLE_EVERY samples, and at once when usage moves; with the
+ * setting at 1, every sample.
+ */
+static void test_sampler_idle(void **state)
+{
+	static const struct fx_cg tree[] = {
+		{"", 1 << 20, NOLIMIT, 0, 0, 0},
+		{"/i", 0, NOLIMIT, 10, 0, 0},
+	};
+	struct mcg_keyset keys = {{0}};
+	struct mcg_snapshot *snap;
+	struct mcg_sampler *s;
+	struct mcg_ctx *ctx;
+	char root[128], i_dir[160];
+	unsigned n, carried = 0, every;
+
+	(void)state;
+	fx_tree(root, sizeof(root), tree, sizeof(tree) / sizeof(tree[0]));
+	snprintf(i_dir, sizeof(i_dir), "%s/i", root);
+	put(i_dir, "cgroup.procs", "");
+	assert_int_equal(mcg_ctx_new_root(root, 1, NULL, NULL, &ctx), 0);
+	mcg_keyset_add(&keys, MCG_K_USAGE);
+	mcg_keyset_add(&keys, MCG_K_PGPGOUT);
+	mcg_keyset_add(&keys, MCG_K_NR_PROCS);
+	for (every = MCG_SAMPLER_IDLE_EVERY; every; every = every == 1 ? 0 : 1) {
+		assert_int_equal(mcg_sampler_new(ctx, "/", MCG_SAMPLER_CGROUPS_ONLY, &s), 0);
+		assert_int_equal(mcg_sampler_set_keys(s, &keys), 0);
+		mcg_sampler_set_idle(s, every);
+		put(i_dir, "cgroup.procs", "");
+		for (n = 0; n < 2; n++) {
+			assert_int_equal(mcg_sampler_sample(s, &snap), 0);
+			assert_true(mcg_sample_get(row(snap, "/i"), MCG_K_NR_PROCS, 9) == 0);
+			mcg_snapshot_unref(snap);
+		}
+		/* a task moved in, usage still 0: seen within EVERY samples */
+		put(i_dir, "cgroup.procs", "4242\n");
+		for (n = 1;; n++) {
+			assert_int_equal(mcg_sampler_sample(s, &snap), 0);
+			if (mcg_sample_get(row(snap, "/i"), MCG_K_NR_PROCS, 9) == 1) {
+				mcg_snapshot_unref(snap);
+				break;
+			}
+			assert_int_equal(row(snap, "/i")->stale, 0); /* carried as unchanged */
+			mcg_snapshot_unref(snap);
+			carried++;
+			assert_true(n < (every > 1 ? every : 1));
+		}
+		/* usage moves: read at once */
+		put(i_dir, "cgroup.procs", "4242\n4243\n");
+		put(i_dir, "memory.usage_in_bytes", "4096\n");
+		assert_int_equal(mcg_sampler_sample(s, &snap), 0);
+		assert_true(mcg_sample_get(row(snap, "/i"), MCG_K_NR_PROCS, 9) == 2);
+		assert_int_equal(row(snap, "/i")->stale, 0);
+		mcg_snapshot_unref(snap);
+		put(i_dir, "memory.usage_in_bytes", "0\n");
+		mcg_sampler_free(s);
+	}
+	(void)carried;
+	mcg_ctx_free(ctx);
+}
+
 /* The fixture tree goes even when an assertion stopped the test half-way. */
 static int remove_tree(void **state)
 {
@@ -814,6 +927,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_sampler_fixture, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_prune, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_once, remove_tree),
+		cmocka_unit_test_teardown(test_sampler_once_empty, remove_tree),
+		cmocka_unit_test_teardown(test_sampler_idle, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_detail, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_detail_psi, remove_tree),
 		cmocka_unit_test_teardown(test_sampler_empty_carry, remove_tree),

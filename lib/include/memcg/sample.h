@@ -207,6 +207,24 @@ MCG_EXPORT void mcg_sampler_default_keys(struct mcg_keyset *keys);
 MCG_EXPORT int mcg_sampler_set_detail(struct mcg_sampler *s, const uint64_t *ids, size_t n,
 				      unsigned rotate);
 /*
+ * An idle cgroup (usage 0 at this sample and at the one before) carries its
+ * other files (memory.stat, memory.events, memory.pressure, v1 memsw usage
+ * and memory.oom_control, peak, cgroup.procs' count) from its last read and
+ * reads them again every EVERY samples, spread so that each sample reads
+ * about 1/EVERY of the idle cgroups; in between they are taken as unchanged
+ * (row->stale 0, their rates 0), as an empty cgroup's memory.stat always was.
+ * What that misses for up to EVERY - 1 samples: a task moved into it that
+ * has not allocated (nr_procs), an OOM kill of a task whose memory is charged
+ * elsewhere, or one whose memory was freed before the next sample
+ * (events_oom_kill, under_oom), swap freed while usage stays 0 (v1 memsw),
+ * and event counters of charges made and freed between two samples. Usage,
+ * and the limits through inotify, are read as before: a cgroup whose usage
+ * moves is read in full at once. EVERY 0 or 1: every sample; the default is
+ * MCG_SAMPLER_IDLE_EVERY. Not for one-shots (MCG_SAMPLER_ONCE), which read once.
+ */
+#define MCG_SAMPLER_IDLE_EVERY 10
+MCG_EXPORT void mcg_sampler_set_idle(struct mcg_sampler *s, unsigned every);
+/*
  * Below a cgroup whose counters of ZERO all read 0 (hierarchical counters,
  * such as dirty and writeback: nothing below can have any), nothing is read
  * and no row is given, except on the way to a path of mcg_sampler_set_keep().
