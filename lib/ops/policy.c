@@ -426,6 +426,8 @@ enum mcg_policy_aside_verdict mcg_policy_aside_look(struct mcg_policy_aside *a,
 	if (!a->open || now < a->start_ns ||
 	    (s && a->samples && (s->hits < a->last.hits || s->charges < a->last.charges))) {
 		/* the first look, a clock or a counter that went back: a new window */
+		if (a->mode == MCG_POLICY_ASIDE_STEP)
+			a->bound = 0; /* and the evidence starts over */
 		aside_open(a, now);
 		if (s)
 			aside_sample(a, s, gap, now);
