@@ -79,6 +79,7 @@ struct cg {
 	struct mcg_async_stats st;
 	struct mcg_policy_budget budget;
 	struct mcg_policy_thrash thrash;
+	struct mcg_policy_aside aside; /* writeback-bound: standing aside */
 	uint64_t next_ns; /* look again at this time */
 	bool stats_dirty;
 	uint64_t stats_written_ns;
@@ -470,8 +471,8 @@ static struct cg *cg_new(struct daemon *d, const struct mcg_async_conf *conf)
 
 /* The counters of memory.stat the policy wants, in bytes; "known" bits for each. */
 struct cache {
-	bool has_dirty, has_refault;
-	uint64_t file, dirty, writeback, refault;
+	bool has_dirty, has_refault, has_lru, has_pgpgin;
+	uint64_t file, dirty, writeback, refault, inactive, active, pgpgin;
 };
 
 /*
@@ -497,6 +498,15 @@ static bool cache_read(struct cg *c, struct cache *ret)
 			ret->dirty = r.v[MCG_K_DIRTY];
 			ret->writeback = mcg_record_get(&r, MCG_K_WRITEBACK, 0);
 		}
+		ret->has_lru = ret->has_dirty && mcg_record_has(&r, MCG_K_INACTIVE_FILE) &&
+			       mcg_record_has(&r, MCG_K_ACTIVE_FILE);
+		if (ret->has_lru) {
+			ret->inactive = r.v[MCG_K_INACTIVE_FILE];
+			ret->active = r.v[MCG_K_ACTIVE_FILE];
+		}
+		ret->has_pgpgin = mcg_record_has(&r, MCG_K_PGPGIN);
+		if (ret->has_pgpgin)
+			ret->pgpgin = r.v[MCG_K_PGPGIN];
 		ret->has_refault = mcg_record_has(&r, MCG_K_WORKINGSET_REFAULT_FILE);
 		if (ret->has_refault)
 			ret->refault =
@@ -515,6 +525,55 @@ static bool skip_clean(struct cg *c)
 	if (!cache_read(c, &k) || !k.has_dirty)
 		return false;
 	return mcg_policy_skip_clean(k.file, k.dirty, k.writeback, c->high - c->low);
+}
+
+/*
+ * Writeback-bound (memcg/async.h): a clean sample of the file LRU when one is
+ * due, into the window with the limit hits; says in the log when the daemon
+ * starts or stops standing aside.
+ */
+static void aside_look(struct daemon *d, struct cg *c, uint64_t now)
+{
+	struct mcg_policy_aside_sample smp = {0};
+	struct cache k;
+	uint64_t gap = c->limit > c->eff_low ? c->limit - c->eff_low : 0;
+	uint64_t s0 = c->aside.start_ns;
+	bool sampled = false;
+	enum mcg_policy_aside_verdict v;
+
+	if (c->hits_known && mcg_policy_aside_wants_sample(&c->aside, now) && cache_read(c, &k) &&
+	    k.has_lru && k.has_pgpgin) {
+		smp.known = true;
+		smp.hits = c->hits;
+		smp.charges = k.pgpgin;
+		smp.clean = mcg_policy_clean_file(k.inactive, k.active, k.dirty, k.writeback);
+		sampled = true;
+	}
+	v = mcg_policy_aside_look(&c->aside, sampled ? &smp : NULL, gap, now);
+	if (c->aside.start_ns != s0)
+		mcg_log(d->ctx, MCG_LOG_DEBUG, "'%s': window: clean %llu KiB (mean), burst %llu KiB",
+			c->ename, (unsigned long long)(c->aside.last_clean / 1024),
+			(unsigned long long)(gap / 1024));
+	switch (v) {
+	case MCG_POLICY_ASIDE_NONE:
+		break;
+	case MCG_POLICY_ASIDE_ENTERED:
+		mcg_log(d->ctx, MCG_LOG_INFO,
+			"'%s': every charge meets the limit and %llu KiB of the file cache is "
+			"clean: writeback-bound, standing aside for %llu s",
+			c->ename, (unsigned long long)(c->aside.last_clean / 1024),
+			(unsigned long long)(c->aside.period_ns / NSEC));
+		break;
+	case MCG_POLICY_ASIDE_PROBING:
+		mcg_log(d->ctx, MCG_LOG_DEBUG, "'%s': writeback-bound still; stepping for a window",
+			c->ename);
+		break;
+	case MCG_POLICY_ASIDE_RESUMED:
+		mcg_log(d->ctx, MCG_LOG_INFO,
+			"'%s': clean cache again (%llu KiB) or off the limit: stepping", c->ename,
+			(unsigned long long)(c->aside.last_clean / 1024));
+		break;
+	}
 }
 
 /* After reclaiming: does the workload read back what we evict? */
@@ -904,6 +963,20 @@ static void check(struct daemon *d, struct cg *c, bool event)
 		return;
 	floor = plan(c, usage, hits_rose, now);
 	behind = mcg_policy_behind(usage, c->limit, c->step, hits_rose, stalled);
+	aside_look(d, c, now);
+	if (mcg_policy_aside_holds(&c->aside)) {
+		/* no steps; look again when the next clean sample is due */
+		if (c->st.state != MCG_ASYNC_WRITEBACK)
+			c->stats_dirty = true;
+		c->st.state = MCG_ASYNC_WRITEBACK;
+		c->clean_wait = 0;
+		c->next_ns = now + MCG_POLICY_ASIDE_SAMPLE_NS;
+		return;
+	}
+	if (c->st.state == MCG_ASYNC_WRITEBACK) {
+		c->st.state = MCG_ASYNC_WAITING;
+		c->stats_dirty = true;
+	}
 	mcg_log(d->ctx, MCG_LOG_DEBUG,
 		"%s: %s, usage %llu, high %llu low %llu step %llu, %.0f MiB/s, boost %.1f%s",
 		c->ename, event ? "event" : "timer", (unsigned long long)usage,

@@ -798,6 +798,7 @@ static const char *const state_names[] = {
 	[MCG_ASYNC_THROTTLED] = "throttled", [MCG_ASYNC_THRASHING] = "thrashing",
 	[MCG_ASYNC_GONE] = "gone",           [MCG_ASYNC_NOLIMIT] = "no-limit",
 	[MCG_ASYNC_ERROR] = "error",         [MCG_ASYNC_CLEAN_SKIP] = "clean",
+	[MCG_ASYNC_WRITEBACK] = "writeback",
 };
 
 const char *mcg_async_state_name(enum mcg_async_state s)

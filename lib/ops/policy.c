@@ -312,3 +312,142 @@ uint64_t mcg_policy_clean_wait(uint64_t prev_ns)
 		return MCG_POLICY_CLEAN_MIN_NS;
 	return prev_ns >= MCG_POLICY_CLEAN_MAX_NS / 2 ? MCG_POLICY_CLEAN_MAX_NS : 2 * prev_ns;
 }
+
+uint64_t mcg_policy_clean_file(uint64_t inactive, uint64_t active, uint64_t dirty,
+			       uint64_t writeback)
+{
+	uint64_t file = inactive > UINT64_MAX - active ? UINT64_MAX : inactive + active;
+	uint64_t d = dirty > UINT64_MAX - writeback ? UINT64_MAX : dirty + writeback;
+
+	return file > d ? file - d : 0;
+}
+
+bool mcg_policy_aside_wants_sample(const struct mcg_policy_aside *a, uint64_t now)
+{
+	return !a->open || !a->samples || now < a->sample_ns ||
+	       now - a->sample_ns >= MCG_POLICY_ASIDE_SAMPLE_NS;
+}
+
+static void aside_open(struct mcg_policy_aside *a, uint64_t now)
+{
+	a->open = true;
+	a->start_ns = now;
+	a->samples = a->low = 0;
+	a->clean_sum = 0;
+}
+
+/* Clean below this is short of a burst: twice GAP stepping, four times standing aside. */
+static uint64_t aside_threshold(const struct mcg_policy_aside *a, uint64_t gap)
+{
+	uint64_t k = a->mode == MCG_POLICY_ASIDE_STEP ? 2 : 4;
+
+	return gap > UINT64_MAX / k ? UINT64_MAX : k * gap;
+}
+
+static void aside_sample(struct mcg_policy_aside *a, const struct mcg_policy_aside_sample *s,
+			 uint64_t gap, uint64_t now)
+{
+	if (!a->samples)
+		a->first = *s;
+	a->last = *s;
+	a->sample_ns = now;
+	a->samples++;
+	if (s->clean < aside_threshold(a, gap))
+		a->low++;
+	a->clean_sum = s->clean > UINT64_MAX - a->clean_sum ? UINT64_MAX : a->clean_sum + s->clean;
+}
+
+/* Stand aside for the current period from NOW. */
+static void aside_hold(struct mcg_policy_aside *a, uint64_t now)
+{
+	a->mode = MCG_POLICY_ASIDE_HOLD;
+	a->until_ns = now > UINT64_MAX - a->period_ns ? UINT64_MAX : now + a->period_ns;
+}
+
+/* The window's verdict: the charges met the limit as often as they came, with little clean. */
+static bool aside_bound(const struct mcg_policy_aside *a)
+{
+	uint64_t hits, charges;
+
+	if (a->samples < 2)
+		return false;
+	hits = a->last.hits - a->first.hits;
+	charges = a->last.charges - a->first.charges;
+	return hits > 0 && hits >= charges && 2 * (uint64_t)a->low > a->samples;
+}
+
+/* A window closed at NOW, BOUND or not: the next mode. */
+static enum mcg_policy_aside_verdict aside_decide(struct mcg_policy_aside *a, bool bound,
+						  uint64_t now)
+{
+	switch (a->mode) {
+	case MCG_POLICY_ASIDE_STEP:
+		if (!bound) {
+			a->bound = 0;
+			return MCG_POLICY_ASIDE_NONE;
+		}
+		if (++a->bound < MCG_POLICY_ASIDE_ENTER)
+			return MCG_POLICY_ASIDE_NONE;
+		a->bound = 0;
+		a->period_ns = MCG_POLICY_ASIDE_MIN_NS;
+		aside_hold(a, now);
+		return MCG_POLICY_ASIDE_ENTERED;
+	case MCG_POLICY_ASIDE_HOLD:
+		if (!bound)
+			break;
+		if (now < a->until_ns)
+			return MCG_POLICY_ASIDE_NONE;
+		a->mode = MCG_POLICY_ASIDE_PROBE;
+		return MCG_POLICY_ASIDE_PROBING;
+	case MCG_POLICY_ASIDE_PROBE:
+		if (!bound)
+			break;
+		a->period_ns = a->period_ns >= MCG_POLICY_ASIDE_MAX_NS / 2 ? MCG_POLICY_ASIDE_MAX_NS
+									  : 2 * a->period_ns;
+		aside_hold(a, now);
+		return MCG_POLICY_ASIDE_ENTERED;
+	}
+	a->mode = MCG_POLICY_ASIDE_STEP;
+	a->bound = 0;
+	a->period_ns = 0;
+	a->until_ns = 0;
+	return MCG_POLICY_ASIDE_RESUMED;
+}
+
+enum mcg_policy_aside_verdict mcg_policy_aside_look(struct mcg_policy_aside *a,
+						    const struct mcg_policy_aside_sample *s,
+						    uint64_t gap, uint64_t now)
+{
+	enum mcg_policy_aside_verdict v;
+	bool bound;
+
+	if (s && !s->known)
+		s = NULL;
+	if (!a->open || now < a->start_ns ||
+	    (s && a->samples && (s->hits < a->last.hits || s->charges < a->last.charges))) {
+		/* the first look, a clock or a counter that went back: a new window */
+		if (a->mode == MCG_POLICY_ASIDE_STEP)
+			a->bound = 0; /* and the evidence starts over */
+		aside_open(a, now);
+		if (s)
+			aside_sample(a, s, gap, now);
+		return MCG_POLICY_ASIDE_NONE;
+	}
+	if (s)
+		aside_sample(a, s, gap, now);
+	if (now - a->start_ns < MCG_POLICY_ASIDE_WINDOW_NS)
+		return MCG_POLICY_ASIDE_NONE;
+	bound = aside_bound(a);
+	a->last_clean = a->samples ? a->clean_sum / a->samples : 0;
+	v = aside_decide(a, bound, now);
+	/* the next window starts from this look's sample (the same counters), in the new mode */
+	aside_open(a, now);
+	if (s)
+		aside_sample(a, s, gap, now);
+	return v;
+}
+
+bool mcg_policy_aside_holds(const struct mcg_policy_aside *a)
+{
+	return a->mode == MCG_POLICY_ASIDE_HOLD;
+}

@@ -1,4 +1,4 @@
-/* test_policy.c: the async-reclaim policy (CPU budget, thrash back-off, clean-cache skip, timers, keeping up). */
+/* test_policy.c: the async-reclaim policy (CPU budget, thrash back-off, clean-cache skip, timers, keeping up, writeback-bound). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -651,6 +651,228 @@ static void test_clean_wait(void **state)
 	assert_int_equal(mcg_policy_clean_wait(UINT64_MAX), 160 * MS);
 }
 
+/* ---- writeback-bound: standing aside (synthetic counter sequences) ---- */
+
+struct aside_run {
+	struct mcg_policy_aside a;
+	uint64_t now, hits, charges, gap;
+};
+
+static void aside_start(struct aside_run *r, uint64_t gap)
+{
+	struct mcg_policy_aside_sample s = {true, 0, 0, 0};
+
+	memset(r, 0, sizeof(*r));
+	r->now = 1000 * NS;
+	r->gap = gap;
+	assert_int_equal(mcg_policy_aside_look(&r->a, &s, gap, r->now), MCG_POLICY_ASIDE_NONE);
+}
+
+/*
+ * One window: looks every MCG_POLICY_ASIDE_SAMPLE_NS, DH hits and DC charges
+ * per window spread evenly, clean CLEAN[i % 8] at the i-th look: the last
+ * verdict that was not NONE.
+ */
+static enum mcg_policy_aside_verdict aside_window(struct aside_run *r, uint64_t dh, uint64_t dc,
+						  const uint64_t clean[8])
+{
+	enum mcg_policy_aside_verdict v = MCG_POLICY_ASIDE_NONE, x;
+	unsigned i, n = (unsigned)(MCG_POLICY_ASIDE_WINDOW_NS / MCG_POLICY_ASIDE_SAMPLE_NS);
+
+	for (i = 0; i < n; i++) {
+		struct mcg_policy_aside_sample s;
+
+		r->now += MCG_POLICY_ASIDE_SAMPLE_NS;
+		r->hits += dh / n;
+		r->charges += dc / n;
+		s = (struct mcg_policy_aside_sample){true, r->hits, r->charges, clean[i % 8]};
+		x = mcg_policy_aside_look(&r->a, mcg_policy_aside_wants_sample(&r->a, r->now) ? &s : NULL,
+					  r->gap, r->now);
+		if (x != MCG_POLICY_ASIDE_NONE)
+			v = x;
+	}
+	return v;
+}
+
+static const uint64_t clean_10m[8] = {10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB,
+				      10 * MIB, 10 * MIB, 10 * MIB, 10 * MIB};
+static const uint64_t clean_60m[8] = {60 * MIB, 60 * MIB, 60 * MIB, 60 * MIB,
+				      60 * MIB, 60 * MIB, 60 * MIB, 60 * MIB};
+static const uint64_t clean_200m[8] = {200 * MIB, 200 * MIB, 200 * MIB, 200 * MIB,
+				       200 * MIB, 200 * MIB, 200 * MIB, 200 * MIB};
+
+static void test_aside_constants(void **state)
+{
+	(void)state;
+	assert_int_equal(MCG_POLICY_ASIDE_WINDOW_NS, 1 * NS);
+	assert_int_equal(MCG_POLICY_ASIDE_SAMPLE_NS, 125 * MS);
+	assert_int_equal(MCG_POLICY_ASIDE_ENTER, 3);
+	assert_int_equal(MCG_POLICY_ASIDE_MIN_NS, 2 * NS);
+	assert_int_equal(MCG_POLICY_ASIDE_MAX_NS, 32 * NS);
+}
+
+static void test_aside_clean_file(void **state)
+{
+	(void)state;
+	assert_int_equal(mcg_policy_clean_file(200 * MIB, 100 * MIB, 250 * MIB, 20 * MIB), 30 * MIB);
+	assert_int_equal(mcg_policy_clean_file(100 * MIB, 0, 90 * MIB, 20 * MIB), 0);
+	assert_int_equal(mcg_policy_clean_file(UINT64_MAX, UINT64_MAX, 0, 0), UINT64_MAX);
+	assert_int_equal(mcg_policy_clean_file(MIB, MIB, UINT64_MAX, UINT64_MAX), 0);
+}
+
+/*
+ * A streaming writer: twice as many hits as charges (every charge meets the
+ * limit), 10 MiB clean against a 24 MiB burst. Three windows to stand aside,
+ * probes after 2, 4, 8, 16, 32, 32 s.
+ */
+static void test_aside_streamer(void **state)
+{
+	static const uint64_t periods[] = {4, 8, 16, 32, 32};
+	struct aside_run r;
+	unsigned i, k;
+
+	(void)state;
+	aside_start(&r, 24 * MIB);
+	assert_int_equal(aside_window(&r, 2000, 1000, clean_10m), MCG_POLICY_ASIDE_NONE);
+	assert_int_equal(aside_window(&r, 2000, 1000, clean_10m), MCG_POLICY_ASIDE_NONE);
+	assert_false(mcg_policy_aside_holds(&r.a));
+	assert_int_equal(aside_window(&r, 2000, 1000, clean_10m), MCG_POLICY_ASIDE_ENTERED);
+	assert_true(mcg_policy_aside_holds(&r.a));
+	assert_int_equal(r.a.period_ns, 2 * NS);
+	assert_int_equal(r.a.last_clean, 10 * MIB);
+	for (k = 0; k < N(periods); k++) {
+		uint64_t held = 0;
+
+		/* held for the period (its windows change nothing), then one probe window */
+		while (aside_window(&r, 2000, 1000, clean_10m) != MCG_POLICY_ASIDE_PROBING) {
+			assert_true(mcg_policy_aside_holds(&r.a));
+			held++;
+			assert_true(held <= 64);
+		}
+		assert_int_equal(held + 1, k ? periods[k - 1] : 2);
+		assert_false(mcg_policy_aside_holds(&r.a));
+		assert_int_equal(aside_window(&r, 2000, 1000, clean_10m), MCG_POLICY_ASIDE_ENTERED);
+		assert_true(mcg_policy_aside_holds(&r.a));
+		assert_int_equal(r.a.period_ns, periods[k] * NS);
+	}
+	/* the writer turns into one with a hot set (far fewer hits than charges): back within a window */
+	for (i = 0; i < 2; i++)
+		assert_int_equal(aside_window(&r, 2000, 1000, clean_10m), MCG_POLICY_ASIDE_NONE);
+	assert_int_equal(aside_window(&r, 300, 1000, clean_10m), MCG_POLICY_ASIDE_RESUMED);
+	assert_false(mcg_policy_aside_holds(&r.a));
+	assert_int_equal(r.a.period_ns, 0);
+	/* and the evidence starts over: three windows again */
+	assert_int_equal(aside_window(&r, 2000, 1000, clean_10m), MCG_POLICY_ASIDE_NONE);
+	assert_int_equal(aside_window(&r, 2000, 1000, clean_10m), MCG_POLICY_ASIDE_NONE);
+	assert_int_equal(aside_window(&r, 2000, 1000, clean_10m), MCG_POLICY_ASIDE_ENTERED);
+	assert_int_equal(r.a.period_ns, 2 * NS);
+}
+
+/* Writers that reclaim ahead helps: never aside. */
+static void test_aside_never(void **state)
+{
+	struct aside_run r;
+	unsigned i;
+
+	(void)state;
+	/* a hot set: fewer hits than charges, however dirty */
+	aside_start(&r, 24 * MIB);
+	for (i = 0; i < 20; i++)
+		assert_int_equal(aside_window(&r, 999, 1000, clean_10m), MCG_POLICY_ASIDE_NONE);
+	/* every charge at the limit, but clean cache enough for two bursts */
+	aside_start(&r, 24 * MIB);
+	for (i = 0; i < 20; i++)
+		assert_int_equal(aside_window(&r, 2000, 1000, clean_60m), MCG_POLICY_ASIDE_NONE);
+	/* off the limit: no hits */
+	aside_start(&r, 24 * MIB);
+	for (i = 0; i < 20; i++)
+		assert_int_equal(aside_window(&r, 0, 0, clean_10m), MCG_POLICY_ASIDE_NONE);
+	/* bound windows that never come three in a row (noise) */
+	aside_start(&r, 24 * MIB);
+	for (i = 0; i < 20; i++)
+		assert_int_equal(aside_window(&r, 2000, 1000, i % 3 == 2 ? clean_200m : clean_10m),
+				 MCG_POLICY_ASIDE_NONE);
+	assert_false(mcg_policy_aside_holds(&r.a));
+}
+
+/* The majority of a window's samples decides: a flusher batch in a few samples does not. */
+static void test_aside_majority(void **state)
+{
+	static const uint64_t three_high[8] = {10 * MIB, 200 * MIB, 10 * MIB, 200 * MIB,
+					       10 * MIB, 200 * MIB, 10 * MIB, 10 * MIB};
+	static const uint64_t five_high[8] = {200 * MIB, 200 * MIB, 10 * MIB, 200 * MIB,
+					      10 * MIB, 200 * MIB, 10 * MIB, 200 * MIB};
+	struct aside_run r;
+	unsigned i;
+
+	(void)state;
+	aside_start(&r, 24 * MIB);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(aside_window(&r, 2000, 1000, three_high), MCG_POLICY_ASIDE_NONE);
+	assert_int_equal(aside_window(&r, 2000, 1000, three_high), MCG_POLICY_ASIDE_ENTERED);
+	aside_start(&r, 24 * MIB);
+	for (i = 0; i < 10; i++)
+		assert_int_equal(aside_window(&r, 2000, 1000, five_high), MCG_POLICY_ASIDE_NONE);
+}
+
+/* Hysteresis: standing aside, clean between two and four bursts keeps it; above four ends it. */
+static void test_aside_hysteresis(void **state)
+{
+	struct aside_run r;
+	unsigned i;
+
+	(void)state;
+	aside_start(&r, 24 * MIB);
+	for (i = 0; i < 3; i++)
+		aside_window(&r, 2000, 1000, clean_10m);
+	assert_true(mcg_policy_aside_holds(&r.a));
+	/* 60 MiB: not bound while stepping (>= 48), bound while aside (< 96) */
+	assert_int_equal(aside_window(&r, 2000, 1000, clean_60m), MCG_POLICY_ASIDE_NONE);
+	assert_true(mcg_policy_aside_holds(&r.a));
+	assert_int_equal(aside_window(&r, 2000, 1000, clean_60m), MCG_POLICY_ASIDE_PROBING);
+	assert_int_equal(aside_window(&r, 2000, 1000, clean_60m), MCG_POLICY_ASIDE_ENTERED);
+	assert_true(mcg_policy_aside_holds(&r.a));
+	assert_int_equal(aside_window(&r, 2000, 1000, clean_200m), MCG_POLICY_ASIDE_RESUMED);
+	assert_false(mcg_policy_aside_holds(&r.a));
+	assert_int_equal(aside_window(&r, 2000, 1000, clean_60m), MCG_POLICY_ASIDE_NONE);
+	assert_int_equal(r.a.bound, 0);
+}
+
+/* No samples, unknown ones, counters or a clock that went back: no verdict. */
+static void test_aside_unknown(void **state)
+{
+	struct mcg_policy_aside_sample s = {false, 0, 0, 0};
+	struct aside_run r;
+	unsigned i;
+
+	(void)state;
+	aside_start(&r, 24 * MIB);
+	for (i = 0; i < 40; i++) {
+		r.now += MCG_POLICY_ASIDE_SAMPLE_NS;
+		assert_int_equal(mcg_policy_aside_look(&r.a, i % 2 ? &s : NULL, r.gap, r.now),
+				 MCG_POLICY_ASIDE_NONE);
+	}
+	/* two bound windows, then the counter goes back (a reset failcnt): a new start */
+	aside_start(&r, 24 * MIB);
+	aside_window(&r, 2000, 1000, clean_10m);
+	aside_window(&r, 2000, 1000, clean_10m);
+	r.hits = 0;
+	/* the new window opens at the first look of this one: three closes from there */
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(aside_window(&r, 2000, 1000, clean_10m), MCG_POLICY_ASIDE_NONE);
+		assert_false(mcg_policy_aside_holds(&r.a));
+	}
+	assert_int_equal(aside_window(&r, 2000, 1000, clean_10m), MCG_POLICY_ASIDE_ENTERED);
+	/* a clock that went back: a new window, nothing decided */
+	r.now -= 10 * NS;
+	s = (struct mcg_policy_aside_sample){true, r.hits, r.charges, 200 * MIB};
+	assert_int_equal(mcg_policy_aside_look(&r.a, &s, r.gap, r.now), MCG_POLICY_ASIDE_NONE);
+	assert_true(mcg_policy_aside_holds(&r.a));
+	/* the sample cadence */
+	assert_false(mcg_policy_aside_wants_sample(&r.a, r.now + MCG_POLICY_ASIDE_SAMPLE_NS - 1));
+	assert_true(mcg_policy_aside_wants_sample(&r.a, r.now + MCG_POLICY_ASIDE_SAMPLE_NS));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -677,6 +899,13 @@ int main(void)
 		cmocka_unit_test(test_behind),
 		cmocka_unit_test(test_budget_spendable),
 		cmocka_unit_test(test_clean_wait),
+		cmocka_unit_test(test_aside_constants),
+		cmocka_unit_test(test_aside_clean_file),
+		cmocka_unit_test(test_aside_streamer),
+		cmocka_unit_test(test_aside_never),
+		cmocka_unit_test(test_aside_majority),
+		cmocka_unit_test(test_aside_hysteresis),
+		cmocka_unit_test(test_aside_unknown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

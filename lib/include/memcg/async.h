@@ -98,6 +98,7 @@ enum mcg_async_state {
 	MCG_ASYNC_NOLIMIT,      /* the limit was removed: nothing to stay under */
 	MCG_ASYNC_ERROR,        /* the last attempt failed (see last_error) */
 	MCG_ASYNC_CLEAN_SKIP,   /* above high, but the cache is clean: left to the kernel */
+	MCG_ASYNC_WRITEBACK,    /* nothing clean to take ahead of the writer: standing aside */
 };
 MCG_EXPORT const char *mcg_async_state_name(enum mcg_async_state s);
 
@@ -257,6 +258,94 @@ MCG_EXPORT bool mcg_policy_thrash_backing_off(const struct mcg_policy_thrash *t,
 /* Leave this wake-up to the kernel? FILE, DIRTY, WRITEBACK in bytes; GAP = high - low. */
 MCG_EXPORT bool mcg_policy_skip_clean(uint64_t file, uint64_t dirty, uint64_t writeback,
 				      uint64_t gap);
+
+/*
+ * Writeback-bound: standing aside from a writer that reclaim cannot get ahead of.
+ * Reclaim frees page cache without I/O only where it is clean: dirty and
+ * writeback folios at the inactive tail are skipped (v1 memcg reclaim never
+ * writes them; it marks them for immediate reclaim, puts them on the active
+ * list and throttles on writeback, mm/vmscan.c shrink_folio_list). When the
+ * clean file LRU (inactive_file + active_file - dirty - writeback) is short
+ * of what two bursts reclaim (2 x (limit - low): the daemon's burst and the
+ * writer's next charges) and the writer's charges meet the limit as often
+ * as it charges while the daemon steps, any reclaim, the daemon's or the
+ * writer's own, frees memory only as fast as the flusher cleans it: a step
+ * cannot get ahead of the writer, it takes the pages just cleaned before the
+ * writer's reclaim does, and both wait. The steps then cost CPU and
+ * contention and buy nothing (measured: a streaming writer at x0.92-0.96
+ * req/s of the limit alone with the daemon at its budget).
+ * Refaults cannot tell such a writer from one with a hot set: a write into an
+ * evicted page never counts as a refault (filemap_add_folio skips
+ * workingset_refault for __GFP_WRITE), and the active list holds the dirty
+ * folios reclaim met as well as reused ones.
+ * The charges: v1 memory.stat pgpgin (one per folio charged); the hits:
+ * memory.failcnt (one per failed charge attempt, so a charge that meets the
+ * limit counts at least once). v2 has no pgpgin: the rule is v1 only.
+ * Evidence per window of MCG_POLICY_ASIDE_WINDOW_NS (the charge rate's fall
+ * time), sampled every MCG_POLICY_ASIDE_SAMPLE_NS: a window is bound when
+ * over its samples the hits were at least the charges (and some), and most
+ * of its clean samples were below the threshold: 2 x (limit - low) while
+ * stepping, twice that while standing aside or probing (hysteresis: the
+ * flusher cleans in batches, and the writer's own reclaim keeps less clean
+ * than the daemon's steps do). After MCG_POLICY_ASIDE_ENTER bound windows in
+ * a row the daemon stands aside (no steps; it keeps sampling) for
+ * MCG_POLICY_ASIDE_MIN_NS, then steps for one window (a probe); a probe that
+ * is bound again doubles the period (at most MCG_POLICY_ASIDE_MAX_NS). Any
+ * window that is not bound, while standing aside or probing, ends it:
+ * stepping resumes and the evidence starts over.
+ */
+#define MCG_POLICY_ASIDE_WINDOW_NS (1 * MCG_POLICY_NSEC)
+#define MCG_POLICY_ASIDE_SAMPLE_NS (125 * MCG_POLICY_MSEC)
+#define MCG_POLICY_ASIDE_ENTER 3
+#define MCG_POLICY_ASIDE_MIN_NS (2 * MCG_POLICY_NSEC)
+#define MCG_POLICY_ASIDE_MAX_NS (32 * MCG_POLICY_NSEC)
+enum mcg_policy_aside_mode {
+	MCG_POLICY_ASIDE_STEP = 0, /* stepping as usual, collecting evidence */
+	MCG_POLICY_ASIDE_HOLD,     /* standing aside until until_ns */
+	MCG_POLICY_ASIDE_PROBE,    /* stepping for one window to see whether it still holds */
+};
+/* One look's counters (KNOWN false: memory.stat or the hit counter could not be read). */
+struct mcg_policy_aside_sample {
+	bool known;
+	uint64_t hits;    /* limit hits so far (v1 memory.failcnt) */
+	uint64_t charges; /* folios charged so far (v1 memory.stat pgpgin) */
+	uint64_t clean;   /* clean file LRU bytes now (mcg_policy_clean_file) */
+};
+struct mcg_policy_aside {
+	enum mcg_policy_aside_mode mode;
+	bool open;                  /* a window is open */
+	uint64_t start_ns;          /* the window's start */
+	uint64_t sample_ns;         /* its last sample */
+	struct mcg_policy_aside_sample first, last; /* its first and last samples */
+	unsigned samples, low;      /* its samples, and those below the threshold */
+	uint64_t clean_sum;         /* their sum, for the log */
+	uint64_t last_clean;        /* the mean clean sample of the last closed window (the log) */
+	unsigned bound;             /* bound windows in a row while stepping */
+	uint64_t period_ns;         /* the current stand-aside period */
+	uint64_t until_ns;          /* end of the stand-aside (HOLD) */
+};
+enum mcg_policy_aside_verdict {
+	MCG_POLICY_ASIDE_NONE = 0, /* no change */
+	MCG_POLICY_ASIDE_ENTERED,  /* started standing aside (or again, after a probe) */
+	MCG_POLICY_ASIDE_PROBING,  /* the period ended: one window of steps */
+	MCG_POLICY_ASIDE_RESUMED,  /* a window was not bound: stepping as usual */
+};
+/* Is a sample due at NOW (none yet in this window, or the last one is old)? */
+MCG_EXPORT bool mcg_policy_aside_wants_sample(const struct mcg_policy_aside *a, uint64_t now);
+/*
+ * One look at NOW, with a sample S when one was taken (NULL: none); GAP =
+ * limit - low in force. Closes the window when it is MCG_POLICY_ASIDE_WINDOW_NS
+ * old and says what changed. A window with fewer than two known samples is
+ * never bound; counters that went back start a new window.
+ */
+MCG_EXPORT enum mcg_policy_aside_verdict
+mcg_policy_aside_look(struct mcg_policy_aside *a, const struct mcg_policy_aside_sample *s,
+		      uint64_t gap, uint64_t now);
+/* Standing aside (no steps)? */
+MCG_EXPORT bool mcg_policy_aside_holds(const struct mcg_policy_aside *a);
+/* Clean file LRU bytes: INACTIVE + ACTIVE - DIRTY - WRITEBACK, at least 0. */
+MCG_EXPORT uint64_t mcg_policy_clean_file(uint64_t inactive, uint64_t active, uint64_t dirty,
+					  uint64_t writeback);
 
 /*
  * The adaptive timer (v2, where no usage threshold event exists): sleep half
